@@ -1,0 +1,20 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "OTPKit",
+    platforms: [.iOS(.v17), .macOS(.v14)],
+    products: [
+        .library(name: "OTPCore", targets: ["OTPCore"]),
+        .library(name: "OTPServer", targets: ["OTPServer"]),
+    ],
+    targets: [
+        // MARK: Core (Linux and Apple)
+        .target(name: "OTPCore"),
+        .testTarget(name: "OTPCoreTests", dependencies: ["OTPCore"]),
+
+        // MARK: Server engine
+        .target(name: "OTPServer", dependencies: ["OTPCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

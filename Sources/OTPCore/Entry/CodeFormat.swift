@@ -1,0 +1,53 @@
+/// The shape of a one-time code: how many characters, and which ones.
+public struct CodeFormat: Sendable, Hashable, Codable {
+    /// Which characters a code may hold.
+    public enum Kind: String, Sendable, Hashable, Codable {
+        /// ASCII digits `0`–`9`.
+        case digits
+        /// ASCII digits and upper-case letters `A`–`Z`.
+        case alphanumeric
+    }
+
+    /// The shortest code allowed.
+    public static let minimumLength = 4
+    /// The longest code allowed.
+    public static let maximumLength = 8
+    /// The default: six digits.
+    public static let `default` = CodeFormat()
+
+    /// The number of characters, clamped to 4–8.
+    public let length: Int
+    /// Which characters the code holds.
+    public let kind: Kind
+
+    /// Creates a format; a length outside 4–8 is clamped into that range.
+    public init(length: Int = 6, kind: Kind = .digits) {
+        self.length = min(max(length, Self.minimumLength), Self.maximumLength)
+        self.kind = kind
+    }
+
+    /// Whether a character (already normalised) belongs to this format.
+    public func allows(_ character: Character) -> Bool {
+        guard let ascii = character.asciiValue else { return false }
+        switch kind {
+        case .digits:
+            return (0x30...0x39).contains(ascii)
+        case .alphanumeric:
+            return (0x30...0x39).contains(ascii) || (0x41...0x5A).contains(ascii)
+        }
+    }
+
+    /// How the cells are grouped on screen: 6 as 3 + 3, 8 as 4 + 4, others as one group.
+    public var groups: [Int] {
+        switch length {
+        case 6: [3, 3]
+        case 8: [4, 4]
+        default: [length]
+        }
+    }
+
+    /// The noun for one character in sentences: "digits" or "characters".
+    public var unitNoun: String {
+        kind == .digits ? "digits" : "characters"
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+
+/// The one normalisation every way of entering a code goes through (UX F3).
+///
+/// Typing, paste and system autofill on the screen, and the server's check,
+/// all use it: separators and a letter prefix such as `G-` are dropped, any
+/// Unicode decimal digit becomes ASCII, letters are upper-cased for an
+/// alphanumeric format, and a code inserted twice is kept once.
+public enum CodeNormalizer {
+    /// Normalises text for a format and cuts it to the format's length (the screen's rule).
+    public static func normalize(_ text: String, for format: CodeFormat) -> String {
+        String(normalizeUncut(text, for: format).prefix(format.length))
+    }
+
+    /// Normalises text without cutting it (the server's rule).
+    ///
+    /// A result longer than the format's length means the text was not a code.
+    public static func normalizeUncut(_ text: String, for format: CodeFormat) -> String {
+        var kept = keptCharacters(of: stripPrefix(text, for: format), for: format)
+        if kept.count == format.length * 2 {
+            let half = kept.index(kept.startIndex, offsetBy: format.length)
+            if kept[..<half] == kept[half...] {
+                kept = String(kept[..<half])
+            }
+        }
+        return kept
+    }
+
+    /// The format's characters of the text, in order, after digit mapping and upper-casing.
+    static func keptCharacters(of text: String, for format: CodeFormat) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            guard let mapped = map(scalar, for: format), format.allows(mapped) else { continue }
+            result.append(mapped)
+        }
+        return result
+    }
+
+    /// Maps one scalar to the ASCII character it stands for, or `nil`.
+    private static func map(_ scalar: Unicode.Scalar, for format: CodeFormat) -> Character? {
+        if scalar.properties.numericType == .decimal, let value = scalar.properties.numericValue,
+            value >= 0, value <= 9, value == value.rounded()
+        {
+            return Character(String(Int(value)))
+        }
+        guard format.kind == .alphanumeric else { return nil }
+        if scalar.isASCII {
+            return Character(String(scalar).uppercased())
+        }
+        // Full-width Latin letters (U+FF21–U+FF3A, U+FF41–U+FF5A) stand for their ASCII forms.
+        switch scalar.value {
+        case 0xFF21...0xFF3A: return Unicode.Scalar(scalar.value - 0xFF21 + 0x41).map(Character.init)
+        case 0xFF41...0xFF5A: return Unicode.Scalar(scalar.value - 0xFF41 + 0x41).map(Character.init)
+        default: return nil
+        }
+    }
+
+    /// Drops a leading letter prefix such as `G-` or `ABC–`.
+    ///
+    /// For digit codes the letters would be dropped anyway; for alphanumeric codes the
+    /// prefix is dropped only when what follows still fills the code, so `ABC-123`
+    /// stays a six-character code.
+    private static func stripPrefix(_ text: String, for format: CodeFormat) -> String {
+        let trimmed = text.drop(while: { $0.isWhitespace })
+        let letters = trimmed.prefix(while: { $0.isASCII && $0.isLetter })
+        guard (1...3).contains(letters.count) else { return text }
+        let afterLetters = trimmed.dropFirst(letters.count)
+        guard let dash = afterLetters.first, dashes.contains(dash) else { return text }
+        let rest = String(afterLetters.dropFirst())
+        if format.kind == .alphanumeric, keptCharacters(of: rest, for: format).count < format.length {
+            return text
+        }
+        return rest
+    }
+
+    /// The dash characters a prefix may end with.
+    private static let dashes: Set<Character> = ["-", "\u{2010}", "\u{2011}", "\u{2012}", "\u{2013}", "\u{2014}", "\u{2212}"]
+}

@@ -1,0 +1,462 @@
+import Foundation
+
+/// The verification screen as a value: events in, effects out, no I/O (UX V1–V10).
+///
+/// Time is a `Duration` since the screen began, given with every event that
+/// needs it; ``VerificationModel`` owns the clock, the service calls and the
+/// timers, and performs the effects this machine returns.
+public struct VerificationMachine: Sendable, Equatable {
+    /// Something the owner of the machine must do.
+    public enum Effect: Sendable, Equatable {
+        /// Check this code with the service.
+        case check(id: String, code: String)
+        /// Ask the service for a new code.
+        case resend(id: String)
+        /// Type this suggested code in, one character about every 60 ms (S1).
+        case typeSuggestion(String)
+        /// The code was right: call the screen's completion with the server's result (V8).
+        case complete(Verification)
+    }
+
+    /// How long the toast stays (V6).
+    public static let toastDuration: Duration = .seconds(2)
+    /// The pause between the characters of an accepted suggestion (S1).
+    public static let suggestionStep: Duration = .milliseconds(60)
+
+    /// The code's format.
+    public private(set) var format: CodeFormat
+    /// What has been entered.
+    public private(set) var entry: CodeEntry
+    /// The verification as the server last described it.
+    public private(set) var verification: Verification?
+    /// The result phase, or `nil` while the user is editing (then idle or filling).
+    private var resultPhase: VerificationPhase?
+    /// The status line.
+    public private(set) var statusMessage: StatusMessage?
+    /// The toast on screen, if any.
+    public private(set) var toast: Toast?
+    /// Changes once per rejection; the view shakes the cells when it changes (F6).
+    public private(set) var shakeTrigger = 0
+    /// Changes when focus should move to the Resend button (V4).
+    public private(set) var focusResendTrigger = 0
+    /// The last haptic requested.
+    public private(set) var hapticEvent: HapticEvent?
+    /// Every announcement made, oldest first (the last 32).
+    public private(set) var announcements: [Announcement] = []
+    /// A code the app knows was received, offered in the suggestion bar (S1).
+    public private(set) var suggestion: String?
+    /// Whether a suggestion is being typed in.
+    public private(set) var isTypingSuggestion = false
+    /// Whether the code field has focus; the view reports it.
+    public var isFocused = true
+    /// Whether cells show `•` instead of characters (F9).
+    public var isMasked = false
+    /// Whether a resend request is in flight.
+    public private(set) var isResending = false
+    /// Whether the last check failed without an answer and may be retried.
+    public private(set) var canRetry = false
+    /// The time of the last event.
+    public private(set) var now: Duration = .zero
+
+    private var resendAt: Duration?
+    private var expiresAt: Duration?
+    private var toastUntil: Duration?
+    private var resendAvailabilityAnnounced = false
+    private var serial = 0
+
+    /// Creates a machine for a format, before any verification exists.
+    public init(format: CodeFormat = .default) {
+        self.format = format
+        self.entry = CodeEntry(format: format)
+    }
+
+    // MARK: - What the screen shows
+
+    /// The phase (F7).
+    public var phase: VerificationPhase {
+        if let resultPhase { return resultPhase }
+        return entry.isEmpty ? .idle : .filling
+    }
+
+    /// Whether keys, paste and autofill are taken (F7: read-only while verifying, after success,
+    /// while locked or expired, and before a code was sent).
+    public var isInputEnabled: Bool {
+        guard verification != nil, !isTypingSuggestion else { return false }
+        switch phase {
+        case .idle, .filling, .invalid: return true
+        case .verifying, .verified, .expired, .locked: return false
+        }
+    }
+
+    /// The cells, with text, colour role and focus highlight (F7, F8, F9).
+    public var cells: [CodeCell] {
+        let characters = Array(entry.value)
+        let role: ColorRole
+        switch phase {
+        case .idle, .filling: role = .neutral
+        case .verifying: role = .progress
+        case .verified: role = .success
+        case .invalid, .expired: role = .error
+        case .locked: role = .disabled
+        }
+        let highlightsNext = isFocused && isInputEnabled && !entry.isRejected
+        return (0..<format.length).map { index in
+            let text = index < characters.count ? (isMasked ? "•" : String(characters[index])) : ""
+            return CodeCell(
+                id: index, text: text, isNext: highlightsNext && index == characters.count, role: role)
+        }
+    }
+
+    /// The code field's accessibility value, such as "3 of 6 digits" (F10).
+    public var accessibilityValue: String { entry.accessibilityValue }
+
+    /// The line under the title, such as "We sent a 6-digit code to" (V1).
+    public var sentToText: String { ScreenText.sentTo(format) }
+
+    /// The masked destination the server returned (V1).
+    public var destination: String { verification?.to ?? "" }
+
+    /// Attempts left for the current code, as the server said.
+    public var attemptsLeft: Int? { verification?.attemptsLeft }
+
+    /// Whole seconds until Resend is possible, or `nil` when it is not counting down.
+    public var resendSecondsLeft: Int? {
+        guard let resendAt, resendAt > now else { return nil }
+        return Self.ceilSeconds(resendAt - now)
+    }
+
+    /// The Resend button's label (V5): "Resend in 0:24" or "Resend code".
+    public var resendLabel: String {
+        if let seconds = resendSecondsLeft { return ScreenText.resendIn(seconds: seconds) }
+        return ScreenText.resendCode
+    }
+
+    /// Whether the Resend button can be pressed (V5).
+    public var isResendEnabled: Bool {
+        guard let verification, verification.sendsLeft > 0, resendAt != nil, resendSecondsLeft == nil
+        else { return false }
+        switch phase {
+        case .verifying, .verified: return false
+        default: return !isResending && verification.status != .approved && verification.status != .canceled
+        }
+    }
+
+    /// Whether the suggestion bar is shown: a code is known, the field is focused and empty (S1).
+    public var showsSuggestion: Bool {
+        suggestion != nil && isFocused && entry.isEmpty && isInputEnabled
+    }
+
+    // MARK: - Events
+
+    /// A verification was started or loaded: the screen shows it and its countdowns (V1, V5).
+    public mutating func began(_ verification: Verification, at now: Duration, wallNow: Date) {
+        self.now = now
+        adopt(verification, at: now, wallNow: wallNow)
+        if format.length != verification.codeLength {
+            format = CodeFormat(length: verification.codeLength, kind: format.kind)
+        }
+        entry = CodeEntry(format: format)
+        resultPhase = statusPhase(verification.status)
+        statusMessage = resultPhase.map(messageForStatusPhase)
+    }
+
+    /// Text was typed, pasted or autofilled at the end of the field.
+    public mutating func insert(_ text: String, at now: Duration) -> [Effect] {
+        self.now = now
+        guard isInputEnabled else { return [] }
+        entry.insert(text)
+        return afterEdit()
+    }
+
+    /// The hidden text field delivered its whole new text.
+    public mutating func setText(_ text: String, at now: Duration) -> [Effect] {
+        self.now = now
+        guard isInputEnabled else { return [] }
+        entry.apply(text: text)
+        return afterEdit()
+    }
+
+    /// The delete key was pressed (F5: after a rejection it clears the code).
+    public mutating func deleteBackward(at now: Duration) {
+        self.now = now
+        guard isInputEnabled else { return }
+        entry.deleteBackward()
+        _ = afterEdit()
+    }
+
+    /// The app learned a received code; the suggestion bar offers it (S1).
+    public mutating func offerSuggestion(_ code: String?) {
+        let normalized = code.map { CodeNormalizer.normalize($0, for: format) }
+        suggestion = normalized?.count == format.length ? normalized : nil
+    }
+
+    /// The user chose the suggestion: the owner types it in (S1).
+    public mutating func acceptSuggestion(at now: Duration) -> [Effect] {
+        self.now = now
+        guard showsSuggestion, let suggestion else { return [] }
+        isTypingSuggestion = true
+        return [.typeSuggestion(suggestion)]
+    }
+
+    /// One character of an accepted suggestion lands, with a small pop (S1).
+    public mutating func typeSuggested(_ character: Character, isLast: Bool, at now: Duration) -> [Effect] {
+        self.now = now
+        guard isTypingSuggestion else { return [] }
+        if isLast { isTypingSuggestion = false }
+        entry.insert(String(character))
+        haptic(.pop)
+        return afterEdit()
+    }
+
+    /// The user asks to check the same code again after a network failure (V9).
+    public mutating func retry(at now: Duration) -> [Effect] {
+        self.now = now
+        guard canRetry else { return [] }
+        canRetry = false
+        entry.forgetSubmission()
+        return afterEdit()
+    }
+
+    /// The service answered a check.
+    public mutating func checkAnswered(
+        _ result: Result<Verification, VerificationFailure>, at now: Duration, wallNow: Date
+    ) -> [Effect] {
+        self.now = now
+        guard resultPhase == .verifying else { return [] }
+        resultPhase = nil
+        switch result {
+        case .success(let verification):
+            adopt(verification, at: now, wallNow: wallNow)
+            if verification.status == .approved {
+                resultPhase = .verified
+                show(ScreenText.verified, .success, announce: .assertive)
+                haptic(.success)
+                return [.complete(verification)]
+            }
+            resultPhase = statusPhase(verification.status)
+            statusMessage = resultPhase.map(messageForStatusPhase)
+        case .failure(.incorrectCode(let left)):
+            setAttemptsLeft(left)
+            if left > 0 {
+                reject(.invalid, ScreenText.incorrect(attemptsLeft: left))
+            } else {
+                reject(.locked, ScreenText.locked)
+                focusResendTrigger += 1
+            }
+        case .failure(.locked):
+            setAttemptsLeft(0)
+            reject(.locked, ScreenText.locked)
+            focusResendTrigger += 1
+        case .failure(.expired):
+            reject(.expired, ScreenText.expired)
+        case .failure(.invalidCodeFormat):
+            reject(.invalid, ScreenText.invalidFormat(format))
+        case .failure(.notPending):
+            resultPhase = .locked
+            closeVerification()
+            show(ScreenText.notPending, .error, announce: .assertive)
+        case .failure(.notFound):
+            resultPhase = .locked
+            closeVerification()
+            show(ScreenText.notFound, .error, announce: .assertive)
+        case .failure(.rateLimited(let seconds)):
+            canRetry = true
+            show(ScreenText.rateLimited(retryAfter: seconds), .error, announce: .assertive)
+        case .failure(.networkFailure), .failure(.server), .failure(.deliveryFailed),
+            .failure(.invalidDestination), .failure(.resendTooSoon), .failure(.maxSendsReached):
+            canRetry = true
+            show(ScreenText.networkFailure, .error, announce: .assertive)
+        }
+        return []
+    }
+
+    /// The user pressed Resend.
+    public mutating func resendPressed(at now: Duration) -> [Effect] {
+        self.now = now
+        guard isResendEnabled, let verification else { return [] }
+        isResending = true
+        return [.resend(id: verification.id)]
+    }
+
+    /// The service answered a resend (V6).
+    public mutating func resendAnswered(
+        _ result: Result<Verification, VerificationFailure>, at now: Duration, wallNow: Date
+    ) {
+        self.now = now
+        isResending = false
+        switch result {
+        case .success(let verification):
+            adopt(verification, at: now, wallNow: wallNow)
+            entry = CodeEntry(format: format)
+            resultPhase = statusPhase(verification.status)
+            statusMessage = nil
+            canRetry = false
+            serial += 1
+            toast = Toast(ScreenText.newCodeSent, serial: serial)
+            toastUntil = now + Self.toastDuration
+            announce(ScreenText.newCodeSent, .polite)
+        case .failure(.resendTooSoon(let seconds)):
+            restartCountdown(at: now + .seconds(seconds))
+        case .failure(.maxSendsReached):
+            verification?.sendsLeft = 0
+            resendAt = nil
+            show(ScreenText.maxSendsReached, .error, announce: .assertive)
+        case .failure(.deliveryFailed):
+            show(ScreenText.deliveryFailed, .error, announce: .assertive)
+        case .failure(.rateLimited(let seconds)):
+            restartCountdown(at: now + .seconds(seconds))
+            show(ScreenText.rateLimited(retryAfter: seconds), .error, announce: .assertive)
+        case .failure(.notPending):
+            closeVerification()
+            resultPhase = .locked
+            show(ScreenText.notPending, .error, announce: .assertive)
+        case .failure(.notFound):
+            closeVerification()
+            resultPhase = .locked
+            show(ScreenText.notFound, .error, announce: .assertive)
+        case .failure:
+            show(ScreenText.networkFailure, .error, announce: .assertive)
+        }
+    }
+
+    /// Time passed: countdowns, expiry and the toast move on (V5, V6, V7).
+    public mutating func tick(at now: Duration) {
+        self.now = now
+        if let toastUntil, now >= toastUntil {
+            toast = nil
+            self.toastUntil = nil
+        }
+        if let resendAt, now >= resendAt, !resendAvailabilityAnnounced {
+            resendAvailabilityAnnounced = true
+            if isResendEnabled { announce(ScreenText.resendAvailable, .polite) }
+        }
+        if let expiresAt, now >= expiresAt {
+            switch phase {
+            case .idle, .filling, .invalid:
+                resultPhase = .expired
+                entry.markRejected()
+                show(ScreenText.expired, .error, announce: .assertive)
+            default:
+                break
+            }
+        }
+    }
+
+    /// The next time at which ``tick(at:)`` would change something, if any.
+    public func nextDeadline() -> Duration? {
+        var candidates: [Duration] = []
+        if let toastUntil { candidates.append(toastUntil) }
+        if let resendAt {
+            if resendAt > now {
+                // The label changes each time the whole seconds left drop by one.
+                let left = Self.ceilSeconds(resendAt - now)
+                candidates.append(resendAt - .seconds(left - 1))
+            } else if !resendAvailabilityAnnounced {
+                candidates.append(now)
+            }
+        }
+        if let expiresAt, [.idle, .filling, .invalid].contains(phase) {
+            candidates.append(max(expiresAt, now))
+        }
+        return candidates.min()
+    }
+
+    // MARK: - Helpers
+
+    private mutating func afterEdit() -> [Effect] {
+        if resultPhase == .invalid, !entry.isRejected {
+            resultPhase = nil
+            statusMessage = nil
+        }
+        if canRetry, !entry.isComplete {
+            canRetry = false
+            statusMessage = nil
+        }
+        guard resultPhase == nil, let verification, let code = entry.takeSubmission() else { return [] }
+        resultPhase = .verifying
+        canRetry = false
+        show(ScreenText.verifying, .progress, announce: .polite)
+        return [.check(id: verification.id, code: code)]
+    }
+
+    private mutating func adopt(_ verification: Verification, at now: Duration, wallNow: Date) {
+        let previous = self.verification
+        self.verification = verification
+        expiresAt = now + Self.duration(from: wallNow, to: verification.expiresAt)
+        if let available = verification.resendAvailableAt, verification.sendsLeft > 0 {
+            let at = now + Self.duration(from: wallNow, to: available)
+            if previous?.resendAvailableAt != verification.resendAvailableAt || resendAt == nil {
+                restartCountdown(at: at)
+            }
+        } else {
+            resendAt = nil
+        }
+    }
+
+    private mutating func restartCountdown(at time: Duration) {
+        resendAt = time
+        resendAvailabilityAnnounced = time <= now
+    }
+
+    private mutating func setAttemptsLeft(_ left: Int) {
+        verification?.attemptsLeft = left
+        if left == 0 { verification?.status = .locked }
+    }
+
+    private mutating func closeVerification() {
+        verification?.sendsLeft = 0
+        resendAt = nil
+    }
+
+    private mutating func reject(_ phase: VerificationPhase, _ message: String) {
+        resultPhase = phase
+        entry.markRejected()
+        shakeTrigger += 1
+        haptic(.error)
+        show(message, .error, announce: .assertive)
+    }
+
+    private mutating func show(_ text: String, _ role: ColorRole, announce priority: Announcement.Priority) {
+        statusMessage = StatusMessage(text, role: role)
+        announce(text, priority)
+    }
+
+    private mutating func announce(_ text: String, _ priority: Announcement.Priority) {
+        serial += 1
+        announcements.append(Announcement(text, priority: priority, serial: serial))
+        if announcements.count > 32 { announcements.removeFirst(announcements.count - 32) }
+    }
+
+    private mutating func haptic(_ haptic: Haptic) {
+        serial += 1
+        hapticEvent = HapticEvent(haptic, serial: serial)
+    }
+
+    private func statusPhase(_ status: VerificationStatus) -> VerificationPhase? {
+        switch status {
+        case .pending: nil
+        case .approved: .verified
+        case .locked: .locked
+        case .expired: .expired
+        case .canceled: .locked
+        }
+    }
+
+    private func messageForStatusPhase(_ phase: VerificationPhase) -> StatusMessage {
+        switch phase {
+        case .verified: StatusMessage(ScreenText.verified, role: .success)
+        case .expired: StatusMessage(ScreenText.expired, role: .error)
+        case .locked where verification?.status == .canceled: StatusMessage(ScreenText.notPending, role: .error)
+        default: StatusMessage(ScreenText.locked, role: .error)
+        }
+    }
+
+    private static func duration(from start: Date, to end: Date) -> Duration {
+        .milliseconds(Int64((end.timeIntervalSince(start) * 1000).rounded()))
+    }
+
+    static func ceilSeconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) + (attoseconds > 0 ? 1 : 0)
+    }
+}

@@ -1,0 +1,257 @@
+import Foundation
+import Observation
+
+/// The verification screen's behaviour: one verification from start to verified.
+///
+/// A view (SwiftUI's `VerificationScreen`, the terminal's renderer) reads what
+/// to draw from it and forwards events to it; every decision lives here and in
+/// ``VerificationMachine``. Time comes from the clock given at creation.
+@MainActor
+@Observable
+public final class VerificationModel {
+    /// The state machine this model drives; read it for everything on screen.
+    public private(set) var machine: VerificationMachine
+    /// Whether a start request is in flight.
+    public private(set) var isStarting = false
+    /// Why the last start failed, if it did.
+    public private(set) var startFailure: StatusMessage?
+
+    @ObservationIgnored private let service: any VerificationService
+    @ObservationIgnored private let elapsed: @Sendable () -> Duration
+    @ObservationIgnored private let sleepUntil: @Sendable (Duration) async throws -> Void
+    @ObservationIgnored private let wallNow: @Sendable () -> Date
+    @ObservationIgnored private var timer: Task<Void, Never>?
+    @ObservationIgnored private var work: [Task<Void, Never>] = []
+    @ObservationIgnored private let onVerified: @MainActor (Verification) -> Void
+
+    /// Creates a model.
+    ///
+    /// - Parameters:
+    ///   - service: The server, or ``PreviewVerificationService``.
+    ///   - format: The code's format until the server says otherwise.
+    ///   - clock: Drives countdowns, expiry, the toast and the suggestion fill.
+    ///   - now: The wall time, used to turn the server's times into clock deadlines.
+    ///   - onVerified: Called once with the server's result when the code is right (V8).
+    public init<C: Clock>(
+        service: any VerificationService, format: CodeFormat = .default, clock: C,
+        now: @escaping @Sendable () -> Date = { Date() },
+        onVerified: @escaping @MainActor (Verification) -> Void = { _ in }
+    ) where C.Duration == Duration {
+        let origin = clock.now
+        self.service = service
+        self.machine = VerificationMachine(format: format)
+        self.elapsed = { origin.duration(to: clock.now) }
+        self.sleepUntil = { deadline in try await clock.sleep(until: origin.advanced(by: deadline), tolerance: nil) }
+        self.wallNow = now
+        self.onVerified = onVerified
+    }
+
+    /// Creates a model on the continuous clock and the system's wall time.
+    public convenience init(
+        service: any VerificationService, format: CodeFormat = .default,
+        onVerified: @escaping @MainActor (Verification) -> Void = { _ in }
+    ) {
+        self.init(service: service, format: format, clock: ContinuousClock(), onVerified: onVerified)
+    }
+
+    isolated deinit {
+        timer?.cancel()
+        for task in work { task.cancel() }
+    }
+
+    // MARK: - What the screen shows
+
+    /// The phase (F7).
+    public var phase: VerificationPhase { machine.phase }
+    /// The normalised code entered so far; the hidden text field shows it.
+    public var codeText: String { machine.entry.value }
+    /// The cells with text, colour role and focus highlight.
+    public var cells: [CodeCell] { machine.cells }
+    /// How the cells are grouped (3 + 3 for six).
+    public var groups: [Int] { machine.format.groups }
+    /// Whether keys, paste and autofill are taken.
+    public var isInputEnabled: Bool { machine.isInputEnabled }
+    /// The status line under the cells.
+    public var statusMessage: StatusMessage? { startFailure ?? machine.statusMessage }
+    /// The Resend button's label.
+    public var resendLabel: String { machine.resendLabel }
+    /// Whether the Resend button can be pressed.
+    public var isResendEnabled: Bool { machine.isResendEnabled }
+    /// The toast on screen.
+    public var toast: Toast? { machine.toast }
+    /// Changes once per rejection: shake the cells.
+    public var shakeTrigger: Int { machine.shakeTrigger }
+    /// Changes when focus should move to Resend.
+    public var focusResendTrigger: Int { machine.focusResendTrigger }
+    /// The haptic to play.
+    public var hapticEvent: HapticEvent? { machine.hapticEvent }
+    /// Announcements for assistive technology, oldest first.
+    public var announcements: [Announcement] { machine.announcements }
+    /// The title (V1).
+    public var title: String { ScreenText.title }
+    /// "We sent a 6-digit code to" (V1).
+    public var sentToText: String { machine.sentToText }
+    /// The masked destination (V1).
+    public var destination: String { machine.destination }
+    /// The field's accessibility label (F10).
+    public var accessibilityLabel: String { ScreenText.fieldLabel }
+    /// The field's accessibility value, such as "3 of 6 digits" (F10).
+    public var accessibilityValue: String { machine.accessibilityValue }
+    /// The suggested code, when the bar is shown (S1).
+    public var shownSuggestion: String? { machine.showsSuggestion ? machine.suggestion : nil }
+    /// Whether the last check may be retried by ``retry()``.
+    public var canRetry: Bool { machine.canRetry }
+    /// Whether cells show `•` instead of characters (F9).
+    public var isMasked: Bool {
+        get { machine.isMasked }
+        set { machine.isMasked = newValue }
+    }
+    /// Whether the code field has focus (F8, S1); the view reports it.
+    public var isFocused: Bool {
+        get { machine.isFocused }
+        set { machine.isFocused = newValue }
+    }
+
+    // MARK: - Events
+
+    /// Starts a verification to a destination and shows it.
+    public func start(to destination: String, channel: Channel? = nil) async {
+        guard !isStarting else { return }
+        isStarting = true
+        startFailure = nil
+        defer { isStarting = false }
+        do {
+            let verification = try await service.start(to: destination, channel: channel)
+            show(verification)
+        } catch {
+            let text: String
+            switch error {
+            case .invalidDestination: text = ScreenText.invalidDestination
+            case .rateLimited(let seconds): text = ScreenText.rateLimited(retryAfter: seconds)
+            case .networkFailure: text = ScreenText.networkFailure
+            default: text = ScreenText.startFailed
+            }
+            startFailure = StatusMessage(text, role: .error)
+        }
+    }
+
+    /// Shows a verification started elsewhere.
+    public func show(_ verification: Verification) {
+        machine.began(verification, at: elapsed(), wallNow: wallNow())
+        startFailure = nil
+        reschedule()
+    }
+
+    /// A key or pasted text arrives at the end of the field.
+    public func insert(_ text: String) {
+        perform(machine.insert(text, at: elapsed()))
+    }
+
+    /// The hidden text field's whole new text.
+    public func setText(_ text: String) {
+        perform(machine.setText(text, at: elapsed()))
+    }
+
+    /// The delete key.
+    public func deleteBackward() {
+        machine.deleteBackward(at: elapsed())
+    }
+
+    /// Resend was pressed.
+    public func resend() {
+        perform(machine.resendPressed(at: elapsed()))
+    }
+
+    /// Checks the same code again after a network failure.
+    public func retry() {
+        perform(machine.retry(at: elapsed()))
+    }
+
+    /// Offers a received code in the suggestion bar, or withdraws it with `nil` (S1).
+    public func offerSuggestion(_ code: String?) {
+        machine.offerSuggestion(code)
+    }
+
+    /// The suggestion bar was chosen: the code is typed in digit by digit, then submitted (S1).
+    public func acceptSuggestion() {
+        perform(machine.acceptSuggestion(at: elapsed()))
+    }
+
+    /// Stops the timers and any work in flight.
+    public func stop() {
+        timer?.cancel()
+        timer = nil
+        for task in work { task.cancel() }
+        work.removeAll()
+    }
+
+    // MARK: - Effects
+
+    private func perform(_ effects: [VerificationMachine.Effect]) {
+        for effect in effects {
+            switch effect {
+            case .check(let id, let code):
+                launch {
+                    let service = $0.service
+                    let result = await Self.capture { () async throws(VerificationFailure) in
+                        try await service.check(id: id, code: code)
+                    }
+                    $0.perform($0.machine.checkAnswered(result, at: $0.elapsed(), wallNow: $0.wallNow()))
+                }
+            case .resend(let id):
+                launch {
+                    let service = $0.service
+                    let result = await Self.capture { () async throws(VerificationFailure) in
+                        try await service.resend(id: id)
+                    }
+                    $0.machine.resendAnswered(result, at: $0.elapsed(), wallNow: $0.wallNow())
+                }
+            case .typeSuggestion(let code):
+                launch { model in
+                    var step = model.elapsed()
+                    for (index, character) in code.enumerated() {
+                        step += VerificationMachine.suggestionStep
+                        do { try await model.sleepUntil(step) } catch { return }
+                        model.perform(
+                            model.machine.typeSuggested(
+                                character, isLast: index == code.count - 1, at: model.elapsed()))
+                    }
+                }
+            case .complete(let verification):
+                onVerified(verification)
+            }
+        }
+        reschedule()
+    }
+
+    private static func capture(
+        _ call: () async throws(VerificationFailure) -> Verification
+    ) async -> Result<Verification, VerificationFailure> {
+        do { return .success(try await call()) } catch { return .failure(error) }
+    }
+
+    private func launch(_ body: @escaping @MainActor (VerificationModel) async -> Void) {
+        work.removeAll { $0.isCancelled }
+        let task = Task { [weak self] in
+            guard let self else { return }
+            await body(self)
+            self.reschedule()
+        }
+        work.append(task)
+    }
+
+    /// Sleeps until the machine's next deadline, ticks, and repeats.
+    private func reschedule() {
+        timer?.cancel()
+        guard let deadline = machine.nextDeadline() else {
+            timer = nil
+            return
+        }
+        timer = Task { [weak self, sleepUntil] in
+            do { try await sleepUntil(deadline) } catch { return }
+            guard let self, !Task.isCancelled else { return }
+            self.machine.tick(at: max(deadline, self.elapsed()))
+            self.reschedule()
+        }
+    }
+}

@@ -1,0 +1,60 @@
+/// What the verification screen needs from a server: start, check and resend.
+///
+/// `OTPClient.VerificationClient` implements it over HTTP;
+/// ``PreviewVerificationService`` implements it in memory.
+public protocol VerificationService: Sendable {
+    /// Starts a verification and sends the first code to a phone number or email address.
+    func start(to destination: String, channel: Channel?) async throws(VerificationFailure) -> Verification
+    /// Checks a code; returns the approved verification or throws why not.
+    func check(id: String, code: String) async throws(VerificationFailure) -> Verification
+    /// Sends a new code; the old one stops working and attempts reset.
+    func resend(id: String) async throws(VerificationFailure) -> Verification
+}
+
+/// Why a service call did not succeed, mirroring the HTTP API's answers.
+public enum VerificationFailure: Error, Sendable, Equatable {
+    /// The code is wrong; `attemptsLeft` remain for it (0 means now locked).
+    case incorrectCode(attemptsLeft: Int)
+    /// The current code has no attempts left.
+    case locked
+    /// The current code's lifetime has passed.
+    case expired
+    /// The verification is approved or canceled.
+    case notPending
+    /// No such verification.
+    case notFound
+    /// A rate limit was reached; try again after that many seconds.
+    case rateLimited(retryAfter: Int)
+    /// The resend cooldown runs for that many more seconds.
+    case resendTooSoon(retryAfter: Int)
+    /// No sends are left for this verification.
+    case maxSendsReached
+    /// The code does not have the format's length.
+    case invalidCodeFormat
+    /// The destination is not a phone number or email address the server accepts.
+    case invalidDestination
+    /// The provider could not deliver the code.
+    case deliveryFailed
+    /// The server could not be reached, or its answer could not be read.
+    case networkFailure
+    /// Any other answer of the server, by error code and message.
+    case server(code: OTPErrorCode, message: String)
+
+    /// Maps an API error to a failure.
+    public init(_ error: APIError) {
+        switch error.code {
+        case .incorrectCode: self = .incorrectCode(attemptsLeft: error.attemptsLeft ?? 0)
+        case .locked: self = .locked
+        case .expired: self = .expired
+        case .notPending: self = .notPending
+        case .notFound: self = .notFound
+        case .rateLimited: self = .rateLimited(retryAfter: error.retryAfter ?? 1)
+        case .resendTooSoon: self = .resendTooSoon(retryAfter: error.retryAfter ?? 1)
+        case .maxSendsReached: self = .maxSendsReached
+        case .invalidCodeFormat: self = .invalidCodeFormat
+        case .invalidDestination: self = .invalidDestination
+        case .deliveryFailed: self = .deliveryFailed
+        default: self = .server(code: error.code, message: error.message)
+        }
+    }
+}

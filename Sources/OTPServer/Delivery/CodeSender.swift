@@ -1,0 +1,49 @@
+import OTPCore
+
+/// One message carrying a code, ready for a channel's provider.
+///
+/// It holds the full destination and the code inside its text, so it must never be logged.
+public struct OutgoingMessage: Sendable, Equatable {
+    /// The verification the code belongs to.
+    public var verificationID: String
+    /// SMS or email.
+    public var channel: Channel
+    /// The full destination: an E.164 phone number or an email address.
+    public var to: String
+    /// The subject line, for email.
+    public var subject: String
+    /// The plain-text body; for SMS the whole message.
+    public var text: String
+    /// The HTML body, for email.
+    public var html: String?
+
+    /// Creates a message.
+    public init(verificationID: String, channel: Channel, to: String, subject: String, text: String, html: String?) {
+        self.verificationID = verificationID
+        self.channel = channel
+        self.to = to
+        self.subject = subject
+        self.text = text
+        self.html = html
+    }
+}
+
+/// Why a message could not be delivered; the server answers 502 `delivery_failed`.
+public struct DeliveryError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong, without the destination or the code.
+    public var reason: String
+
+    /// Creates a delivery error.
+    public init(_ reason: String) {
+        self.reason = reason
+    }
+
+    /// What went wrong.
+    public var description: String { reason }
+}
+
+/// Delivers codes: a console for development, an outbox file, SMTP, a webhook, an SMS provider.
+public protocol CodeSender: Sendable {
+    /// Delivers one message, or throws when the provider refused it or could not be reached.
+    func send(_ message: OutgoingMessage) async throws(DeliveryError)
+}
