@@ -1,0 +1,33 @@
+# OTPKit: `make demo` runs the product on Linux; `make test` runs every test.
+.PHONY: demo test deps build lint format bench bench-engine reliability clean
+
+demo: deps
+	swift build -c release --product otp
+	.build/release/otp demo $(ARGS)
+
+test: deps
+	bash scripts/test.sh
+
+deps:
+	bash scripts/bootstrap.sh
+
+build: deps
+	swift build
+
+lint:
+	swift format lint --strict --recursive --parallel Sources Tests Benchmarks Package.swift
+
+format:
+	swift format format --in-place --recursive --parallel Sources Tests Benchmarks Package.swift
+
+bench-engine: deps
+	bash scripts/bench-engine.sh
+
+bench: deps
+	bash scripts/bench-http.sh
+
+reliability: deps
+	bash scripts/reliability.sh
+
+clean:
+	rm -rf .build

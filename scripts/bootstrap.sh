@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what OTPKit needs on a Debian machine; quick when everything is there.
+set -euo pipefail
+
+apt_packages=(libsqlite3-dev libssl-dev libmicrohttpd-dev libhiredis-dev libcurl4-openssl-dev
+  redis-server tmux wrk pkg-config)
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "bootstrap: installing ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+pip_packages=(aiosmtpd schemathesis)
+for p in "${pip_packages[@]}"; do
+  python3 -m pip show -q "$p" >/dev/null 2>&1 || python3 -m pip install -q "$p"
+done
+
+command -v swift >/dev/null || export PATH=/opt/swift/usr/bin:$PATH
+command -v swift >/dev/null || { echo "bootstrap: swift not found (expected at /opt/swift)" >&2; exit 1; }
