@@ -74,5 +74,7 @@ public enum CodeNormalizer {
     }
 
     /// The dash characters a prefix may end with.
-    private static let dashes: Set<Character> = ["-", "\u{2010}", "\u{2011}", "\u{2012}", "\u{2013}", "\u{2014}", "\u{2212}"]
+    private static let dashes: Set<Character> = [
+        "-", "\u{2010}", "\u{2011}", "\u{2012}", "\u{2013}", "\u{2014}", "\u{2212}",
+    ]
 }

@@ -4,9 +4,8 @@ public enum ScreenText {
     public static let title = "Enter the code"
     /// The line above the masked destination (V1), such as "We sent a 6-digit code to".
     public static func sentTo(_ format: CodeFormat) -> String {
-        format.kind == .digits
-            ? "We sent a \(format.length)-digit code to"
-            : "We sent a \(format.length)-character code to"
+        let article = format.length == 8 ? "an" : "a"
+        return "We sent \(article) \(format.length)-\(format.kind == .digits ? "digit" : "character") code to"
     }
     /// Shown and announced while a code is checked (V2).
     public static let verifying = "Verifying…"

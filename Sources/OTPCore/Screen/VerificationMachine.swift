@@ -446,7 +446,8 @@ public struct VerificationMachine: Sendable, Equatable {
         switch phase {
         case .verified: StatusMessage(ScreenText.verified, role: .success)
         case .expired: StatusMessage(ScreenText.expired, role: .error)
-        case .locked where verification?.status == .canceled: StatusMessage(ScreenText.notPending, role: .error)
+        case .locked where verification?.status == .canceled:
+            StatusMessage(ScreenText.notPending, role: .error)
         default: StatusMessage(ScreenText.locked, role: .error)
         }
     }

@@ -41,7 +41,9 @@ public final class VerificationModel {
         self.service = service
         self.machine = VerificationMachine(format: format)
         self.elapsed = { origin.duration(to: clock.now) }
-        self.sleepUntil = { deadline in try await clock.sleep(until: origin.advanced(by: deadline), tolerance: nil) }
+        self.sleepUntil = { deadline in
+            try await clock.sleep(until: origin.advanced(by: deadline), tolerance: nil)
+        }
         self.wallNow = now
         self.onVerified = onVerified
     }

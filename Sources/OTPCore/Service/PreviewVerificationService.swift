@@ -60,7 +60,9 @@ public actor PreviewVerificationService: VerificationService {
     public private(set) var judgedChecks = 0
 
     /// Creates a service with rules and a wall clock.
-    public init(configuration: Configuration = Configuration(), now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        configuration: Configuration = Configuration(), now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.configuration = configuration
         self.now = now
     }
@@ -80,7 +82,10 @@ public actor PreviewVerificationService: VerificationService {
         let id = "vf_preview\(nextID)"
         let code = configuration.codes[0]
         let created = now()
-        let masked = isEmail ? "\(trimmed.prefix(1))•••@\(trimmed.split(separator: "@").last ?? "")" : "••• \(trimmed.suffix(4))"
+        let masked =
+            isEmail
+            ? "\(trimmed.prefix(1))•••@\(trimmed.split(separator: "@").last ?? "")"
+            : "••• \(trimmed.suffix(4))"
         let verification = Verification(
             id: id, status: .pending, channel: channel ?? (isEmail ? .email : .sms), to: masked,
             codeLength: code.count, attemptsLeft: configuration.maxAttempts,

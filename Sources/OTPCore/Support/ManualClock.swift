@@ -75,7 +75,8 @@ public final class ManualClock: Clock, @unchecked Sendable {
             return nextID
         }
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<Void, any Error>) in
                 let resumeNow: Bool = lock.withLock {
                     if deadline <= current || Task.isCancelled { return true }
                     sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))

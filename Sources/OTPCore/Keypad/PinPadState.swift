@@ -1,0 +1,85 @@
+/// The PIN pad's behaviour: dots over a keypad (UX P1).
+public struct PinPadState: Sendable, Hashable {
+    /// The PIN's length, clamped to 4–8.
+    public let length: Int
+    /// Whether a biometric action was given; only then the biometric key appears.
+    public let biometric: KeypadAccessory
+    /// Whether the pad is turned off: dots dimmed, keys disabled.
+    public var isDisabled = false
+    private var input: KeypadInput
+    private var errorDetector = ErrorTransitionDetector()
+    /// Changes once per transition into the error state: shake the dots.
+    public private(set) var shakeTrigger = 0
+    /// Whether the dots show the error state.
+    public private(set) var isError = false
+
+    /// Creates a pad; pass a biometric label and symbol only when a biometric action exists.
+    public init(length: Int = 6, biometricLabel: String? = nil, biometricImage: String = "faceid") {
+        self.length = min(max(length, CodeFormat.minimumLength), CodeFormat.maximumLength)
+        self.input = KeypadInput(maxLength: self.length)
+        if let biometricLabel {
+            biometric = .biometric(label: biometricLabel, systemImage: biometricImage)
+        } else {
+            biometric = .none
+        }
+    }
+
+    /// The digits entered.
+    public var value: String { input.value }
+
+    /// The keypad's rows, with the biometric key only when there is an action for it.
+    public var rows: [[KeypadKey]] { KeypadLayout.rows(accessory: biometric) }
+
+    /// Which dots are filled.
+    public var dots: [Bool] { (0..<length).map { $0 < input.value.count } }
+
+    /// The dots row's accessibility value, such as "3 of 6 entered".
+    public var dotsAccessibilityValue: String { "\(input.value.count) of \(length) entered" }
+
+    /// Whether the delete key is enabled.
+    public var isDeleteEnabled: Bool { !isDisabled && input.isDeleteEnabled }
+
+    /// Whether a key is enabled.
+    public func isEnabled(_ key: KeypadKey) -> Bool {
+        if isDisabled { return false }
+        return key == .delete ? input.isDeleteEnabled : key.isVisible
+    }
+
+    /// Applies a key press; a digit after an error starts a new PIN.
+    public mutating func press(_ key: KeypadKey) -> KeypadInput.Outcome {
+        guard !isDisabled else { return .ignored }
+        if isError, case .digit = key {
+            input.clear()
+            setError(false)
+        }
+        return input.press(key)
+    }
+
+    /// Turns the error state on or off; returns whether the dots should shake now.
+    @discardableResult
+    public mutating func setError(_ error: Bool) -> Bool {
+        isError = error
+        let shakes = errorDetector.update(isError: error)
+        if shakes { shakeTrigger += 1 }
+        return shakes
+    }
+
+    /// Empties the PIN.
+    public mutating func clear() {
+        input.clear()
+    }
+}
+
+/// Detects transitions into an error state, so the shake and haptic play once per transition.
+public struct ErrorTransitionDetector: Sendable, Hashable {
+    private var wasError = false
+
+    /// Creates a detector that starts out of error.
+    public init() {}
+
+    /// Records the current state; returns `true` only when it turned from no error to error.
+    public mutating func update(isError: Bool) -> Bool {
+        defer { wasError = isError }
+        return isError && !wasError
+    }
+}

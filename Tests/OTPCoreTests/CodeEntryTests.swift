@@ -1,0 +1,105 @@
+import Testing
+
+@testable import OTPCore
+
+@Suite struct CodeEntryTests {
+    @Test("F3: typing goes through the same normalisation as paste")
+    func typing() {
+        var entry = CodeEntry()
+        for key in ["4", "x", "٨", " ", "2", "-", "０"] { entry.insert(key) }
+        #expect(entry.value == "4820")
+        entry.deleteBackward()
+        #expect(entry.value == "482")
+    }
+
+    @Test("F3: a whole pasted code replaces a partial one, extra keys on a full field are dropped")
+    func pasteAndOverflow() {
+        var entry = CodeEntry()
+        entry.insert("9")
+        entry.insert("482 019")
+        #expect(entry.value == "482019")
+        entry.insert("7")
+        #expect(entry.value == "482019")
+    }
+
+    @Test("F3: the text field delivering autofill twice keeps one copy")
+    func doubledAutofill() {
+        var entry = CodeEntry()
+        entry.apply(text: "482019482019")
+        #expect(entry.value == "482019")
+        var appended = CodeEntry()
+        appended.apply(text: "482019")
+        appended.apply(text: "482019482019")
+        #expect(appended.value == "482019")
+    }
+
+    @Test("F4: a complete code is handed out once, never twice in a row")
+    func submitOnce() {
+        var entry = CodeEntry()
+        entry.insert("48201")
+        #expect(entry.takeSubmission() == nil)
+        entry.insert("9")
+        #expect(entry.takeSubmission() == "482019")
+        #expect(entry.takeSubmission() == nil)
+        entry.deleteBackward()
+        entry.insert("9")
+        #expect(entry.takeSubmission() == nil)
+        entry.deleteBackward()
+        entry.insert("8")
+        #expect(entry.takeSubmission() == "482018")
+    }
+
+    @Test("F4: an explicit retry may submit the same code again")
+    func retryAllowsResubmission() {
+        var entry = CodeEntry()
+        entry.insert("482019")
+        #expect(entry.takeSubmission() == "482019")
+        entry.forgetSubmission()
+        #expect(entry.takeSubmission() == "482019")
+    }
+
+    @Test("F5: after a rejection the digits stay, the next key starts a new code")
+    func replaceOnNextKey() {
+        var entry = CodeEntry()
+        entry.insert("111111")
+        _ = entry.takeSubmission()
+        entry.markRejected()
+        #expect(entry.value == "111111")
+        #expect(entry.takeSubmission() == nil)
+        entry.insert("5")
+        #expect(entry.value == "5")
+        #expect(!entry.isRejected)
+    }
+
+    @Test("F5: after a rejection delete clears the whole code")
+    func deleteClears() {
+        var entry = CodeEntry()
+        entry.insert("111111")
+        entry.markRejected()
+        entry.deleteBackward()
+        #expect(entry.value.isEmpty)
+    }
+
+    @Test("F5: the text field appending a key after a rejection starts a new code")
+    func textFieldReplace() {
+        var entry = CodeEntry()
+        entry.apply(text: "111111")
+        entry.markRejected()
+        entry.apply(text: "1111115")
+        #expect(entry.value == "5")
+        entry.markRejected()
+        entry.apply(text: "")
+        #expect(entry.value.isEmpty)
+    }
+
+    @Test("F10: the accessibility value counts characters and never shows them")
+    func accessibilityValue() {
+        var entry = CodeEntry()
+        entry.insert("482")
+        #expect(entry.accessibilityValue == "3 of 6 digits")
+        #expect(!entry.accessibilityValue.contains("482"))
+        var alnum = CodeEntry(format: CodeFormat(length: 8, kind: .alphanumeric))
+        alnum.insert("ab")
+        #expect(alnum.accessibilityValue == "2 of 8 characters")
+    }
+}

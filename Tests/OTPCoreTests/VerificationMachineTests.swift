@@ -1,0 +1,319 @@
+import Foundation
+import Testing
+
+@testable import OTPCore
+
+@Suite struct VerificationMachineTests {
+    let wall = Date(timeIntervalSince1970: 1_795_000_000)
+
+    func started(length: Int = 6, attemptsLeft: Int = 3) -> VerificationMachine {
+        var machine = VerificationMachine()
+        machine.began(
+            sampleVerification(length: length, attemptsLeft: attemptsLeft, at: wall), at: .zero, wallNow: wall
+        )
+        return machine
+    }
+
+    func submit(_ machine: inout VerificationMachine, _ code: String) -> [VerificationMachine.Effect] {
+        machine.insert(code, at: machine.now)
+    }
+
+    @Test("V1: the screen shows the title line and the masked destination")
+    func header() {
+        let machine = started()
+        #expect(machine.sentToText == "We sent a 6-digit code to")
+        #expect(machine.destination == "+1 ••• ••• 0100")
+        #expect(machine.phase == .idle)
+    }
+
+    @Test("F7: input is read-only before a code was sent")
+    func noInputBeforeStart() {
+        var machine = VerificationMachine()
+        #expect(!machine.isInputEnabled)
+        #expect(machine.insert("482019", at: .zero).isEmpty)
+        #expect(machine.entry.value.isEmpty)
+    }
+
+    @Test("V2: a complete code submits once, shows and announces Verifying…, dims the cells")
+    func verifying() {
+        var machine = started()
+        #expect(machine.insert("48201", at: .zero).isEmpty)
+        #expect(machine.phase == .filling)
+        let effects = machine.insert("9", at: .zero)
+        #expect(effects == [.check(id: "vf_test", code: "482019")])
+        #expect(machine.phase == .verifying)
+        #expect(machine.statusMessage == StatusMessage("Verifying…", role: .progress))
+        #expect(machine.announcements.last?.text == "Verifying…")
+        #expect(machine.cells.allSatisfy { $0.role == .progress })
+        #expect(!machine.isInputEnabled)
+        #expect(machine.insert("1", at: .zero).isEmpty)
+        #expect(machine.setText("", at: .zero).isEmpty)
+        #expect(machine.entry.value == "482019")
+    }
+
+    @Test("V3 F5 F6: a wrong code says attempts left, shakes once, keeps the digits in the error colour")
+    func wrongCode() {
+        var machine = started()
+        _ = submit(&machine, "111111")
+        let shakes = machine.shakeTrigger
+        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 2)), at: .zero, wallNow: wall)
+        #expect(machine.phase == .invalid)
+        #expect(machine.statusMessage == StatusMessage("Code doesn't match. 2 attempts left.", role: .error))
+        #expect(machine.announcements.last?.text == "Code doesn't match. 2 attempts left.")
+        #expect(machine.shakeTrigger == shakes + 1)
+        #expect(machine.hapticEvent?.haptic == .error)
+        #expect(machine.cells.map(\.text).joined() == "111111")
+        #expect(machine.cells.allSatisfy { $0.role == .error })
+        #expect(machine.attemptsLeft == 2)
+        _ = machine.insert("4", at: .zero)
+        #expect(machine.entry.value == "4")
+        #expect(machine.phase == .filling)
+        #expect(machine.statusMessage == nil)
+    }
+
+    @Test("V3: one attempt left is singular")
+    func singular() {
+        var machine = started()
+        _ = submit(&machine, "111111")
+        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 1)), at: .zero, wallNow: wall)
+        #expect(machine.statusMessage?.text == "Code doesn't match. 1 attempt left.")
+    }
+
+    @Test("V4: the last attempt locks the cells and points to Resend")
+    func lock() {
+        var machine = started()
+        _ = submit(&machine, "111111")
+        let focus = machine.focusResendTrigger
+        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 0)), at: .zero, wallNow: wall)
+        #expect(machine.phase == .locked)
+        #expect(machine.statusMessage?.text == "Too many attempts. Request a new code.")
+        #expect(machine.focusResendTrigger == focus + 1)
+        #expect(!machine.isInputEnabled)
+        #expect(machine.cells.allSatisfy { $0.role == .disabled })
+        #expect(machine.insert("2", at: .zero).isEmpty)
+    }
+
+    @Test("V4: a locked answer from the server locks too")
+    func lockedAnswer() {
+        var machine = started()
+        _ = submit(&machine, "111111")
+        _ = machine.checkAnswered(.failure(.locked), at: .zero, wallNow: wall)
+        #expect(machine.phase == .locked)
+        #expect(machine.attemptsLeft == 0)
+    }
+
+    @Test("V5: Resend counts down in m:ss, then reads Resend code and announces once")
+    func countdown() {
+        var machine = started()
+        #expect(machine.resendLabel == "Resend in 0:30")
+        #expect(!machine.isResendEnabled)
+        machine.tick(at: .milliseconds(6_500))
+        #expect(machine.resendLabel == "Resend in 0:24")
+        #expect(machine.nextDeadline() == .seconds(7))
+        #expect(!machine.announcements.contains { $0.text.hasPrefix("Resend in") })
+        machine.tick(at: .seconds(30))
+        #expect(machine.resendLabel == "Resend code")
+        #expect(machine.isResendEnabled)
+        machine.tick(at: .seconds(31))
+        machine.tick(at: .seconds(40))
+        #expect(machine.announcements.filter { $0.text == "You can request a new code" }.count == 1)
+    }
+
+    @Test("V5: long cooldowns show minutes")
+    func minutes() {
+        #expect(ScreenText.resendIn(seconds: 300) == "Resend in 5:00")
+        #expect(ScreenText.resendIn(seconds: 61) == "Resend in 1:01")
+        #expect(ScreenText.resendIn(seconds: 9) == "Resend in 0:09")
+    }
+
+    @Test("V6: a new code clears the cells, resets attempts, restarts the countdown, shows a toast")
+    func resend() {
+        var machine = started()
+        _ = submit(&machine, "111111")
+        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 0)), at: .zero, wallNow: wall)
+        machine.tick(at: .seconds(30))
+        let effects = machine.resendPressed(at: .seconds(30))
+        #expect(effects == [.resend(id: "vf_test")])
+        #expect(!machine.isResendEnabled)
+        let later = wall.addingTimeInterval(30)
+        machine.resendAnswered(
+            .success(sampleVerification(attemptsLeft: 3, sendsLeft: 3, resendIn: 60, at: later)),
+            at: .seconds(30),
+            wallNow: later)
+        #expect(machine.phase == .idle)
+        #expect(machine.entry.value.isEmpty)
+        #expect(machine.attemptsLeft == 3)
+        #expect(machine.resendLabel == "Resend in 1:00")
+        #expect(machine.toast?.text == "New code sent")
+        #expect(machine.announcements.last?.text == "New code sent")
+        #expect(machine.isInputEnabled)
+        machine.tick(at: .seconds(32))
+        #expect(machine.toast == nil)
+    }
+
+    @Test("V6: the same code typed after a new one is submitted again")
+    func sameCodeAfterResend() {
+        var machine = started()
+        _ = submit(&machine, "111111")
+        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 0)), at: .zero, wallNow: wall)
+        machine.tick(at: .seconds(30))
+        _ = machine.resendPressed(at: .seconds(30))
+        machine.resendAnswered(.success(sampleVerification(at: wall)), at: .seconds(30), wallNow: wall)
+        #expect(submit(&machine, "111111") == [.check(id: "vf_test", code: "111111")])
+    }
+
+    @Test("V6: resend refusals keep the screen usable")
+    func resendRefusals() {
+        var machine = started()
+        machine.tick(at: .seconds(30))
+        _ = machine.resendPressed(at: .seconds(30))
+        machine.resendAnswered(.failure(.resendTooSoon(retryAfter: 12)), at: .seconds(30), wallNow: wall)
+        #expect(machine.resendLabel == "Resend in 0:12")
+        machine.tick(at: .seconds(42))
+        _ = machine.resendPressed(at: .seconds(42))
+        machine.resendAnswered(.failure(.deliveryFailed), at: .seconds(42), wallNow: wall)
+        #expect(machine.statusMessage?.text == "Couldn't send a new code. Try again.")
+        #expect(machine.isResendEnabled)
+        _ = machine.resendPressed(at: .seconds(42))
+        machine.resendAnswered(.failure(.maxSendsReached), at: .seconds(42), wallNow: wall)
+        #expect(!machine.isResendEnabled)
+        #expect(machine.statusMessage?.text == ScreenText.maxSendsReached)
+    }
+
+    @Test("V7: an expired code is rejected with its own message and offers Resend")
+    func expiredAnswer() {
+        var machine = started()
+        machine.tick(at: .seconds(30))
+        _ = submit(&machine, "482019")
+        let shakes = machine.shakeTrigger
+        _ = machine.checkAnswered(.failure(.expired), at: .seconds(31), wallNow: wall)
+        #expect(machine.phase == .expired)
+        #expect(machine.statusMessage == StatusMessage("This code has expired.", role: .error))
+        #expect(machine.shakeTrigger == shakes + 1)
+        #expect(machine.isResendEnabled)
+    }
+
+    @Test("V7: the code expires on screen when its lifetime passes")
+    func expiresOnClock() {
+        var machine = started()
+        _ = machine.insert("48", at: .seconds(10))
+        #expect(machine.nextDeadline() == .seconds(11))
+        machine.tick(at: .seconds(299))
+        #expect(machine.phase == .filling)
+        machine.tick(at: .seconds(300))
+        #expect(machine.phase == .expired)
+        #expect(machine.announcements.last?.text == "This code has expired.")
+        #expect(!machine.isInputEnabled)
+    }
+
+    @Test("V8: a right code shows and announces Verified, plays success, locks, completes")
+    func verified() {
+        var machine = started()
+        _ = submit(&machine, "482019")
+        var approved = sampleVerification(at: wall)
+        approved.status = .approved
+        let effects = machine.checkAnswered(.success(approved), at: .zero, wallNow: wall)
+        #expect(effects == [.complete(approved)])
+        #expect(machine.phase == .verified)
+        #expect(machine.statusMessage == StatusMessage("Verified", role: .success))
+        #expect(machine.announcements.last?.text == "Verified")
+        #expect(machine.hapticEvent?.haptic == .success)
+        #expect(machine.cells.allSatisfy { $0.role == .success })
+        #expect(!machine.isInputEnabled)
+        #expect(!machine.isResendEnabled)
+    }
+
+    @Test("V9: a network failure keeps the code, costs no attempt on screen, and can be retried")
+    func networkFailure() {
+        var machine = started()
+        _ = submit(&machine, "482019")
+        _ = machine.checkAnswered(.failure(.networkFailure), at: .zero, wallNow: wall)
+        #expect(machine.statusMessage?.text == "Couldn't reach the server. Try again.")
+        #expect(machine.entry.value == "482019")
+        #expect(machine.attemptsLeft == 3)
+        #expect(machine.canRetry)
+        #expect(machine.insert("1", at: .zero).isEmpty)
+        #expect(machine.retry(at: .zero) == [.check(id: "vf_test", code: "482019")])
+    }
+
+    @Test("V9: the screen mirrors the server's attempts, not its own count")
+    func serverIsAuthority() {
+        var machine = started(attemptsLeft: 3)
+        _ = submit(&machine, "111111")
+        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 1)), at: .zero, wallNow: wall)
+        #expect(machine.attemptsLeft == 1)
+        #expect(machine.statusMessage?.text == "Code doesn't match. 1 attempt left.")
+    }
+
+    @Test("V9: a rate limit on a check says when to try again and keeps the code")
+    func rateLimitedCheck() {
+        var machine = started()
+        _ = submit(&machine, "482019")
+        _ = machine.checkAnswered(.failure(.rateLimited(retryAfter: 42)), at: .zero, wallNow: wall)
+        #expect(machine.statusMessage?.text == "Too many tries. Try again in 0:42.")
+        #expect(machine.entry.value == "482019")
+        #expect(machine.canRetry)
+    }
+
+    @Test("V9: a verification closed elsewhere turns input and Resend off")
+    func notPending() {
+        var machine = started()
+        _ = submit(&machine, "482019")
+        _ = machine.checkAnswered(.failure(.notPending), at: .zero, wallNow: wall)
+        #expect(!machine.isInputEnabled)
+        #expect(!machine.isResendEnabled)
+        #expect(machine.statusMessage?.text == ScreenText.notPending)
+    }
+
+    @Test("F8 F9: the next cell is highlighted while focused; masked mode shows dots")
+    func cellsHighlightAndMask() {
+        var machine = started()
+        _ = machine.insert("48", at: .zero)
+        #expect(machine.cells.map(\.isNext) == [false, false, true, false, false, false])
+        machine.isFocused = false
+        #expect(machine.cells.allSatisfy { !$0.isNext })
+        machine.isMasked = true
+        #expect(machine.cells.map(\.text) == ["•", "•", "", "", "", ""])
+        #expect(machine.accessibilityValue == "2 of 6 digits")
+    }
+
+    @Test("F7: every phase maps to its cell colour role")
+    func phaseRoles() {
+        var machine = started()
+        #expect(machine.cells.allSatisfy { $0.role == .neutral })
+        _ = submit(&machine, "482019")
+        #expect(machine.cells.allSatisfy { $0.role == .progress })
+    }
+
+    @Test("S1: the suggestion shows only while focused and empty, and types in as one action")
+    func suggestion() {
+        var machine = started()
+        machine.offerSuggestion("482 019")
+        #expect(machine.showsSuggestion)
+        machine.isFocused = false
+        #expect(!machine.showsSuggestion)
+        machine.isFocused = true
+        _ = machine.insert("1", at: .zero)
+        #expect(!machine.showsSuggestion)
+        machine.deleteBackward(at: .zero)
+        #expect(machine.acceptSuggestion(at: .zero) == [.typeSuggestion("482019")])
+        #expect(!machine.isInputEnabled)
+        var effects: [VerificationMachine.Effect] = []
+        for (index, character) in "482019".enumerated() {
+            effects = machine.typeSuggested(
+                character, isLast: index == 5, at: .milliseconds(60 * (index + 1)))
+            #expect(machine.hapticEvent?.haptic == .pop)
+        }
+        #expect(effects == [.check(id: "vf_test", code: "482019")])
+        machine.offerSuggestion("12")
+        #expect(machine.suggestion == nil)
+    }
+
+    @Test("F2: the server's code length wins over the screen's format")
+    func lengthFromServer() {
+        var machine = VerificationMachine(format: CodeFormat(length: 6))
+        machine.began(sampleVerification(length: 8, at: wall), at: .zero, wallNow: wall)
+        #expect(machine.cells.count == 8)
+        #expect(machine.sentToText == "We sent an 8-digit code to")
+    }
+}
