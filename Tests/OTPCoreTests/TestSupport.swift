@@ -17,6 +17,7 @@ struct SplitMix64: RandomNumberGenerator {
 }
 
 /// Lets other tasks run until `condition` holds; fails the test when it never does.
+///
 /// No wall-clock waiting: it only yields the current task.
 @MainActor
 func eventually(
