@@ -71,7 +71,7 @@ nonisolated public struct TupleView<T>: View {
 // https://developer.apple.com/documentation/swiftui/_conditionalcontent
 // The page is not in the documentation set; the type is what `buildEither` returns.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
-public struct _ConditionalContent<TrueContent, FalseContent>: View where TrueContent: View, FalseContent: View {
+nonisolated public struct _ConditionalContent<TrueContent, FalseContent>: View where TrueContent: View, FalseContent: View {
     private let isFirst: Bool
     init(first: TrueContent) { isFirst = true }
     init(second: FalseContent) { isFirst = false }

@@ -1,0 +1,52 @@
+// Apps and scenes, for the example app.
+//
+// Declarations follow the Apple documentation page cited above each one (see
+// README.md). Bodies only hold enough to type-check; the module never runs.
+
+// https://developer.apple.com/documentation/swiftui/app
+@available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
+@MainActor @preconcurrency public protocol App {
+    // https://developer.apple.com/documentation/swiftui/app/body-swift.associatedtype
+    associatedtype Body: Scene
+
+    // https://developer.apple.com/documentation/swiftui/app/body-swift.property
+    @SceneBuilder @MainActor @preconcurrency var body: Self.Body { get }
+
+    // https://developer.apple.com/documentation/swiftui/app/init()
+    @MainActor @preconcurrency init()
+}
+
+@available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
+extension App {
+    // https://developer.apple.com/documentation/swiftui/app/main()
+    @MainActor @preconcurrency public static func main() {}
+}
+
+// https://developer.apple.com/documentation/swiftui/scene
+@available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
+@MainActor @preconcurrency public protocol Scene {
+    // https://developer.apple.com/documentation/swiftui/scene/body-swift.associatedtype
+    associatedtype Body: Scene
+
+    // https://developer.apple.com/documentation/swiftui/scene/body-swift.property
+    @SceneBuilder @MainActor @preconcurrency var body: Self.Body { get }
+}
+
+// https://developer.apple.com/documentation/swiftui/scenebuilder
+@available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
+@resultBuilder public struct SceneBuilder {
+    // https://developer.apple.com/documentation/swiftui/scenebuilder/buildblock(_:)
+    // (the single-scene overload)
+    public static func buildBlock<Content>(_ content: Content) -> Content where Content: Scene { content }
+}
+
+// https://developer.apple.com/documentation/swiftui/windowgroup
+@available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
+public struct WindowGroup<Content>: Scene where Content: View {
+    private let content: Content
+
+    // https://developer.apple.com/documentation/swiftui/windowgroup/init(content:)
+    @MainActor @preconcurrency public init(@ViewBuilder content: () -> Content) { self.content = content() }
+
+    public var body: WindowGroup<Content> { self }
+}

@@ -1,0 +1,40 @@
+// Text input traits. On Apple's SDKs these exist only on iOS (they take UIKit
+// types), so they are declared, like there, inside `#if os(iOS)`. A Linux
+// type-check never compiles this branch; see README.md.
+
+#if os(iOS)
+    import UIKit
+
+    @available(iOS 13.0, tvOS 13.0, *)
+    extension View {
+        // https://developer.apple.com/documentation/swiftui/view/keyboardtype(_:)
+        nonisolated public func keyboardType(_ type: UIKeyboardType) -> some View { self }
+
+        // https://developer.apple.com/documentation/swiftui/view/textcontenttype(_:)
+        // (the `UITextContentType` overload)
+        nonisolated public func textContentType(_ textContentType: UITextContentType?) -> some View { self }
+
+        // https://developer.apple.com/documentation/swiftui/view/textinputautocapitalization(_:)
+        @available(iOS 15.0, *)
+        nonisolated public func textInputAutocapitalization(_ autocapitalization: TextInputAutocapitalization?)
+            -> some View
+        { self }
+    }
+
+    // https://developer.apple.com/documentation/swiftui/textinputautocapitalization
+    @available(iOS 15.0, *)
+    public struct TextInputAutocapitalization: Sendable {
+        private let id: Int
+        // https://developer.apple.com/documentation/swiftui/textinputautocapitalization/never
+        public static let never = TextInputAutocapitalization(id: 0)
+        // https://developer.apple.com/documentation/swiftui/textinputautocapitalization/characters
+        public static let characters = TextInputAutocapitalization(id: 1)
+    }
+#endif
+
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+extension View {
+    // https://developer.apple.com/documentation/swiftui/view/autocorrectiondisabled(_:)
+    @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 8.0, *)
+    nonisolated public func autocorrectionDisabled(_ disable: Bool = true) -> some View { self }
+}

@@ -1,0 +1,228 @@
+// Built-in views: text, images, buttons, the text field, stacks and lists.
+//
+// Declarations follow the Apple documentation page cited above each one (see
+// README.md). Bodies only hold enough to type-check; the module never runs.
+
+import Foundation
+
+// https://developer.apple.com/documentation/swiftui/localizedstringkey
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+public struct LocalizedStringKey: Equatable, ExpressibleByStringInterpolation, Sendable {
+    private let key: String
+
+    // https://developer.apple.com/documentation/swiftui/localizedstringkey/init(_:)
+    public init(_ value: String) { key = value }
+
+    // https://developer.apple.com/documentation/swiftui/localizedstringkey/init(stringliteral:)
+    public init(stringLiteral value: String) { key = value }
+
+    // https://developer.apple.com/documentation/swiftui/localizedstringkey/init(stringinterpolation:)
+    public init(stringInterpolation: LocalizedStringKey.StringInterpolation) { key = stringInterpolation.text }
+
+    // https://developer.apple.com/documentation/swiftui/localizedstringkey/stringinterpolation
+    public struct StringInterpolation: StringInterpolationProtocol {
+        fileprivate var text = ""
+
+        // https://developer.apple.com/documentation/swiftui/localizedstringkey/stringinterpolation/init(literalcapacity:interpolationcount:)
+        public init(literalCapacity: Int, interpolationCount: Int) {}
+
+        // https://developer.apple.com/documentation/swiftui/localizedstringkey/stringinterpolation/appendliteral(_:)
+        public mutating func appendLiteral(_ literal: String) { text += literal }
+
+        // https://developer.apple.com/documentation/swiftui/localizedstringkey/stringinterpolation/appendinterpolation(_:)
+        // (the `String` overload)
+        public mutating func appendInterpolation(_ string: String) { text += string }
+
+        // https://developer.apple.com/documentation/swiftui/localizedstringkey/stringinterpolation/appendinterpolation(_:)
+        // (the `Text` overload)
+        public mutating func appendInterpolation(_ text: Text) {}
+    }
+}
+
+// https://developer.apple.com/documentation/swiftui/text
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+nonisolated public struct Text: View, Equatable, Sendable {
+    private let content: String
+
+    // https://developer.apple.com/documentation/swiftui/text/init(_:tablename:bundle:comment:)
+    public init(_ key: LocalizedStringKey, tableName: String? = nil, bundle: Bundle? = nil, comment: StaticString? = nil) {
+        content = ""
+    }
+
+    // https://developer.apple.com/documentation/swiftui/text/init(_:)
+    // (the `StringProtocol` overload, `@_disfavoredOverload` in the SDK)
+    @_disfavoredOverload public init<S>(_ content: S) where S: StringProtocol { self.content = String(content) }
+
+    // https://developer.apple.com/documentation/swiftui/text/init(verbatim:)
+    public init(verbatim content: String) { self.content = content }
+
+    // https://developer.apple.com/documentation/swiftui/text/init(_:)
+    // (the `Image` overload)
+    public init(_ image: Image) { content = "" }
+
+    public var body: EmptyView { EmptyView() }
+}
+
+// https://developer.apple.com/documentation/swiftui/image
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+nonisolated public struct Image: View, Equatable, Sendable {
+    private let name: String
+
+    // https://developer.apple.com/documentation/swiftui/image/init(systemname:)
+    public init(systemName: String) { name = systemName }
+
+    public var body: EmptyView { EmptyView() }
+}
+
+// https://developer.apple.com/documentation/swiftui/button
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+nonisolated public struct Button<Label>: View where Label: View {
+    private let label: Label
+
+    // https://developer.apple.com/documentation/swiftui/button/init(action:label:)
+    // The page shows `@ContentBuilder` (Xcode 27); the iOS 17 SDK spells it `@ViewBuilder`.
+    @preconcurrency nonisolated public init(action: @escaping @MainActor () -> Void, @ViewBuilder label: () -> Label) {
+        self.label = label()
+    }
+
+    public var body: EmptyView { EmptyView() }
+}
+
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+extension Button where Label == Text {
+    // https://developer.apple.com/documentation/swiftui/button/init(_:action:)-1asy
+    @preconcurrency nonisolated public init(_ titleKey: LocalizedStringKey, action: @escaping @MainActor () -> Void) {
+        label = Text(titleKey)
+    }
+
+    // https://developer.apple.com/documentation/swiftui/button/init(_:action:)-lpm7
+    @preconcurrency nonisolated public init<S>(_ title: S, action: @escaping @MainActor () -> Void)
+    where S: StringProtocol {
+        label = Text(title)
+    }
+}
+
+// https://developer.apple.com/documentation/swiftui/textfield
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+nonisolated public struct TextField<Label>: View where Label: View {
+    private let text: Binding<String>
+
+    public var body: EmptyView { EmptyView() }
+}
+
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+extension TextField where Label == Text {
+    // https://developer.apple.com/documentation/swiftui/textfield/init(_:text:)
+    // (the `LocalizedStringKey` overload)
+    nonisolated public init(_ titleKey: LocalizedStringKey, text: Binding<String>) { self.text = text }
+}
+
+// https://developer.apple.com/documentation/swiftui/hstack
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+nonisolated public struct HStack<Content>: View where Content: View {
+    private let content: Content
+
+    // https://developer.apple.com/documentation/swiftui/hstack/init(alignment:spacing:content:)
+    public init(alignment: VerticalAlignment = .center, spacing: CGFloat? = nil, @ViewBuilder content: () -> Content) {
+        self.content = content()
+    }
+
+    public var body: EmptyView { EmptyView() }
+}
+
+// https://developer.apple.com/documentation/swiftui/vstack
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+nonisolated public struct VStack<Content>: View where Content: View {
+    private let content: Content
+
+    // https://developer.apple.com/documentation/swiftui/vstack/init(alignment:spacing:content:)
+    public init(alignment: HorizontalAlignment = .center, spacing: CGFloat? = nil, @ViewBuilder content: () -> Content) {
+        self.content = content()
+    }
+
+    public var body: EmptyView { EmptyView() }
+}
+
+// https://developer.apple.com/documentation/swiftui/zstack
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+nonisolated public struct ZStack<Content>: View where Content: View {
+    private let content: Content
+
+    // https://developer.apple.com/documentation/swiftui/zstack/init(alignment:content:)
+    public init(alignment: Alignment = .center, @ViewBuilder content: () -> Content) {
+        self.content = content()
+    }
+
+    public var body: EmptyView { EmptyView() }
+}
+
+// https://developer.apple.com/documentation/swiftui/spacer
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+nonisolated public struct Spacer: View {
+    // https://developer.apple.com/documentation/swiftui/spacer/minlength
+    public var minLength: CGFloat?
+
+    // https://developer.apple.com/documentation/swiftui/spacer/init(minlength:)
+    public init(minLength: CGFloat? = nil) { self.minLength = minLength }
+
+    public var body: EmptyView { EmptyView() }
+}
+
+// https://developer.apple.com/documentation/swiftui/foreach
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+nonisolated public struct ForEach<Data, ID, Content> where Data: RandomAccessCollection, ID: Hashable {
+    // https://developer.apple.com/documentation/swiftui/foreach/data
+    public var data: Data
+
+    // https://developer.apple.com/documentation/swiftui/foreach/content
+    public var content: (Data.Element) -> Content
+}
+
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+extension ForEach: View where Content: View {
+    public var body: EmptyView { EmptyView() }
+}
+
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+extension ForEach where ID == Data.Element.ID, Content: View, Data.Element: Identifiable {
+    // https://developer.apple.com/documentation/swiftui/foreach/init(_:content:)
+    // (the `Identifiable` overload)
+    public init(_ data: Data, @ViewBuilder content: @escaping (Data.Element) -> Content) {
+        self.data = data
+        self.content = content
+    }
+}
+
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+extension ForEach where Content: View {
+    // https://developer.apple.com/documentation/swiftui/foreach/init(_:id:content:)
+    public init(_ data: Data, id: KeyPath<Data.Element, ID>, @ViewBuilder content: @escaping (Data.Element) -> Content) {
+        self.data = data
+        self.content = content
+    }
+}
+
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+extension ForEach where Data == Range<Int>, ID == Int, Content: View {
+    // https://developer.apple.com/documentation/swiftui/foreach/init(_:content:)
+    // (the `Range<Int>` overload)
+    public init(_ data: Range<Int>, @ViewBuilder content: @escaping (Int) -> Content) {
+        self.data = data
+        self.content = content
+    }
+}
+
+// https://developer.apple.com/documentation/swiftui/group
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+nonisolated public struct Group<Content> {
+    private let content: Content
+}
+
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+extension Group: View where Content: View {
+    // https://developer.apple.com/documentation/swiftui/group/init(content:)
+    // (the `View` overload)
+    public init(@ViewBuilder content: () -> Content) { self.content = content() }
+
+    public var body: EmptyView { EmptyView() }
+}
