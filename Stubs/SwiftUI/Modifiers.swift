@@ -106,6 +106,18 @@ extension View {
     // https://developer.apple.com/documentation/swiftui/view/ontapgesture(count:perform:)
     nonisolated public func onTapGesture(count: Int = 1, perform action: @escaping () -> Void) -> some View { self }
 
+    // https://developer.apple.com/documentation/swiftui/view/allowshittesting(_:)
+    nonisolated public func allowsHitTesting(_ enabled: Bool) -> some View { self }
+
+    // https://developer.apple.com/documentation/swiftui/view/fixedsize(horizontal:vertical:)
+    nonisolated public func fixedSize(horizontal: Bool, vertical: Bool) -> some View { self }
+
+    // https://developer.apple.com/documentation/swiftui/view/zindex(_:)
+    nonisolated public func zIndex(_ value: Double) -> some View { self }
+
+    // https://developer.apple.com/documentation/swiftui/view/onappear(perform:)
+    nonisolated public func onAppear(perform action: (() -> Void)? = nil) -> some View { self }
+
     // https://developer.apple.com/documentation/swiftui/view/disabled(_:)
     nonisolated public func disabled(_ disabled: Bool) -> some View { self }
 

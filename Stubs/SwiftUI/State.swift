@@ -125,16 +125,10 @@ func stubNeverEvaluated<T>() -> T {
     public var projectedValue: FocusState<Value>.Binding { Binding(box: box) }
 
     fileprivate init(value: Value) { box = StubBox(value) }
-}
 
-@available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
-extension FocusState where Value == Bool {
     // https://developer.apple.com/documentation/swiftui/focusstate/init() (the `Value == Bool` overload)
-    public init() { self.init(value: false) }
-}
+    public init() where Value == Bool { self.init(value: false) }
 
-@available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
-extension FocusState {
     // https://developer.apple.com/documentation/swiftui/focusstate/init() (the optional-value overload)
     public init<T>() where Value == T?, T: Hashable { self.init(value: nil) }
 }
@@ -168,12 +162,9 @@ extension FocusState {
     public var projectedValue: AccessibilityFocusState<Value>.Binding { Binding(box: box) }
 
     fileprivate init(value: Value) { box = StubBox(value) }
-}
 
-@available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
-extension AccessibilityFocusState where Value == Bool {
     // https://developer.apple.com/documentation/swiftui/accessibilityfocusstate/init() (the `Value == Bool` overload)
-    public init() { self.init(value: false) }
+    public init() where Value == Bool { self.init(value: false) }
 }
 
 // https://developer.apple.com/documentation/swiftui/scaledmetric

@@ -7,6 +7,10 @@
 // newer SDK's spelling than the iOS 17 / macOS 14 SDK this package targets,
 // the comment says so and the stub keeps the stricter older form.
 
+// On Apple platforms `import SwiftUI` also brings Foundation's and Core
+// Graphics' types (`CGFloat`, `Date`, `URL`) into scope; the stub does the same.
+@_exported import Foundation
+
 // https://developer.apple.com/documentation/swiftui/view
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 @MainActor @preconcurrency public protocol View {

@@ -115,6 +115,12 @@ extension TextField where Label == Text {
     // https://developer.apple.com/documentation/swiftui/textfield/init(_:text:)
     // (the `LocalizedStringKey` overload)
     nonisolated public init(_ titleKey: LocalizedStringKey, text: Binding<String>) { self.text = text }
+
+    // https://developer.apple.com/documentation/swiftui/textfield/init(_:text:)
+    // (the `StringProtocol` overload, `@_disfavoredOverload` in the SDK)
+    @_disfavoredOverload nonisolated public init<S>(_ title: S, text: Binding<String>) where S: StringProtocol {
+        self.text = text
+    }
 }
 
 // https://developer.apple.com/documentation/swiftui/hstack

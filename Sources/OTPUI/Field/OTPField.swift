@@ -1,0 +1,177 @@
+#if canImport(SwiftUI)
+    import OTPCore
+    import SwiftUI
+
+    /// The one-time-code field: visible cells driven by one hidden, real text field (UX F1–F10).
+    ///
+    /// Inside ``VerificationScreen`` it is driven by a ``VerificationModel``. On
+    /// its own it edits a binding and calls `onComplete` once with each complete
+    /// code; set `isInvalid` after a rejection to colour and shake the cells.
+    ///
+    /// ```swift
+    /// OTPField(code: $code, isInvalid: rejected) { code in submit(code) }
+    /// ```
+    public struct OTPField: View {
+        private enum Source {
+            case model(VerificationModel)
+            case standalone(Standalone)
+        }
+
+        private struct Standalone {
+            var code: Binding<String>
+            var format: CodeFormat
+            var isMasked: Bool
+            var isInvalid: Bool
+            var onComplete: @MainActor (String) -> Void
+        }
+
+        private let source: Source
+
+        /// Creates a field driven by a verification model, as ``VerificationScreen`` uses it.
+        public init(model: VerificationModel) {
+            source = .model(model)
+        }
+
+        /// Creates a field on its own.
+        ///
+        /// - Parameters:
+        ///   - code: The normalised code entered so far.
+        ///   - format: The code's length and characters.
+        ///   - isMasked: Shows `•` instead of the characters (UX F9).
+        ///   - isInvalid: Marks the code as rejected: error colour, one shake, the next key starts over (F5, F6).
+        ///   - onComplete: Called once with each complete code (F4).
+        public init(
+            code: Binding<String>, format: CodeFormat = .default, isMasked: Bool = false, isInvalid: Bool = false,
+            onComplete: @escaping @MainActor (String) -> Void
+        ) {
+            source = .standalone(
+                Standalone(
+                    code: code, format: format, isMasked: isMasked, isInvalid: isInvalid, onComplete: onComplete))
+        }
+
+        /// The field's content.
+        public var body: some View {
+            switch source {
+            case .model(let model):
+                ModelCodeField(model: model)
+            case .standalone(let field):
+                StandaloneCodeField(
+                    code: field.code, format: field.format, isMasked: field.isMasked, isInvalid: field.isInvalid,
+                    onComplete: field.onComplete)
+            }
+        }
+    }
+
+    /// The field as the verification screen drives it: every value from the model.
+    struct ModelCodeField: View {
+        let model: VerificationModel
+        @FocusState private var isFocused: Bool
+
+        var body: some View {
+            let haptic = model.hapticEvent
+            CodeCellsInput(
+                text: Binding(get: { @MainActor in model.codeText }, set: { @MainActor in model.setText($0) }),
+                cells: model.cells,
+                groups: model.groups,
+                kind: model.machine.format.kind,
+                accessibilityLabel: model.accessibilityLabel,
+                accessibilityValue: model.accessibilityValue,
+                shakeTrigger: model.shakeTrigger,
+                isFocused: $isFocused
+            )
+            .onAppear { isFocused = model.isFocused }
+            .onChange(of: isFocused) { _, focused in model.isFocused = focused }
+            .sensoryFeedback(trigger: haptic) { haptic?.haptic.sensoryFeedback }
+        }
+    }
+
+    /// The field on its own: a ``CodeEntry`` keeps normalisation, submit-once and replace-after-rejection.
+    struct StandaloneCodeField: View {
+        @Binding var code: String
+        let isMasked: Bool
+        let isInvalid: Bool
+        let onComplete: @MainActor (String) -> Void
+
+        @State private var entry: CodeEntry
+        @State private var errors = ErrorTransitionDetector()
+        @State private var shakes = 0
+        @FocusState private var isFocused: Bool
+
+        init(
+            code: Binding<String>, format: CodeFormat, isMasked: Bool, isInvalid: Bool,
+            onComplete: @escaping @MainActor (String) -> Void
+        ) {
+            _code = code
+            _entry = State(initialValue: CodeEntry(format: format))
+            self.isMasked = isMasked
+            self.isInvalid = isInvalid
+            self.onComplete = onComplete
+        }
+
+        var body: some View {
+            CodeCellsInput(
+                text: Binding(get: { @MainActor in entry.value }, set: { @MainActor in edit($0) }),
+                cells: entry.fieldCells(isFocused: isFocused, isMasked: isMasked, isInvalid: isInvalid),
+                groups: entry.format.groups,
+                kind: entry.format.kind,
+                accessibilityLabel: ScreenText.fieldLabel,
+                accessibilityValue: entry.accessibilityValue,
+                shakeTrigger: shakes,
+                isFocused: $isFocused
+            )
+            .onChange(of: code, initial: true) { _, newCode in entry.apply(text: newCode) }
+            .onChange(of: isInvalid, initial: true) { _, invalid in markInvalid(invalid) }
+            .sensoryFeedback(.error, trigger: shakes)
+        }
+
+        private func edit(_ text: String) {
+            entry.apply(text: text)
+            code = entry.value
+            if let submission = entry.takeSubmission() {
+                onComplete(submission)
+            }
+        }
+
+        private func markInvalid(_ invalid: Bool) {
+            if invalid { entry.markRejected() }
+            if errors.update(isError: invalid) { shakes += 1 }
+        }
+    }
+
+    #Preview("OTPField") {
+        StandaloneFieldPreview()
+    }
+
+    #Preview("OTPField, dark") {
+        StandaloneFieldPreview()
+            .preferredColorScheme(.dark)
+    }
+
+    #Preview("OTPField, masked 8") {
+        StandaloneFieldPreview(format: CodeFormat(length: 8), isMasked: true)
+    }
+
+    #Preview("OTPField, masked 8, dark") {
+        StandaloneFieldPreview(format: CodeFormat(length: 8), isMasked: true)
+            .preferredColorScheme(.dark)
+    }
+
+    /// A field on its own that rejects every code but 482019, to show the shake.
+    private struct StandaloneFieldPreview: View {
+        var format = CodeFormat.default
+        var isMasked = false
+        @State private var code = ""
+        @State private var isInvalid = false
+
+        var body: some View {
+            VStack(spacing: 16) {
+                OTPField(code: $code, format: format, isMasked: isMasked, isInvalid: isInvalid) { entered in
+                    isInvalid = entered != "482019"
+                }
+                Text(verbatim: "Try 482019")
+                    .font(.footnote)
+            }
+            .padding()
+        }
+    }
+#endif
