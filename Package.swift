@@ -15,6 +15,13 @@ let package = Package(
 
         // MARK: Server engine
         .target(name: "OTPServer", dependencies: ["OTPCore"]),
+
+        // MARK: Delivery and the HTTP front
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(
+            name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .target(name: "OTPDelivery", dependencies: ["OTPServer", "CCurl"]),
+        .testTarget(name: "OTPDeliveryTests", dependencies: ["OTPDelivery"], exclude: ["Receivers"]),
     ],
     swiftLanguageModes: [.v6]
 )

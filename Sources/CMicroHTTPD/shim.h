@@ -1,0 +1,94 @@
+// Typed wrappers over libmicrohttpd's variadic entry points, which Swift cannot call.
+#ifndef OTP_CMICROHTTPD_SHIM_H
+#define OTP_CMICROHTTPD_SHIM_H
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+
+/// Starts a daemon bound to `host` (an IPv4 or IPv6 literal) and `port` (0 picks a free one).
+/// `pool_size` above 1 asks for a thread pool; `timeout_seconds` drops stalled connections.
+/// Returns NULL when the host is not a literal address or the daemon cannot start.
+static inline struct MHD_Daemon *otp_mhd_start(unsigned int flags, const char *host, uint16_t port,
+                                               MHD_AccessHandlerCallback handler, void *handler_cls,
+                                               MHD_RequestCompletedCallback completed,
+                                               void *completed_cls, unsigned int pool_size,
+                                               unsigned int timeout_seconds, size_t memory_limit) {
+    struct sockaddr_in v4;
+    struct sockaddr_in6 v6;
+    const struct sockaddr *address = NULL;
+    memset(&v4, 0, sizeof v4);
+    memset(&v6, 0, sizeof v6);
+    if (inet_pton(AF_INET, host, &v4.sin_addr) == 1) {
+        v4.sin_family = AF_INET;
+        v4.sin_port = htons(port);
+        address = (const struct sockaddr *)&v4;
+    } else if (inet_pton(AF_INET6, host, &v6.sin6_addr) == 1) {
+        v6.sin6_family = AF_INET6;
+        v6.sin6_port = htons(port);
+        address = (const struct sockaddr *)&v6;
+        flags |= MHD_USE_IPv6;
+    } else {
+        return NULL;
+    }
+    if (pool_size > 1) {
+        return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
+                                MHD_OPTION_SOCK_ADDR, address,
+                                MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                                MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
+                                MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+                                MHD_OPTION_THREAD_POOL_SIZE, pool_size,
+                                MHD_OPTION_END);
+    }
+    return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
+                            MHD_OPTION_SOCK_ADDR, address,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                            MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+                            MHD_OPTION_END);
+}
+
+/// The port the daemon listens on, or 0 when it cannot tell.
+static inline uint16_t otp_mhd_bound_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info == NULL ? 0 : info->port;
+}
+
+/// Writes the connection's peer address as text into `buffer`; returns 0 on success.
+static inline int otp_mhd_client_address(struct MHD_Connection *connection, char *buffer,
+                                         size_t size) {
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL || info->client_addr == NULL || size == 0) return -1;
+    const struct sockaddr *address = info->client_addr;
+    const char *written = NULL;
+    if (address->sa_family == AF_INET) {
+        written = inet_ntop(AF_INET, &((const struct sockaddr_in *)address)->sin_addr, buffer,
+                            (socklen_t)size);
+    } else if (address->sa_family == AF_INET6) {
+        written = inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)address)->sin6_addr, buffer,
+                            (socklen_t)size);
+    }
+    return written == NULL ? -1 : 0;
+}
+
+/// Queues `length` bytes copied from `body` with `status`; the headers are `count` name/value pairs.
+static inline enum MHD_Result otp_mhd_respond(struct MHD_Connection *connection, unsigned int status,
+                                              const void *body, size_t length,
+                                              const char *const *names, const char *const *values,
+                                              size_t count) {
+    struct MHD_Response *response =
+        MHD_create_response_from_buffer(length, (void *)body, MHD_RESPMEM_MUST_COPY);
+    if (response == NULL) return MHD_NO;
+    for (size_t i = 0; i < count; i++) {
+        MHD_add_response_header(response, names[i], values[i]);
+    }
+    enum MHD_Result result = MHD_queue_response(connection, status, response);
+    MHD_destroy_response(response);
+    return result;
+}
+
+#endif

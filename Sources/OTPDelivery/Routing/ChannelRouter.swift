@@ -1,0 +1,27 @@
+import OTPCore
+import OTPServer
+
+/// Sends each message through the sender configured for its channel.
+///
+/// `otp serve --sender smtp://… --sender twilio` routes email to SMTP and SMS to Twilio; the
+/// channels offered are those that have a sender.
+public struct ChannelRouter: CodeSender {
+    /// The sender for each channel.
+    public let routes: [Channel: any CodeSender]
+
+    /// Creates a router over one sender per channel.
+    public init(routes: [Channel: any CodeSender]) {
+        self.routes = routes
+    }
+
+    /// The channels that have a sender.
+    public var channels: Set<Channel> { Set(routes.keys) }
+
+    /// Delivers through the channel's sender, or throws when the channel has none.
+    public func send(_ message: OutgoingMessage) async throws(DeliveryError) {
+        guard let sender = routes[message.channel] else {
+            throw DeliveryError("no sender is configured for \(message.channel.rawValue)")
+        }
+        try await sender.send(message)
+    }
+}

@@ -1,0 +1,45 @@
+import CCurl
+import OTPCore
+import OTPServer
+
+/// Sends SMS codes through a Twilio-compatible Messages API: a form POST with basic auth.
+public struct TwilioSender: CodeSender {
+    /// The account, sender and base URL.
+    public let configuration: TwilioConfiguration
+
+    /// Creates a sender.
+    public init(configuration: TwilioConfiguration) {
+        self.configuration = configuration
+    }
+
+    /// Delivers one SMS, or throws when the provider refused it or could not be reached.
+    ///
+    /// One request, no retries: a failure is reported at once and the caller decides.
+    public func send(_ message: OutgoingMessage) async throws(DeliveryError) {
+        guard message.channel == .sms else {
+            throw DeliveryError("the twilio sender delivers SMS only")
+        }
+        var fields = [("To", message.to), ("Body", message.text)]
+        if let service = configuration.messagingServiceSID {
+            fields.append(("MessagingServiceSid", service))
+        } else if let from = configuration.from {
+            fields.append(("From", from))
+        }
+        let body = FormEncoding.body(fields)
+        let configuration = self.configuration
+        let response = try await CurlTransfer.run("SMS delivery") {
+            (handle: inout CurlHandle) throws(DeliveryError) in
+            try handle.set(CURLOPT_URL, configuration.messagesURL)
+            try handle.set(CURLOPT_HTTPAUTH, 1)  // CURLAUTH_BASIC
+            try handle.set(CURLOPT_USERNAME, configuration.accountSID)
+            try handle.set(CURLOPT_PASSWORD, configuration.authToken)
+            try handle.set(CURLOPT_TIMEOUT_MS, configuration.timeout.wholeMilliseconds)
+            try handle.set(CURLOPT_POSTFIELDSIZE, body.utf8.count)
+            try handle.set(CURLOPT_COPYPOSTFIELDS, body)
+            try handle.set(CURLOPT_HTTPHEADER, list: ["Accept: application/json", "Expect:"])
+        }
+        guard (200..<300).contains(response.code) else {
+            throw DeliveryError("SMS delivery: the provider answered \(response.code)")
+        }
+    }
+}

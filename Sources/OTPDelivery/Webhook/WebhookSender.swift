@@ -1,0 +1,84 @@
+import CCurl
+import Foundation
+import OTPCore
+import OTPServer
+
+/// Hands each message to an HTTP endpoint of your own: one signed JSON POST, no retries.
+///
+/// The body is `{"verificationId", "channel", "to", "subject", "text", "html", "sentAt"}` and the
+/// `X-OTP-Signature` header is `sha256=` followed by the hex HMAC-SHA256 of the body under the shared
+/// secret, so the receiver can tell the request came from this server.
+public struct WebhookSender: CodeSender {
+    /// The endpoint's URL.
+    public let url: String
+    private let secret: [UInt8]
+    private let timeout: Duration
+    private let now: @Sendable () -> Date
+
+    /// Creates a sender; `secret` signs every body; `now` stamps `sentAt`.
+    public init(
+        url: String, secret: [UInt8], timeout: Duration = .seconds(5),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) throws(DeliveryError) {
+        guard url.hasPrefix("https://") || url.hasPrefix("http://") else {
+            throw DeliveryError("a webhook URL starts with http:// or https://")
+        }
+        guard !secret.isEmpty else { throw DeliveryError("a webhook needs a signing secret") }
+        self.url = url
+        self.secret = secret
+        self.timeout = timeout
+        self.now = now
+    }
+
+    /// The JSON object posted for a message.
+    struct Payload: Encodable {
+        var verificationId: String
+        var channel: Channel
+        var to: String
+        var subject: String
+        var text: String
+        var html: String?
+        var sentAt: Date
+    }
+
+    /// The `X-OTP-Signature` value for a body: `sha256=<hex HMAC-SHA256>`.
+    public static func signature(body: [UInt8], secret: [UInt8]) throws(DeliveryError) -> String {
+        guard let mac = HMACSHA256.authenticationCode(key: secret, message: body) else {
+            throw DeliveryError("the webhook body could not be signed")
+        }
+        let hex = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        for byte in mac { out += [hex[Int(byte >> 4)], hex[Int(byte & 15)]] }
+        return "sha256=" + String(decoding: out, as: UTF8.self)
+    }
+
+    /// Posts one message, or throws when the endpoint answered other than 2xx or could not be reached.
+    public func send(_ message: OutgoingMessage) async throws(DeliveryError) {
+        let payload = Payload(
+            verificationId: message.verificationID, channel: message.channel, to: message.to,
+            subject: message.subject, text: message.text, html: message.html, sentAt: now())
+        let body: [UInt8]
+        do {
+            body = Array(try WireCoding.encoder().encode(payload))
+        } catch {
+            throw DeliveryError("the webhook body could not be encoded")
+        }
+        let signature = try Self.signature(body: body, secret: secret)
+        let url = self.url
+        let timeout = self.timeout
+        let text = String(decoding: body, as: UTF8.self)
+        let response = try await CurlTransfer.run("webhook delivery") {
+            (handle: inout CurlHandle) throws(DeliveryError) in
+            try handle.set(CURLOPT_URL, url)
+            try handle.set(CURLOPT_TIMEOUT_MS, timeout.wholeMilliseconds)
+            try handle.set(CURLOPT_POSTFIELDSIZE, body.count)
+            try handle.set(CURLOPT_COPYPOSTFIELDS, text)
+            try handle.set(
+                CURLOPT_HTTPHEADER,
+                list: ["Content-Type: application/json", "X-OTP-Signature: \(signature)", "Expect:"])
+        }
+        guard (200..<300).contains(response.code) else {
+            throw DeliveryError("webhook delivery: the endpoint answered \(response.code)")
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+/// A provider stand-in (`Receivers/receiver.py`) running on its own loopback port and directory.
+final class Receiver: @unchecked Sendable {
+    let port: Int
+    let directory: URL
+    private let process: Process
+    private let input: Pipe
+
+    /// Starts `receiver.py KIND DIR ARGUMENTS…` and waits for the port it prints.
+    init(_ kind: String, _ arguments: [String] = []) throws {
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("otp-receiver-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Receivers/receiver.py")
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path, kind, directory.path] + arguments
+        input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line += chunk
+        }
+        guard
+            let port = Int(
+                String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
+            process.terminate()
+            throw ReceiverError.didNotStart(kind)
+        }
+        self.port = port
+    }
+
+    /// Stops the receiver and removes its directory.
+    func stop() {
+        try? input.fileHandleForWriting.close()
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    deinit { stop() }
+
+    /// The JSON records received so far, in order.
+    func records() throws -> [[String: Any]] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasSuffix(".json") }
+            .sorted { (Int($0.dropLast(5)) ?? 0) < (Int($1.dropLast(5)) ?? 0) }
+        return try names.map { name in
+            let data = try Data(contentsOf: directory.appendingPathComponent(name))
+            return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        }
+    }
+
+    /// The raw message of the SMTP record number `index` (from 1).
+    func mail(_ index: Int) throws -> String {
+        try String(contentsOf: directory.appendingPathComponent("\(index).eml"), encoding: .utf8)
+    }
+
+    /// The path of the receiver's self-signed certificate, when it serves TLS.
+    var certificate: String { directory.appendingPathComponent("cert.pem").path }
+}
+
+enum ReceiverError: Error {
+    case didNotStart(String)
+}
+
+/// A loopback port with nothing listening on it: a provider that is down.
+func closedPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+            bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+        }
+    }
+    guard bound else { throw ReceiverError.didNotStart("closed port") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
