@@ -1,0 +1,189 @@
+import Foundation
+import OTPCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The verification server's HTTP API (version 1) over `URLSession`.
+///
+/// It conforms to ``OTPCore/VerificationService`` so a `VerificationModel` can
+/// drive a screen with it, and offers every endpoint with the server's exact
+/// answer for scripts and operators.
+public final class VerificationClient: VerificationService {
+    /// The server's address, such as `http://127.0.0.1:8080`.
+    public let baseURL: URL
+    private let apiKey: String
+    private let session: URLSession
+    private let makeIdempotencyKey: @Sendable () -> String
+
+    /// Creates a client.
+    ///
+    /// - Parameters:
+    ///   - baseURL: The server's address.
+    ///   - apiKey: A key the server accepts, sent as a bearer token.
+    ///   - timeout: How long one request may take.
+    ///   - idempotencyKey: Makes the `Idempotency-Key` of each start; a random UUID by default.
+    public init(
+        baseURL: URL, apiKey: String, timeout: Duration = .seconds(10),
+        idempotencyKey: @escaping @Sendable () -> String = { UUID().uuidString }
+    ) {
+        self.baseURL = baseURL
+        self.apiKey = apiKey
+        let configuration = URLSessionConfiguration.ephemeral
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        configuration.timeoutIntervalForRequest = seconds
+        configuration.timeoutIntervalForResource = seconds
+        self.session = URLSession(configuration: configuration)
+        self.makeIdempotencyKey = idempotencyKey
+    }
+
+    // MARK: - VerificationService
+
+    /// Starts a verification; retried once with the same idempotency key on a network failure.
+    public func start(
+        to destination: String, channel: Channel?
+    ) async throws(VerificationFailure) -> Verification {
+        do { return try await startVerification(to: destination, channel: channel).verification } catch {
+            throw error.failure
+        }
+    }
+
+    /// Checks a code.
+    public func check(id: String, code: String) async throws(VerificationFailure) -> Verification {
+        do { return try await checkCode(id: id, code: code) } catch { throw error.failure }
+    }
+
+    /// Sends a new code.
+    public func resend(id: String) async throws(VerificationFailure) -> Verification {
+        do { return try await resendCode(id: id) } catch { throw error.failure }
+    }
+
+    // MARK: - Every endpoint, with the server's exact answer
+
+    /// `POST /v1/verifications`: returns the verification and whether it was created (201) or replayed (200).
+    public func startVerification(
+        to destination: String, channel: Channel? = nil, idempotencyKey: String? = nil
+    ) async throws(ClientError) -> (verification: Verification, created: Bool) {
+        let key = idempotencyKey ?? makeIdempotencyKey()
+        var body = ["to": destination]
+        if let channel { body["channel"] = channel.rawValue }
+        let data: Data
+        do { data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys]) } catch {
+            throw .invalidResponse("could not encode the request")
+        }
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                let (verification, status) = try await send(
+                    "POST", path: "v1/verifications", body: data, headers: ["Idempotency-Key": key])
+                return (verification, status == 201)
+            } catch ClientError.network(let reason) where attempt == 1 {
+                _ = reason  // one retry with the same key: the server replays, it never sends twice
+                continue
+            }
+        }
+    }
+
+    /// `POST /v1/verifications/{id}/check`.
+    public func checkCode(id: String, code: String) async throws(ClientError) -> Verification {
+        let data: Data
+        do { data = try JSONSerialization.data(withJSONObject: ["code": code]) } catch {
+            throw .invalidResponse("could not encode the request")
+        }
+        return try await send("POST", path: "v1/verifications/\(try escaped(id))/check", body: data).0
+    }
+
+    /// `POST /v1/verifications/{id}/resend`.
+    public func resendCode(id: String) async throws(ClientError) -> Verification {
+        try await send("POST", path: "v1/verifications/\(try escaped(id))/resend", body: nil).0
+    }
+
+    /// `GET /v1/verifications/{id}`.
+    public func status(id: String) async throws(ClientError) -> Verification {
+        try await send("GET", path: "v1/verifications/\(try escaped(id))", body: nil).0
+    }
+
+    /// `POST /v1/verifications/{id}/cancel`.
+    public func cancel(id: String) async throws(ClientError) -> Verification {
+        try await send("POST", path: "v1/verifications/\(try escaped(id))/cancel", body: nil).0
+    }
+
+    // MARK: - Transport
+
+    private func escaped(_ id: String) throws(ClientError) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-_.~")
+        guard !id.isEmpty, let escaped = id.addingPercentEncoding(withAllowedCharacters: allowed) else {
+            throw .api(APIError(code: .notFound, message: "Empty verification id."))
+        }
+        return escaped
+    }
+
+    private func send(
+        _ method: String, path: String, body: Data?, headers: [String: String] = [:]
+    ) async throws(ClientError) -> (Verification, Int) {
+        var request = URLRequest(url: baseURL.appendingPathComponent(path))
+        request.httpMethod = method
+        request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let body {
+            request.httpBody = body
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let data: Data
+        let response: URLResponse
+        do { (data, response) = try await session.data(for: request) } catch {
+            throw .network(String(describing: type(of: error)) + ": " + error.localizedDescription)
+        }
+        guard let http = response as? HTTPURLResponse else { throw .invalidResponse("not an HTTP response") }
+        let decoder = WireCoding.decoder()
+        if (200..<300).contains(http.statusCode) {
+            do { return (try decoder.decode(Verification.self, from: data), http.statusCode) } catch {
+                throw .invalidResponse("HTTP \(http.statusCode) without a verification object")
+            }
+        }
+        if let body = try? decoder.decode(APIErrorBody.self, from: data) {
+            throw .api(body.error)
+        }
+        throw .invalidResponse("HTTP \(http.statusCode) without an error object")
+    }
+}
+
+/// Why a client call failed: the server's error, no answer, or an answer that is not the API's.
+public enum ClientError: Error, Sendable, Equatable {
+    /// The server answered with an error object.
+    case api(APIError)
+    /// The server could not be reached or did not answer in time.
+    case network(String)
+    /// The server answered something that is not the API.
+    case invalidResponse(String)
+
+    /// The wire error code, such as `incorrect_code`, or `network_failure` / `invalid_response`.
+    public var code: String {
+        switch self {
+        case .api(let error): error.code.rawValue
+        case .network: "network_failure"
+        case .invalidResponse: "invalid_response"
+        }
+    }
+
+    /// A sentence for people.
+    public var message: String {
+        switch self {
+        case .api(let error): error.message
+        case .network(let reason): "Couldn't reach the server (\(reason))."
+        case .invalidResponse(let reason): "The server's answer could not be read (\(reason))."
+        }
+    }
+
+    /// The failure a screen branches on.
+    public var failure: VerificationFailure {
+        switch self {
+        case .api(let error): VerificationFailure(error)
+        case .network, .invalidResponse: .networkFailure
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import OTPCore
+
+/// Everything the terminal draws, read from the screen's model in one go.
+public struct ScreenView: Sendable, Hashable {
+    /// The title (V1).
+    public var title: String
+    /// "We sent a 6-digit code to" (V1).
+    public var sentTo: String
+    /// The masked destination (V1).
+    public var destination: String
+    /// The cells (F7, F8, F9).
+    public var cells: [CodeCell]
+    /// How cells are grouped.
+    public var groups: [Int]
+    /// The status line.
+    public var status: StatusMessage?
+    /// The Resend label (V5).
+    public var resendLabel: String
+    /// Whether Resend can be pressed.
+    public var isResendEnabled: Bool
+    /// The toast (V6).
+    public var toast: String?
+    /// The suggested code, when the bar is shown (S1).
+    public var suggestion: String?
+    /// The phase (F7).
+    public var phase: VerificationPhase
+    /// Whether a start request is in flight.
+    public var isStarting: Bool
+
+    /// Reads a screen's state from a machine.
+    public init(machine: VerificationMachine, isStarting: Bool = false, startFailure: StatusMessage? = nil) {
+        title = ScreenText.title
+        sentTo = machine.sentToText
+        destination = machine.destination
+        cells = machine.cells
+        groups = machine.format.groups
+        status = startFailure ?? machine.statusMessage
+        resendLabel = machine.resendLabel
+        isResendEnabled = machine.isResendEnabled
+        toast = machine.toast?.text
+        suggestion = machine.showsSuggestion ? machine.suggestion : nil
+        phase = machine.phase
+        self.isStarting = isStarting
+    }
+
+    /// Reads a screen's state from a model.
+    @MainActor
+    public init(model: VerificationModel) {
+        self.init(machine: model.machine, isStarting: model.isStarting, startFailure: model.startFailure)
+    }
+}

@@ -1,0 +1,106 @@
+import OTPCore
+
+/// Draws the verification screen as lines of terminal text (UX V1–V10).
+///
+/// It is a pure function of a ``ScreenView``: tests give a state and compare the
+/// exact text. With colours off, every state still reads from the text alone:
+/// the next cell has a heavy border, and the status says what happened.
+public struct TerminalRenderer: Sendable {
+    /// Whether to draw colours and attributes.
+    public var color: Bool
+    /// Columns every line starts at.
+    public var indent: Int
+
+    /// Creates a renderer.
+    public init(color: Bool, indent: Int = 4) {
+        self.color = color
+        self.indent = indent
+    }
+
+    /// The key hints under the screen.
+    public static let hints =
+        "digits type · Backspace deletes · Tab takes the suggestion · r resends · q quits"
+
+    /// The screen as lines; `shakeOffset` moves the cells sideways for one frame of the shake (F6).
+    public func render(_ view: ScreenView, shakeOffset: Int = 0) -> [String] {
+        let pad = String(repeating: " ", count: indent)
+        var lines: [String] = [""]
+        lines.append(pad + TerminalStyle.bold.apply(view.title, color: color))
+        if view.destination.isEmpty {
+            lines.append(pad + (view.isStarting ? "Sending a code…" : ""))
+            lines.append(pad)
+        } else {
+            lines.append(pad + view.sentTo)
+            lines.append(pad + TerminalStyle.bold.apply(view.destination, color: color))
+        }
+        lines.append("")
+        let cellPad = String(repeating: " ", count: max(0, indent + shakeOffset))
+        for row in cellRows(view) {
+            lines.append(cellPad + row)
+        }
+        lines.append("")
+        if let status = view.status {
+            lines.append(pad + style(for: status.role).apply(status.text, color: color))
+        } else {
+            lines.append(pad)
+        }
+        lines.append("")
+        let resend = "[r] " + view.resendLabel
+        lines.append(pad + (view.isResendEnabled ? TerminalStyle.accent : .dim).apply(resend, color: color))
+        lines.append("")
+        if let suggestion = view.suggestion {
+            let bar = "[Tab] \(ScreenText.fromMessages)  \(suggestion)"
+            lines.append(pad + TerminalStyle.inverse.apply(" \(bar) ", color: color))
+        } else {
+            lines.append(pad)
+        }
+        if let toast = view.toast {
+            lines.append(pad + TerminalStyle.inverse.apply(" \(toast) ", color: color))
+        } else {
+            lines.append(pad)
+        }
+        lines.append("")
+        lines.append(pad + TerminalStyle.dim.apply(Self.hints, color: color))
+        return lines
+    }
+
+    /// The three text rows of the cells: top border, content, bottom border.
+    private func cellRows(_ view: ScreenView) -> [String] {
+        var rows = ["", "", ""]
+        var index = 0
+        for (groupIndex, size) in view.groups.enumerated() {
+            if groupIndex > 0 {
+                rows[0] += "   "
+                rows[1] += " – "
+                rows[2] += "   "
+            }
+            for _ in 0..<size where index < view.cells.count {
+                let cell = view.cells[index]
+                let box = box(for: cell)
+                let style = cell.isNext ? TerminalStyle.accent : style(for: cell.role)
+                for line in 0..<3 {
+                    rows[line] += style.apply(box[line], color: color)
+                }
+                index += 1
+            }
+        }
+        return rows
+    }
+
+    private func box(for cell: CodeCell) -> [String] {
+        let text = cell.text.isEmpty ? " " : cell.text
+        if cell.isNext {
+            return ["┏━━━┓", "┃ \(text) ┃", "┗━━━┛"]
+        }
+        return ["┌───┐", "│ \(text) │", "└───┘"]
+    }
+
+    private func style(for role: ColorRole) -> TerminalStyle {
+        switch role {
+        case .neutral: .plain
+        case .progress, .disabled: .dim
+        case .error: .error
+        case .success: .success
+        }
+    }
+}

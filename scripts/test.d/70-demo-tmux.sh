@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# End to end: drives `otp demo` in tmux like a person would, and checks the terminal is restored.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bin="$(swift build --show-bin-path)/otp"
+[ -x "$bin" ] || swift build --product otp >/dev/null
+work=$(mktemp -d)
+server="otp-e2e-$$"
+tmx() { tmux -L "$server" "$@"; }
+cleanup() { tmx kill-server 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+screen() { tmx capture-pane -p -t demo; }
+# Waits up to 20 s for text on screen, polling; prints the screen and fails when it never shows.
+wait_for() {
+  for _ in $(seq 200); do
+    screen | grep -qF -- "$1" && return 0
+    sleep 0.1
+  done
+  echo "never saw: $1"; echo "---- screen ----"; screen; return 1
+}
+type_code() { for ((i = 0; i < ${#1}; i++)); do tmx send-keys -t demo "${1:i:1}"; done; }
+suggested() { screen | sed -n 's/.*From Messages  \([0-9]*\).*/\1/p' | head -n 1; }
+wrong_of() { local c=$1; printf '%s%s' "$(((${c:0:1} + 1) % 10))" "${c:1}"; }
+
+run_demo() {  # $1: session script after the demo
+  tmx new-session -d -s demo -x 110 -y 30 \
+    "stty -g > $work/before; $bin demo --cooldown 2 $2; echo \$? > $work/status; stty -g > $work/after; $1"
+}
+
+echo "demo: wrong codes, lock, resend, suggestion, verified, quit"
+run_demo "sleep 60" "--reduce-motion"
+wait_for "Enter the code"
+wait_for "We sent a 6-digit code to"
+wait_for "From Messages"
+code=$(suggested)
+[ ${#code} -eq 6 ] || { echo "no code in the suggestion bar"; screen; exit 1; }
+type_code "$(wrong_of "$code")"
+wait_for "Code doesn't match. 2 attempts left."
+type_code "$(wrong_of "$(wrong_of "$code")")"
+wait_for "Code doesn't match. 1 attempt left."
+type_code "$(wrong_of "$(wrong_of "$(wrong_of "$code")")")"
+wait_for "Too many attempts. Request a new code."
+wait_for "[r] Resend code"
+tmx send-keys -t demo r
+wait_for "New code sent"
+wait_for "From Messages"
+tmx send-keys -t demo Tab
+wait_for "Verified"
+tmx send-keys -t demo q
+for _ in $(seq 100); do [ -s "$work/after" ] && break; sleep 0.1; done
+[ "$(cat "$work/status")" = 0 ] || { echo "demo exited with $(cat "$work/status")"; exit 1; }
+cmp -s "$work/before" "$work/after" || { echo "terminal settings not restored after q"; exit 1; }
+[ "$(tmx display -p -t demo '#{alternate_on}')" = 0 ] || { echo "still on the alternate screen"; exit 1; }
+tmx kill-session -t demo
+echo "  ok: wrong, lock, resend, Tab, Verified, q restores the terminal"
+
+echo "demo: SIGTERM restores the terminal"
+rm -f "$work/before" "$work/after" "$work/status"
+run_demo "sleep 60" ""
+wait_for "Enter the code"
+pid=$(pgrep -f "^$bin demo --cooldown 2" | head -n 1)
+kill -TERM "$pid"
+for _ in $(seq 100); do [ -s "$work/after" ] && break; sleep 0.1; done
+cmp -s "$work/before" "$work/after" || { echo "terminal settings not restored after SIGTERM"; exit 1; }
+tmx kill-session -t demo
+echo "  ok: SIGTERM restores the terminal"
+
+echo "demo: stdin that is not a terminal gets a clear message"
+set +e
+out=$(echo | "$bin" demo 2>&1)
+status=$?
+set -e
+[ "$status" -eq 2 ] || { echo "expected exit 2, got $status: $out"; exit 1; }
+echo "$out" | grep -q "interactive terminal" || { echo "unclear message: $out"; exit 1; }
+echo "  ok: $out"
