@@ -56,10 +56,10 @@ import Testing
         var machine = machine(length: 4)
         _ = machine.insert("48", at: .zero)
         let lines = renderer.render(ScreenView(machine: machine))
-        #expect(lines[6] == "    ┌───┐┌───┐┏━━━┓┌───┐")
-        #expect(lines[7] == "    │ 4 ││ 8 │┃   ┃│   │")
-        #expect(lines[8] == "    └───┘└───┘┗━━━┛└───┘")
-        #expect(lines[3] == "    We sent a 4-digit code to")
+        #expect(lines[5] == "    ┌───┐┌───┐┏━━━┓┌───┐")
+        #expect(lines[6] == "    │ 4 ││ 8 │┃   ┃│   │")
+        #expect(lines[7] == "    └───┘└───┘┗━━━┛└───┘")
+        #expect(lines[2] == "    We sent a 4-digit code to")
     }
 
     @Test("eight digits are two groups of four")
@@ -67,38 +67,38 @@ import Testing
         var machine = machine(length: 8)
         _ = machine.insert("1234567", at: .zero)
         let lines = renderer.render(ScreenView(machine: machine))
-        #expect(lines[7] == "    │ 1 ││ 2 ││ 3 ││ 4 │ – │ 5 ││ 6 ││ 7 │┃   ┃")
-        #expect(lines[3] == "    We sent an 8-digit code to")
+        #expect(lines[6] == "    │ 1 ││ 2 ││ 3 ││ 4 │ – │ 5 ││ 6 ││ 7 │┃   ┃")
+        #expect(lines[2] == "    We sent an 8-digit code to")
     }
 
     @Test("verifying, invalid, locked, expired and verified each read from the text alone")
     func phases() {
         var verifying = machine()
         _ = verifying.insert("482019", at: .zero)
-        #expect(renderer.render(ScreenView(machine: verifying))[10] == "    Verifying…")
-        #expect(renderer.render(ScreenView(machine: verifying))[7] == "    │ 4 ││ 8 ││ 2 │ – │ 0 ││ 1 ││ 9 │")
+        #expect(renderer.render(ScreenView(machine: verifying))[9] == "    Verifying…")
+        #expect(renderer.render(ScreenView(machine: verifying))[6] == "    │ 4 ││ 8 ││ 2 │ – │ 0 ││ 1 ││ 9 │")
 
         var invalid = verifying
         _ = invalid.checkAnswered(.failure(.incorrectCode(attemptsLeft: 2)), at: .zero, wallNow: wall)
         #expect(
-            renderer.render(ScreenView(machine: invalid))[10] == "    Code doesn't match. 2 attempts left.")
+            renderer.render(ScreenView(machine: invalid))[9] == "    Code doesn't match. 2 attempts left.")
 
         var locked = verifying
         _ = locked.checkAnswered(.failure(.incorrectCode(attemptsLeft: 0)), at: .zero, wallNow: wall)
         #expect(
-            renderer.render(ScreenView(machine: locked))[10] == "    Too many attempts. Request a new code.")
+            renderer.render(ScreenView(machine: locked))[9] == "    Too many attempts. Request a new code.")
 
         var expired = machine()
         expired.tick(at: .seconds(300))
         let expiredLines = renderer.render(ScreenView(machine: expired))
-        #expect(expiredLines[10] == "    This code has expired.")
-        #expect(expiredLines[12] == "    [r] Resend code")
+        #expect(expiredLines[9] == "    This code has expired.")
+        #expect(expiredLines[11] == "    [r] Resend code")
 
         var verified = verifying
         var approved = verification(length: 6)
         approved.status = .approved
         _ = verified.checkAnswered(.success(approved), at: .zero, wallNow: wall)
-        #expect(renderer.render(ScreenView(machine: verified))[10] == "    Verified")
+        #expect(renderer.render(ScreenView(machine: verified))[9] == "    Verified")
     }
 
     @Test("idle phase before a code was sent says it is sending")
@@ -112,19 +112,19 @@ import Testing
         var machine = machine()
         machine.offerSuggestion("482019")
         var lines = renderer.render(ScreenView(machine: machine))
-        #expect(lines[14] == "     [Tab] From Messages  482019 ")
+        #expect(lines[13] == "     [Tab] From Messages  482019 ")
         machine.tick(at: .seconds(30))
         _ = machine.resendPressed(at: .seconds(30))
         machine.resendAnswered(.success(verification(length: 6)), at: .seconds(30), wallNow: wall)
         lines = renderer.render(ScreenView(machine: machine))
-        #expect(lines[15] == "     New code sent ")
+        #expect(lines[14] == "     New code sent ")
     }
 
     @Test("a shake frame moves only the cells")
     func shake() {
         let plain = renderer.render(ScreenView(machine: machine()))
         let shaken = renderer.render(ScreenView(machine: machine()), shakeOffset: 3)
-        #expect(shaken[6] == "   " + plain[6])
+        #expect(shaken[5] == "   " + plain[5])
         #expect(shaken[2] == plain[2])
     }
 
@@ -134,8 +134,8 @@ import Testing
         _ = invalid.insert("111111", at: .zero)
         _ = invalid.checkAnswered(.failure(.incorrectCode(attemptsLeft: 2)), at: .zero, wallNow: wall)
         let coloured = TerminalRenderer(color: true).render(ScreenView(machine: invalid))
-        #expect(coloured[7].contains("\u{1B}[31m│ 1 │"))
-        #expect(coloured[10].contains("\u{1B}[31mCode doesn't match."))
+        #expect(coloured[6].contains("\u{1B}[31m│ 1 │"))
+        #expect(coloured[9].contains("\u{1B}[31mCode doesn't match."))
         #expect(!renderer.render(ScreenView(machine: invalid)).joined().contains("\u{1B}"))
     }
 }
