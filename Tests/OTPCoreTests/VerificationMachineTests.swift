@@ -129,6 +129,7 @@ import Testing
     @Test("V6: a new code clears the cells, resets attempts, restarts the countdown, shows a toast")
     func resend() {
         var machine = started()
+        machine.offerSuggestion("482019")
         _ = submit(&machine, "111111")
         _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 0)), at: .zero, wallNow: wall)
         machine.tick(at: .seconds(30))
@@ -147,6 +148,7 @@ import Testing
         #expect(machine.toast?.text == "New code sent")
         #expect(machine.announcements.last?.text == "New code sent")
         #expect(machine.isInputEnabled)
+        #expect(machine.suggestion == nil, "the old code's suggestion is withdrawn")
         machine.tick(at: .seconds(32))
         #expect(machine.toast == nil)
     }

@@ -288,6 +288,7 @@ public struct VerificationMachine: Sendable, Equatable {
         case .success(let verification):
             adopt(verification, at: now, wallNow: wallNow)
             entry = CodeEntry(format: format)
+            suggestion = nil
             resultPhase = statusPhase(verification.status)
             statusMessage = nil
             canRetry = false
