@@ -33,6 +33,8 @@ public struct AccessibilityTraits: SetAlgebra, Sendable {
     public static let isStaticText = AccessibilityTraits(bits: [1])
     // https://developer.apple.com/documentation/swiftui/accessibilitytraits/updatesfrequently
     public static let updatesFrequently = AccessibilityTraits(bits: [2])
+    // https://developer.apple.com/documentation/swiftui/accessibilitytraits/isheader
+    public static let isHeader = AccessibilityTraits(bits: [3])
 
     private init(bits: Set<Int>) { self.bits = bits }
 

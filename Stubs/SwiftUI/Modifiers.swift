@@ -157,10 +157,12 @@ extension View {
     }
 
     // https://developer.apple.com/documentation/swiftui/view/task(name:priority:file:line:_:)
+    // The SDK interface also marks `action` `@_inheritActorContext` (underscored attributes are not
+    // rendered on the page): a task started from a view body runs on the main actor.
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
     nonisolated public func task(
         name: String? = nil, priority: TaskPriority = .userInitiated, file: String = #fileID, line: Int = #line,
-        _ action: sending @escaping @isolated(any) () async -> Void
+        @_inheritActorContext _ action: sending @escaping @isolated(any) () async -> Void
     ) -> some View { self }
 
     // https://developer.apple.com/documentation/swiftui/view/animation(_:value:)

@@ -1,0 +1,124 @@
+#if canImport(SwiftUI)
+    import OTPCore
+    import SwiftUI
+
+    /// A numeric keypad: 1–9, then the accessory key, 0 and delete (UX K1).
+    ///
+    /// Keys are buttons labelled for assistive technology; each press plays a
+    /// selection haptic. Which keys exist and which are enabled come from
+    /// OTPCore (``KeypadLayout``, ``KeypadInput``, ``PinPadState``).
+    public struct Keypad: View {
+        private let rows: [[KeypadKey]]
+        private let isKeyEnabled: (KeypadKey) -> Bool
+        private let onPress: @MainActor (KeypadKey) -> Void
+
+        @State private var presses = 0
+        @Environment(\.otpTheme) private var theme
+        @Environment(\.colorScheme) private var colorScheme
+        @ScaledMetric(relativeTo: .title) private var keyHeight: CGFloat = 60
+
+        /// Creates a keypad from rows of keys.
+        ///
+        /// - Parameters:
+        ///   - rows: The keys, such as ``KeypadLayout/rows(accessory:)``.
+        ///   - isEnabled: Whether a key can be pressed, such as ``PinPadState/isEnabled(_:)``.
+        ///   - onPress: Called with each pressed key.
+        public init(
+            rows: [[KeypadKey]], isEnabled: @escaping (KeypadKey) -> Bool,
+            onPress: @escaping @MainActor (KeypadKey) -> Void
+        ) {
+            self.rows = rows
+            self.isKeyEnabled = isEnabled
+            self.onPress = onPress
+        }
+
+        /// Creates a keypad that edits a ``KeypadInput`` and reports what each press did.
+        ///
+        /// Delete is disabled while nothing is entered.
+        public init(
+            input: Binding<KeypadInput>, accessory: KeypadAccessory = .none,
+            onOutcome: @escaping @MainActor (KeypadInput.Outcome) -> Void = { _ in }
+        ) {
+            self.init(
+                rows: KeypadLayout.rows(accessory: accessory),
+                isEnabled: { key in key == .delete ? input.wrappedValue.isDeleteEnabled : key.isVisible },
+                onPress: { key in onOutcome(input.wrappedValue.press(key)) })
+        }
+
+        /// The keypad's content.
+        public var body: some View {
+            VStack(spacing: theme.spacing * 1.5) {
+                ForEach(Array(rows.enumerated()), id: \.offset) { _, row in
+                    HStack(spacing: theme.spacing * 3) {
+                        ForEach(row) { key in
+                            keyView(key)
+                        }
+                    }
+                }
+            }
+            .sensoryFeedback(.selection, trigger: presses)
+        }
+
+        @ViewBuilder
+        private func keyView(_ key: KeypadKey) -> some View {
+            let palette = theme.palette(for: colorScheme)
+            if key.isVisible {
+                Button {
+                    presses += 1
+                    onPress(key)
+                } label: {
+                    keyLabel(key)
+                        .font(.system(.title, design: .rounded, weight: .medium))
+                        .foregroundStyle(palette.label)
+                        .frame(maxWidth: .infinity, minHeight: keyHeight)
+                }
+                .buttonStyle(
+                    KeyButtonStyle(
+                        shape: RoundedRectangle(cornerRadius: theme.cornerRadius * 1.5, style: .continuous),
+                        fill: palette.surface, pressedFill: palette.border)
+                )
+                .disabled(!isKeyEnabled(key))
+                .accessibilityLabel(Text(verbatim: key.accessibilityLabel))
+            } else {
+                Color.clear
+                    .frame(maxWidth: .infinity, minHeight: keyHeight)
+                    .accessibilityHidden(true)
+            }
+        }
+
+        @ViewBuilder
+        private func keyLabel(_ key: KeypadKey) -> some View {
+            switch key {
+            case .accessory(.biometric(_, let systemImage)):
+                Image(systemName: systemImage)
+            case .delete:
+                Image(systemName: "delete.left")
+            case .digit, .accessory:
+                Text(verbatim: key.title)
+            }
+        }
+    }
+
+    #Preview("Keypad") {
+        KeypadPreview()
+    }
+
+    #Preview("Keypad, dark") {
+        KeypadPreview()
+            .preferredColorScheme(.dark)
+    }
+
+    /// A keypad with a decimal key over the value it edits.
+    private struct KeypadPreview: View {
+        @State private var input = KeypadInput(maxLength: 6)
+
+        var body: some View {
+            VStack(spacing: 24) {
+                Text(verbatim: input.value.isEmpty ? "0" : input.value)
+                    .font(.largeTitle)
+                Keypad(input: $input, accessory: .decimal)
+            }
+            .padding()
+        }
+    }
+#endif

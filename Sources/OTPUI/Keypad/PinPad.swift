@@ -1,0 +1,133 @@
+#if canImport(SwiftUI)
+    import OTPCore
+    import SwiftUI
+
+    /// A PIN entry: a row of dots over a keypad (UX P1).
+    ///
+    /// `onComplete` fires with the whole PIN on the last digit. Turning
+    /// `isError` on turns the dots red, plays the error haptic and shakes the
+    /// row once per transition. `.disabled(true)` dims the dots and turns the
+    /// keypad off. The biometric key appears only when `onBiometric` is given.
+    public struct PinPad: View {
+        @Binding private var value: String
+        private let isError: Bool
+        private let onBiometric: (@MainActor () -> Void)?
+        private let onComplete: (@MainActor (String) -> Void)?
+
+        @State private var pad: PinPadState
+        @Environment(\.isEnabled) private var isEnabled
+        @Environment(\.otpTheme) private var theme
+        @Environment(\.colorScheme) private var colorScheme
+        @Environment(\.accessibilityReduceMotion) private var reduceMotion
+        @ScaledMetric(relativeTo: .body) private var dotSize: CGFloat = 14
+
+        /// Creates a PIN pad.
+        ///
+        /// - Parameters:
+        ///   - value: The digits entered.
+        ///   - length: The PIN's length, clamped to 4–8.
+        ///   - isError: Shows the error state: red dots, one shake and the error haptic per transition.
+        ///   - biometricLabel: What assistive technology reads for the biometric key.
+        ///   - biometricImage: The biometric key's SF Symbol.
+        ///   - onBiometric: The biometric action; without it there is no biometric key.
+        ///   - onComplete: Called with the whole PIN when the last digit is entered.
+        public init(
+            value: Binding<String>, length: Int = 6, isError: Bool = false, biometricLabel: String = "Use Face ID",
+            biometricImage: String = "faceid", onBiometric: (@MainActor () -> Void)? = nil,
+            onComplete: (@MainActor (String) -> Void)? = nil
+        ) {
+            _value = value
+            self.isError = isError
+            self.onBiometric = onBiometric
+            self.onComplete = onComplete
+            _pad = State(
+                initialValue: PinPadState(
+                    length: length, biometricLabel: onBiometric == nil ? nil : biometricLabel,
+                    biometricImage: biometricImage))
+        }
+
+        /// The PIN pad's content.
+        public var body: some View {
+            VStack(spacing: theme.spacing * 5) {
+                dots
+                Keypad(rows: pad.rows, isEnabled: { pad.isEnabled($0) }, onPress: press)
+            }
+            .onChange(of: isError, initial: true) { _, error in pad.setError(error) }
+            .onChange(of: isEnabled, initial: true) { _, enabled in pad.isDisabled = !enabled }
+            .onChange(of: value) { _, newValue in
+                if newValue.isEmpty { pad.clear() }
+            }
+            .sensoryFeedback(.error, trigger: pad.shakeTrigger)
+        }
+
+        private var dots: some View {
+            let palette = theme.palette(for: colorScheme)
+            let tint = pad.isError ? palette.danger : palette.label
+            return HStack(spacing: theme.spacing * 2) {
+                ForEach(Array(pad.dots.enumerated()), id: \.offset) { _, isFilled in
+                    Circle()
+                        .fill(isFilled ? tint : Color.clear)
+                        .overlay { Circle().strokeBorder(isFilled || pad.isError ? tint : palette.border, lineWidth: 1.5) }
+                        .frame(width: dotSize, height: dotSize)
+                }
+            }
+            .frame(minHeight: dotSize * 2)
+            .opacity(pad.isDisabled ? 0.5 : 1)
+            .animation(.easeOut(duration: 0.15), value: pad)
+            .keyframeAnimator(initialValue: CGFloat.zero, trigger: pad.shakeTrigger) { view, offset in
+                view.offset(x: offset)
+            } keyframes: { [steps = Motion.shake(reduceMotion: reduceMotion)] _ in
+                for step in steps {
+                    CubicKeyframe(CGFloat(step.value), duration: step.duration)
+                }
+            }
+            .environment(\.layoutDirection, .leftToRight)
+            .accessibilityElement(children: .ignore)
+            .accessibilityLabel(Text(verbatim: pad.dotsAccessibilityValue))
+            .accessibilityAddTraits(.updatesFrequently)
+        }
+
+        private func press(_ key: KeypadKey) {
+            let outcome = pad.press(key)
+            value = pad.value
+            switch outcome {
+            case .completed(let pin): onComplete?(pin)
+            case .biometric: onBiometric?()
+            case .changed, .ignored: break
+            }
+        }
+    }
+
+    #Preview("PinPad") {
+        PinPadPreview()
+    }
+
+    #Preview("PinPad, dark") {
+        PinPadPreview()
+            .preferredColorScheme(.dark)
+    }
+
+    #Preview("PinPad, biometric, error") {
+        PinPadPreview(biometric: true, isError: true)
+    }
+
+    #Preview("PinPad, biometric, error, dark") {
+        PinPadPreview(biometric: true, isError: true)
+            .preferredColorScheme(.dark)
+    }
+
+    /// A PIN pad that rejects every PIN but 123456.
+    private struct PinPadPreview: View {
+        var biometric = false
+        @State var isError = false
+        @State private var value = ""
+
+        var body: some View {
+            PinPad(
+                value: $value, isError: isError, onBiometric: biometric ? { @MainActor in } : nil,
+                onComplete: { pin in isError = pin != "123456" }
+            )
+            .padding()
+        }
+    }
+#endif

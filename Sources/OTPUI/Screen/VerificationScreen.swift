@@ -1,0 +1,154 @@
+#if canImport(SwiftUI)
+    import OTPCore
+    import SwiftUI
+
+    /// The whole verification screen (UX V1–V10), drawn from a ``VerificationModel``.
+    ///
+    /// Title, destination, the code field, the status line, the suggestion bar,
+    /// the Resend button with its countdown, and the toast. Every text, colour
+    /// role and timing comes from the model; the screen posts the model's
+    /// announcements, plays its haptics and moves focus to Resend when the
+    /// model asks. Start the verification with ``VerificationModel/start(to:channel:)``.
+    ///
+    /// ```swift
+    /// @State private var model = VerificationModel(service: client) { result in proceed(result) }
+    ///
+    /// var body: some View {
+    ///     VerificationScreen(model: model)
+    ///         .task { await model.start(to: phoneNumber) }
+    /// }
+    /// ```
+    public struct VerificationScreen: View {
+        private enum Focus: Hashable {
+            case resend
+        }
+
+        private let model: VerificationModel
+        @FocusState private var focus: Focus?
+        @AccessibilityFocusState private var resendHasAccessibilityFocus: Bool
+        @State private var lastAnnouncement = 0
+        @Environment(\.otpTheme) private var theme
+        @Environment(\.colorScheme) private var colorScheme
+
+        /// Creates the screen for a model.
+        public init(model: VerificationModel) {
+            self.model = model
+        }
+
+        /// The screen's content.
+        public var body: some View {
+            let palette = theme.palette(for: colorScheme)
+            VStack(spacing: theme.spacing * 2) {
+                header(palette)
+                OTPField(model: model)
+                    .padding(.top, theme.spacing)
+                statusLine(palette)
+                if let code = model.shownSuggestion {
+                    OTPAutofillSuggestion(code: code) { model.acceptSuggestion() }
+                        .transition(.opacity)
+                }
+                resendButton(palette)
+            }
+            .padding(theme.spacing * 3)
+            .frame(maxWidth: .infinity)
+            .overlay(alignment: .top) {
+                if let toast = model.toast {
+                    ToastView(text: toast.text)
+                        .transition(.move(edge: .top).combined(with: .opacity))
+                }
+            }
+            .animation(.snappy, value: model.toast)
+            .animation(.snappy, value: model.shownSuggestion)
+            .onAppear { lastAnnouncement = model.announcements.last?.serial ?? 0 }
+            .onChange(of: model.announcements) { _, announcements in post(announcements) }
+            .onChange(of: model.focusResendTrigger) {
+                focus = .resend
+                resendHasAccessibilityFocus = true
+            }
+        }
+
+        private func header(_ palette: OTPTheme.Palette) -> some View {
+            VStack(spacing: theme.spacing) {
+                Text(verbatim: model.title)
+                    .font(.title2.weight(.bold))
+                    .foregroundStyle(palette.label)
+                    .accessibilityAddTraits(.isHeader)
+                Text(verbatim: model.sentToText)
+                    .font(.subheadline)
+                    .foregroundStyle(palette.secondaryLabel)
+                Text(verbatim: model.destination)
+                    .font(.subheadline.weight(.semibold))
+                    .foregroundStyle(palette.label)
+            }
+            .multilineTextAlignment(.center)
+        }
+
+        /// The status line; after a network failure it is also the button that retries (V9).
+        @ViewBuilder
+        private func statusLine(_ palette: OTPTheme.Palette) -> some View {
+            let message = model.statusMessage
+            Group {
+                if let message, model.canRetry {
+                    Button(message.text) { model.retry() }
+                } else {
+                    Text(verbatim: message?.text ?? " ")
+                }
+            }
+            .font(.footnote)
+            .foregroundStyle(palette.color(for: message?.role ?? .neutral))
+            .multilineTextAlignment(.center)
+            .frame(minHeight: 20)
+        }
+
+        /// Resend, disabled while its countdown runs; its label updates silently (V5).
+        private func resendButton(_ palette: OTPTheme.Palette) -> some View {
+            Button {
+                model.resend()
+            } label: {
+                Text(verbatim: model.resendLabel)
+                    .font(.body.weight(.semibold).monospacedDigit())
+                    .foregroundStyle(palette.accent)
+                    .padding(theme.spacing)
+            }
+            .disabled(!model.isResendEnabled)
+            .opacity(model.isResendEnabled ? 1 : 0.5)
+            .focused($focus, equals: .resend)
+            .accessibilityFocused($resendHasAccessibilityFocus)
+        }
+
+        /// Speaks the announcements made since the last one spoken.
+        private func post(_ announcements: [Announcement]) {
+            for announcement in announcements where announcement.serial > lastAnnouncement {
+                AccessibilityNotification.Announcement(announcement.text).post()
+            }
+            lastAnnouncement = announcements.last?.serial ?? lastAnnouncement
+        }
+    }
+
+    #Preview("VerificationScreen") {
+        VerificationScreenPreview()
+    }
+
+    #Preview("VerificationScreen, dark") {
+        VerificationScreenPreview()
+            .preferredColorScheme(.dark)
+    }
+
+    #Preview("VerificationScreen, right to left") {
+        VerificationScreenPreview()
+            .environment(\.layoutDirection, .rightToLeft)
+    }
+
+    /// The screen against the in-memory service, whose code is 482019, with the code offered.
+    private struct VerificationScreenPreview: View {
+        @State private var model = VerificationModel(service: PreviewVerificationService())
+
+        var body: some View {
+            VerificationScreen(model: model)
+                .task {
+                    await model.start(to: "+1 555 0100")
+                    model.offerSuggestion("482019")
+                }
+        }
+    }
+#endif
