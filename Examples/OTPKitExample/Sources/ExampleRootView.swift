@@ -1,0 +1,52 @@
+import OTPCore
+import OTPUI
+import SwiftUI
+
+/// The verification screen, a confirmation once verified, and which service is in use.
+struct ExampleRootView: View {
+    private let configuration: ExampleConfiguration
+    private let offline: PreviewVerificationService?
+    @State private var model: VerificationModel
+
+    init(configuration: ExampleConfiguration) {
+        self.configuration = configuration
+        if let client = configuration.client {
+            offline = nil
+            _model = State(initialValue: VerificationModel(service: client))
+        } else {
+            let service = PreviewVerificationService()
+            offline = service
+            _model = State(initialValue: VerificationModel(service: service))
+        }
+    }
+
+    var body: some View {
+        VStack(spacing: 24) {
+            VerificationScreen(model: model)
+            if model.phase == .verified {
+                Text(verbatim: "You're in.")
+                    .font(.headline)
+            }
+            Text(verbatim: configuration.summary)
+                .font(.footnote)
+                .foregroundStyle(Color.secondary)
+        }
+        .padding()
+        .task {
+            await model.start(to: configuration.destination)
+            // Offline, play the phone's part: offer the code that was "sent" (UX S1).
+            if let offline, let code = await offline.sentCodes.last {
+                model.offerSuggestion(code)
+            }
+        }
+    }
+}
+
+#Preview("Example, offline") {
+    ExampleRootView(configuration: ExampleConfiguration(serverURL: nil, apiKey: nil, destination: "+1 555 0100"))
+}
+
+#Preview("Example, offline, dark") {
+    ExampleRootView(configuration: ExampleConfiguration(serverURL: nil, apiKey: nil, destination: "+1 555 0100"))
+        .preferredColorScheme(.dark)
+}
