@@ -17,7 +17,9 @@ struct ExampleConfiguration {
     var destination: String
 
     /// Reads the configuration from the process environment.
-    static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
+    static func fromEnvironment(
+        _ environment: [String: String] = ProcessInfo.processInfo.environment
+    )
         -> ExampleConfiguration
     {
         ExampleConfiguration(

@@ -43,10 +43,13 @@ struct ExampleRootView: View {
 }
 
 #Preview("Example, offline") {
-    ExampleRootView(configuration: ExampleConfiguration(serverURL: nil, apiKey: nil, destination: "+1 555 0100"))
+    ExampleRootView(
+        configuration: ExampleConfiguration(serverURL: nil, apiKey: nil, destination: "+1 555 0100"))
 }
 
 #Preview("Example, offline, dark") {
-    ExampleRootView(configuration: ExampleConfiguration(serverURL: nil, apiKey: nil, destination: "+1 555 0100"))
-        .preferredColorScheme(.dark)
+    ExampleRootView(
+        configuration: ExampleConfiguration(serverURL: nil, apiKey: nil, destination: "+1 555 0100")
+    )
+    .preferredColorScheme(.dark)
 }

@@ -41,12 +41,14 @@
         ///   - isInvalid: Marks the code as rejected: error colour, one shake, the next key starts over (F5, F6).
         ///   - onComplete: Called once with each complete code (F4).
         public init(
-            code: Binding<String>, format: CodeFormat = .default, isMasked: Bool = false, isInvalid: Bool = false,
+            code: Binding<String>, format: CodeFormat = .default, isMasked: Bool = false,
+            isInvalid: Bool = false,
             onComplete: @escaping @MainActor (String) -> Void
         ) {
             source = .standalone(
                 Standalone(
-                    code: code, format: format, isMasked: isMasked, isInvalid: isInvalid, onComplete: onComplete))
+                    code: code, format: format, isMasked: isMasked, isInvalid: isInvalid,
+                    onComplete: onComplete))
         }
 
         /// The field's content.
@@ -56,7 +58,8 @@
                 ModelCodeField(model: model)
             case .standalone(let field):
                 StandaloneCodeField(
-                    code: field.code, format: field.format, isMasked: field.isMasked, isInvalid: field.isInvalid,
+                    code: field.code, format: field.format, isMasked: field.isMasked,
+                    isInvalid: field.isInvalid,
                     onComplete: field.onComplete)
             }
         }
@@ -70,7 +73,8 @@
         var body: some View {
             let haptic = model.hapticEvent
             CodeCellsInput(
-                text: Binding(get: { @MainActor in model.codeText }, set: { @MainActor in model.setText($0) }),
+                text: Binding(
+                    get: { @MainActor in model.codeText }, set: { @MainActor in model.setText($0) }),
                 cells: model.cells,
                 groups: model.groups,
                 kind: model.machine.format.kind,

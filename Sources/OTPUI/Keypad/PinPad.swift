@@ -32,7 +32,8 @@
         ///   - onBiometric: The biometric action; without it there is no biometric key.
         ///   - onComplete: Called with the whole PIN when the last digit is entered.
         public init(
-            value: Binding<String>, length: Int = 6, isError: Bool = false, biometricLabel: String = "Use Face ID",
+            value: Binding<String>, length: Int = 6, isError: Bool = false,
+            biometricLabel: String = "Use Face ID",
             biometricImage: String = "faceid", onBiometric: (@MainActor () -> Void)? = nil,
             onComplete: (@MainActor (String) -> Void)? = nil
         ) {
@@ -67,7 +68,10 @@
                 ForEach(Array(pad.dots.enumerated()), id: \.offset) { _, isFilled in
                     Circle()
                         .fill(isFilled ? tint : Color.clear)
-                        .overlay { Circle().strokeBorder(isFilled || pad.isError ? tint : palette.border, lineWidth: 1.5) }
+                        .overlay {
+                            Circle().strokeBorder(
+                                isFilled || pad.isError ? tint : palette.border, lineWidth: 1.5)
+                        }
                         .frame(width: dotSize, height: dotSize)
                 }
             }

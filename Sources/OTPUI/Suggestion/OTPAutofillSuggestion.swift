@@ -21,7 +21,9 @@
         ///   - code: The received code.
         ///   - source: Where the code came from, "From Messages" by default.
         ///   - action: Called when the bar is chosen.
-        public init(code: String, source: String = ScreenText.fromMessages, action: @escaping @MainActor () -> Void) {
+        public init(
+            code: String, source: String = ScreenText.fromMessages, action: @escaping @MainActor () -> Void
+        ) {
             self.code = code
             self.source = source
             self.action = action

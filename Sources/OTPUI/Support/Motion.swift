@@ -28,7 +28,8 @@
 
         /// A small scale-up and back as a digit lands, as a scale factor.
         static func pop(reduceMotion: Bool) -> [MotionStep] {
-            reduceMotion ? [] : [MotionStep(value: 1.12, duration: 0.07), MotionStep(value: 1, duration: 0.1)]
+            reduceMotion
+                ? [] : [MotionStep(value: 1.12, duration: 0.07), MotionStep(value: 1, duration: 0.1)]
         }
     }
 #endif

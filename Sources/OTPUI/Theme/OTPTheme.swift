@@ -23,7 +23,8 @@
 
             /// Creates a palette.
             public init(
-                label: Color, secondaryLabel: Color, surface: Color, accent: Color, danger: Color, success: Color,
+                label: Color, secondaryLabel: Color, surface: Color, accent: Color, danger: Color,
+                success: Color,
                 border: Color
             ) {
                 self.label = label
