@@ -18,7 +18,9 @@ public struct OutgoingMessage: Sendable, Equatable {
     public var html: String?
 
     /// Creates a message.
-    public init(verificationID: String, channel: Channel, to: String, subject: String, text: String, html: String?) {
+    public init(
+        verificationID: String, channel: Channel, to: String, subject: String, text: String, html: String?
+    ) {
         self.verificationID = verificationID
         self.channel = channel
         self.to = to

@@ -1,0 +1,45 @@
+/// Turns a code into what the store keeps: HMAC-SHA256 under the server's key over (id ‖ 0x00 ‖ code).
+///
+/// The zero byte keeps the split between id and code unambiguous. Rate-limit keys are derived
+/// from the same key, so no full destination or client address is written to a store.
+struct CodeHasher: Sendable {
+    private let secret: [UInt8]
+
+    init(secret: [UInt8]) {
+        self.secret = secret
+    }
+
+    /// The stored form of a code for a verification, or `nil` when the crypto library failed.
+    func hash(id: String, code: String) -> [UInt8]? {
+        HMACSHA256.authenticationCode(key: secret, message: Array(id.utf8) + [0] + Array(code.utf8))
+    }
+
+    /// Whether a candidate code is the one whose hash the store kept, compared in constant time.
+    func matches(id: String, code: String, storedHash: [UInt8]) -> Bool {
+        guard let candidate = hash(id: id, code: code) else { return false }
+        return HMACSHA256.constantTimeEqual(candidate, storedHash)
+    }
+
+    /// An opaque store key for a value such as a destination or an address: 32 hex digits.
+    func opaqueKey(_ purpose: String, _ value: String) -> String? {
+        guard
+            let mac = HMACSHA256.authenticationCode(
+                key: secret, message: Array("\(purpose)\u{0}\(value)".utf8))
+        else { return nil }
+        return Hex.encode(mac.prefix(16))
+    }
+}
+
+/// Lower-case hexadecimal.
+enum Hex {
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    static func encode(_ bytes: some Sequence<UInt8>) -> String {
+        var out: [UInt8] = []
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

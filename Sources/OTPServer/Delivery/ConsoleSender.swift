@@ -1,0 +1,29 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Development only: writes each message, code included, to standard error.
+///
+/// This is the one place in OTPKit where a code is printed, on purpose, so a developer can
+/// sign in without a phone. Never use it in production. The destination is masked.
+public struct ConsoleSender: CodeSender {
+    /// Creates a console sender.
+    public init() {}
+
+    /// Writes the message to standard error.
+    public func send(_ message: OutgoingMessage) async throws(DeliveryError) {
+        let destination = Destination.mask(channel: message.channel, address: message.to)
+        let body = message.text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { "  | \($0)" }.joined(separator: "\n")
+        let block =
+            "[otp dev sender: not for production] \(message.channel.rawValue) to \(destination) "
+            + "for \(message.verificationID):\n\(body)\n"
+        let bytes = Array(block.utf8)
+        let written = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        guard written >= 0 else { throw DeliveryError("could not write to standard error") }
+    }
+}

@@ -1,0 +1,131 @@
+import OTPCore
+
+/// A parsed destination: an E.164 phone number for SMS or an email address.
+///
+/// The full address is for senders only; responses carry ``masked``.
+public struct Destination: Sendable, Hashable {
+    /// The longest destination accepted, in UTF-8 bytes.
+    public static let maximumLength = 254
+
+    /// The channel the destination belongs to.
+    public let channel: Channel
+    /// The full address: `+15550100` or `ana@example.org` (domain lower-cased).
+    public let address: String
+
+    /// Parses a destination the way the API does, inferring the channel from an `@`.
+    ///
+    /// Phone numbers are E.164 after removing spaces, dashes and parentheses: `+`, then
+    /// 7–15 digits not starting with 0. Emails have one `@`, a local part, and a domain
+    /// with a dot inside. A `channel` that differs from the destination's kind is
+    /// `channel_not_supported`; anything else malformed is `invalid_destination`.
+    public static func parse(_ text: String, channel: Channel?) throws(APIError) -> Destination {
+        let trimmed = text.trimmingWhitespace()
+        guard !trimmed.isEmpty, trimmed.utf8.count <= maximumLength else { throw Self.invalid }
+        let kind: Channel = trimmed.contains("@") ? .email : .sms
+        let parsed: Destination? =
+            kind == .email ? parseEmail(trimmed) : parsePhone(trimmed)
+        guard let parsed else { throw Self.invalid }
+        if let channel, channel != kind {
+            throw APIError(
+                code: .channelNotSupported,
+                message: kind == .email
+                    ? "Codes for an email address can only be sent by email."
+                    : "Codes for a phone number can only be sent by SMS.")
+        }
+        return parsed
+    }
+
+    /// The masked form: `+1 ••• ••• 0100` or `a•••@example.org`.
+    public var masked: String {
+        switch channel {
+        case .sms: return Self.maskPhone(address)
+        case .email: return Self.maskEmail(address)
+        }
+    }
+
+    /// The country calling code of a phone number (such as `"1"` or `"44"`), `nil` for email.
+    public var callingCode: String? {
+        guard channel == .sms else { return nil }
+        return CallingCodes.callingCode(ofDigits: String(address.dropFirst()))
+    }
+
+    /// The form rate limits count by: the address with an email's local part lower-cased too.
+    var limitKey: String {
+        channel == .email ? address.lowercased() : address
+    }
+
+    /// The masked form of a stored destination.
+    public static func mask(channel: Channel, address: String) -> String {
+        channel == .sms ? maskPhone(address) : maskEmail(address)
+    }
+
+    private static let invalid = APIError(code: .invalidDestination, message: ScreenText.invalidDestination)
+
+    private static func parsePhone(_ text: String) -> Destination? {
+        let kept = text.unicodeScalars.filter { !" -()\t".unicodeScalars.contains($0) }
+        guard kept.first == "+" else { return nil }
+        let digits = kept.dropFirst()
+        guard (7...15).contains(digits.count), digits.allSatisfy({ ("0"..."9").contains($0) }),
+            digits.first != "0"
+        else { return nil }
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: kept)
+        return Destination(channel: .sms, address: String(scalars))
+    }
+
+    private static func parseEmail(_ text: String) -> Destination? {
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        let local = parts[0]
+        let domain = parts[1].lowercased()
+        guard !local.isEmpty, local.utf8.count <= 64, !local.hasPrefix("."), !local.hasSuffix("."),
+            !local.contains("..")
+        else { return nil }
+        let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
+        guard labels.count >= 2,
+            labels.allSatisfy({ !$0.isEmpty && !$0.hasPrefix("-") && !$0.hasSuffix("-") })
+        else { return nil }
+        let forbidden = Set(" \t\"(),:;<>[\\]".unicodeScalars)
+        let allowed = { (scalar: Unicode.Scalar) in
+            !forbidden.contains(scalar) && !scalar.properties.isWhitespace
+                && scalar.properties.generalCategory != .control
+                && scalar.properties.generalCategory != .format
+        }
+        guard local.unicodeScalars.allSatisfy(allowed), domain.unicodeScalars.allSatisfy(allowed) else {
+            return nil
+        }
+        return Destination(channel: .email, address: "\(local)@\(domain)")
+    }
+
+    private static func maskPhone(_ address: String) -> String {
+        let digits = String(address.dropFirst())
+        let code = CallingCodes.callingCode(ofDigits: digits)
+        let national = Array(digits.dropFirst(code.count))
+        // Keep the last four digits while at least three stay hidden.
+        let shown = min(4, max(0, national.count - 3))
+        let hidden = national.count - shown
+        var groups: [String] = []
+        var left = hidden
+        while left > 0 {
+            let size = min(3, left)
+            groups.append(String(repeating: "•", count: size))
+            left -= size
+        }
+        let tail = String(national.suffix(shown))
+        return (["+" + code] + groups + (tail.isEmpty ? [] : [tail])).joined(separator: " ")
+    }
+
+    private static func maskEmail(_ address: String) -> String {
+        guard let at = address.lastIndex(of: "@"), let first = address.first else { return "•••" }
+        return "\(first)•••\(address[at...])"
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        var scalars = Substring(self).unicodeScalars
+        while let first = scalars.first, first.properties.isWhitespace { scalars.removeFirst() }
+        while let last = scalars.last, last.properties.isWhitespace { scalars.removeLast() }
+        return String(scalars)
+    }
+}

@@ -1,0 +1,40 @@
+import OTPCore
+
+/// A request to start a verification, as the HTTP front hands it over.
+public struct StartRequest: Sendable, Equatable {
+    /// The destination as the client sent it: a phone number or an email address.
+    public var to: String
+    /// The channel, or `nil` to infer it (`@` means email).
+    public var channel: Channel?
+    /// The client's address (the socket's peer, or the first forwarded address behind a trusted proxy).
+    public var clientAddress: String
+    /// The `Idempotency-Key` header, if any: 1–255 printable ASCII characters.
+    public var idempotencyKey: String?
+
+    /// Creates a request.
+    public init(to: String, channel: Channel? = nil, clientAddress: String, idempotencyKey: String? = nil) {
+        self.to = to
+        self.channel = channel
+        self.clientAddress = clientAddress
+        self.idempotencyKey = idempotencyKey
+    }
+
+    /// What identifies the body for idempotency: the fields as JSON values, not bytes.
+    var fingerprint: String {
+        "\(to)\u{0}\(channel?.rawValue ?? "")"
+    }
+}
+
+/// The answer to a start.
+public struct StartResult: Sendable, Equatable {
+    /// The verification.
+    public var verification: Verification
+    /// `true` when this call created it (HTTP 201); `false` for an idempotent replay (HTTP 200).
+    public var created: Bool
+
+    /// Creates a result.
+    public init(verification: Verification, created: Bool) {
+        self.verification = verification
+        self.created = created
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import OTPCore
+
+extension Verifier {
+    /// Sends a new code: the old one stops working, attempts reset, the next cooldown starts.
+    ///
+    /// Allowed from pending, locked and expired. Judged in this order: the verification
+    /// exists (404), it is not approved or canceled (409), a send is left (429
+    /// `max_sends_reached`, `retryAfter` the seconds until the current code expires), the
+    /// cooldown has run (429 `resend_too_soon`), the global send cap (429). The send is
+    /// claimed in the store first, so parallel resends send one message; a delivery
+    /// failure (502) leaves the previous code valid and uses up no send.
+    public func resend(id: String, clientAddress: String) async throws(APIError) -> Verification {
+        let now = currentTime()
+        let record = try await load(id)
+        let lease = ResendLease(
+            token: random.withGenerator { VerificationID.make(using: &$0) },
+            until: now.adding(Self.resendLeaseDuration))
+        // Judge on the record just read first, so a refused resend takes no permit; the store judges again atomically.
+        var probe = record
+        try throwResendRefusal(probe.beginResend(lease: lease, maxSends: policy.maxSends, now: now), now: now)
+
+        let global = globalSendPermit.map { [$0] } ?? []
+        try await acquire(global, now: now)
+        let claimed = try await storeCall { () async throws(StoreError) in
+            try await store.beginResend(id: id, lease: lease, maxSends: policy.maxSends, now: now)
+        }
+        guard case .begun(let begun) = claimed else {
+            await release(global, now: now)
+            try throwResendRefusal(claimed, now: now)
+            throw .internalFailure
+        }
+
+        let code = newCode()
+        let codeHash: [UInt8]
+        do {
+            codeHash = try hash(id: id, code: code)
+            let message = MessageTemplate.message(
+                verificationID: id, channel: begun.channel, to: begun.destination, code: code, policy: policy)
+            try await sender.send(message)
+        } catch {
+            try? await store.abandonResend(id: id, token: lease.token)
+            await release(global, now: now)
+            throw .resendDeliveryFailed
+        }
+
+        let sentAt = max(now, currentTime())
+        let sendsUsed = begun.sendsUsed + 1
+        let expiresAt = sentAt.adding(policy.codeLifetime)
+        let update = CodeUpdate(
+            codeHash: codeHash, attemptsLeft: policy.maxAttempts, sendsUsed: sendsUsed, expiresAt: expiresAt,
+            resendAvailableAt: sendsUsed < policy.maxSends
+                ? sentAt.adding(policy.cooldown(afterSend: sendsUsed)) : nil,
+            purgeAt: purgeTime(after: expiresAt))
+        let finished = try await storeCall { () async throws(StoreError) in
+            try await store.finishResend(id: id, token: lease.token, update: update)
+        }
+        switch finished {
+        case .done(let record): return view(record, at: sentAt)
+        case .notFound: throw .notFound
+        case .notPending: throw .notPending
+        case .leaseLost(let record):
+            // The delivery outlived its lease and another resend took over; that one's code counts.
+            let wait = record.resendAvailableAt.map {
+                StoreTime.milliseconds($0) - StoreTime.milliseconds(sentAt)
+            }
+            throw .resendTooSoon(waitMilliseconds: wait ?? 1000)
+        }
+    }
+
+    /// Throws the answer for a resend the rules refuse; returns for `.begun`.
+    private func throwResendRefusal(_ outcome: BeginResendOutcome, now: Date) throws(APIError) {
+        switch outcome {
+        case .begun: return
+        case .notFound: throw .notFound
+        case .notPending: throw .notPending
+        case .maxSendsReached(let record):
+            throw .maxSendsReached(
+                waitMilliseconds: StoreTime.milliseconds(record.expiresAt) - StoreTime.milliseconds(now))
+        case .tooSoon(_, let until):
+            throw .resendTooSoon(
+                waitMilliseconds: StoreTime.milliseconds(until) - StoreTime.milliseconds(now))
+        }
+    }
+}

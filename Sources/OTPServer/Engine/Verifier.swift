@@ -1,0 +1,169 @@
+import Foundation
+import OTPCore
+
+/// The verification engine: start, check, resend, cancel and status, with the rules of the HTTP API.
+///
+/// A verifier holds no state of its own: everything lives in its ``VerificationStore``, so
+/// any number of verifiers (threads, processes, servers) can share one store. Codes come
+/// from `random` (the system CSPRNG in production), are stored only as HMAC-SHA256 under
+/// `secret`, are compared in constant time and are good once. Times come from `now`.
+///
+/// Every method throws `APIError` with the API's error code and the screen's sentence.
+public final class Verifier: Sendable {
+    /// The policy in force, with out-of-range values brought into range.
+    public let policy: Policy
+    let store: any VerificationStore
+    let sender: any CodeSender
+    let hasher: CodeHasher
+    let clock: @Sendable () -> Date
+    let random: SharedRandom
+
+    /// How long a resend may take to deliver its code before another resend may take over.
+    static let resendLeaseDuration: Duration = .seconds(60)
+
+    /// Creates a verifier.
+    ///
+    /// - Parameters:
+    ///   - store: where verifications live.
+    ///   - sender: delivers the codes.
+    ///   - policy: the numbers to play by.
+    ///   - secret: the HMAC key, at least 16 bytes (``SecretKey`` makes 32).
+    ///   - now: the wall clock.
+    ///   - random: the source of codes and identifiers; keep the default outside tests.
+    public init(
+        store: any VerificationStore, sender: any CodeSender, policy: Policy, secret: [UInt8],
+        now: @escaping @Sendable () -> Date = { Date() },
+        random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+    ) {
+        precondition(
+            secret.count >= SecretKey.minimumByteCount, "the HMAC secret must have at least 16 bytes")
+        var policy = policy
+        policy.codeLength = policy.codeFormat.length
+        policy.maxAttempts = max(1, policy.maxAttempts)
+        policy.maxSends = max(1, policy.maxSends)
+        if policy.codeLifetime <= .zero { policy.codeLifetime = .seconds(300) }
+        self.policy = policy
+        self.store = store
+        self.sender = sender
+        self.hasher = CodeHasher(secret: secret)
+        self.clock = now
+        self.random = SharedRandom(random)
+    }
+
+    /// The verification with an identifier as it reads now.
+    public func status(id: String) async throws(APIError) -> Verification {
+        let now = currentTime()
+        let record = try await load(id)
+        return view(record, at: now)
+    }
+
+    /// Cancels a pending, locked or expired verification.
+    public func cancel(id: String) async throws(APIError) -> Verification {
+        let now = currentTime()
+        guard VerificationID.isWellFormed(id) else { throw .notFound }
+        switch try await storeCall({ () async throws(StoreError) in try await store.cancel(id: id) }) {
+        case .done(let record): return view(record, at: now)
+        case .notFound: throw .notFound
+        case .notPending, .leaseLost: throw .notPending
+        }
+    }
+
+    /// Whether the store answers.
+    public func isHealthy() async -> Bool {
+        await store.ping()
+    }
+
+    /// Deletes what the store no longer needs; a server may call it on a timer.
+    public func purgeExpired() async throws(APIError) -> Int {
+        let now = currentTime()
+        return try await storeCall { () async throws(StoreError) in try await store.purgeExpired(now: now) }
+    }
+
+    // MARK: - Shared parts
+
+    /// The injected time, moved to a whole millisecond as the stores keep it.
+    func currentTime() -> Date {
+        StoreTime.truncated(clock())
+    }
+
+    /// The record with an identifier, or 404.
+    func load(_ id: String) async throws(APIError) -> VerificationRecord {
+        guard VerificationID.isWellFormed(id) else { throw .notFound }
+        let found = try await storeCall { () async throws(StoreError) in try await store.record(id: id) }
+        guard let found else { throw .notFound }
+        return found
+    }
+
+    /// Runs a store call, turning its failure into 503 `store_unavailable`.
+    func storeCall<Result>(_ body: () async throws(StoreError) -> Result) async throws(APIError) -> Result {
+        do {
+            return try await body()
+        } catch {
+            throw .storeUnavailable
+        }
+    }
+
+    /// Takes every permit or answers 429 with the wait.
+    func acquire(_ permits: [RatePermit], now: Date) async throws(APIError) {
+        guard !permits.isEmpty else { return }
+        let decision = try await storeCall { () async throws(StoreError) in
+            try await store.acquire(permits, now: now)
+        }
+        if case .denied(let wait) = decision {
+            throw .rateLimited(waitMilliseconds: wait)
+        }
+    }
+
+    /// Gives permits back, on a best-effort basis: a failure here only makes a limit stricter.
+    func release(_ permits: [RatePermit], now: Date) async {
+        guard !permits.isEmpty else { return }
+        try? await store.release(permits, now: now)
+    }
+
+    /// A fresh code for the policy's format.
+    func newCode() -> String {
+        random.withGenerator { CodeGenerator.code(for: policy.codeFormat, using: &$0) }
+    }
+
+    /// A fresh verification identifier.
+    func newID() -> String {
+        random.withGenerator { VerificationID.make(using: &$0) }
+    }
+
+    /// The stored form of a code, or 500 when the crypto library failed.
+    func hash(id: String, code: String) throws(APIError) -> [UInt8] {
+        guard let hash = hasher.hash(id: id, code: code) else { throw .internalFailure }
+        return hash
+    }
+
+    /// An opaque rate-limit key, or 500 when the crypto library failed.
+    func limitKey(_ purpose: String, _ value: String) throws(APIError) -> String {
+        guard let key = hasher.opaqueKey(purpose, value) else { throw .internalFailure }
+        return "\(purpose):\(key)"
+    }
+
+    /// The permit of the global send cap, when one is set.
+    var globalSendPermit: RatePermit? {
+        policy.globalSendsPerHour.map {
+            RatePermit(key: "gs", limit: RateLimit(limit: $0, window: .seconds(3600)))
+        }
+    }
+
+    /// The wire object for a record at a time.
+    func view(_ record: VerificationRecord, at now: Date) -> Verification {
+        let status = record.status(at: now)
+        let sendsLeft = max(0, policy.maxSends - record.sendsUsed)
+        let open = status != .approved && status != .canceled && sendsLeft > 0
+        return Verification(
+            id: record.id, status: status, channel: record.channel,
+            to: Destination.mask(channel: record.channel, address: record.destination),
+            codeLength: record.codeLength, attemptsLeft: status == .locked ? 0 : max(0, record.attemptsLeft),
+            sendsLeft: sendsLeft, expiresAt: record.expiresAt,
+            resendAvailableAt: open ? record.resendAvailableAt : nil, createdAt: record.createdAt)
+    }
+
+    /// When the store may delete a record whose code expires at a time.
+    func purgeTime(after expiresAt: Date) -> Date {
+        expiresAt.adding(policy.retention)
+    }
+}

@@ -1,0 +1,154 @@
+import OTPCore
+
+/// The numbers a ``Verifier`` plays by: code shape, attempts, lifetimes, cooldowns, sends and rate limits.
+///
+/// The defaults are those of the screen's design (6 digits, 3 attempts, 5 minutes,
+/// cooldowns of 30, 60, 120 and 300 seconds, 5 sends) and these rate limits:
+///
+/// | limit | default |
+/// |---|---|
+/// | starts per destination | 5 per hour |
+/// | starts per client address | 20 per 5 minutes |
+/// | checks per client address | 60 per 5 minutes |
+/// | failed checks per destination | 20 per 24 hours |
+/// | sends in all, per hour | none |
+///
+/// IPv6 client addresses count by their /64 network.
+public struct Policy: Sendable, Hashable {
+    /// The defaults described above.
+    public static let `default` = Policy()
+
+    /// Characters in a code, 4–8 (clamped).
+    public var codeLength: Int
+    /// Attempts per code.
+    public var maxAttempts: Int
+    /// How long a code works.
+    public var codeLifetime: Duration
+    /// The wait before each further send; the last one repeats.
+    public var resendCooldowns: [Duration]
+    /// Codes a verification may send in all, the first included.
+    public var maxSends: Int
+    /// Starts per destination.
+    public var startsPerDestination: RateLimit
+    /// Starts per client address (IPv6 by /64).
+    public var startsPerAddress: RateLimit
+    /// Checks per client address (IPv6 by /64), every check counted.
+    public var checksPerAddress: RateLimit
+    /// Incorrect codes per destination.
+    public var failedChecksPerDestination: RateLimit
+    /// Messages the whole server may send per hour, or `nil` for no cap.
+    public var globalSendsPerHour: Int?
+    /// Country calling codes SMS may go to (such as `"1"`, `"44"`), or `nil` for all.
+    public var allowedCallingCodes: Set<String>?
+    /// The channels offered.
+    public var channels: Set<Channel>
+    /// The app's name in messages: "Your <app name> code is …".
+    public var appName: String
+    /// The web domain codes are bound to (`@domain #code`), or `nil`.
+    public var domain: String?
+    /// The Android app's 11-character SMS Retriever hash, or `nil`.
+    public var androidAppHash: String?
+    /// How long a verification stays readable after its last code expires.
+    public var retention: Duration
+
+    /// Creates a policy; every value has its default.
+    public init(
+        codeLength: Int = 6, maxAttempts: Int = 3, codeLifetime: Duration = .seconds(300),
+        resendCooldowns: [Duration] = [.seconds(30), .seconds(60), .seconds(120), .seconds(300)],
+        maxSends: Int = 5,
+        startsPerDestination: RateLimit = RateLimit(limit: 5, window: .seconds(3600)),
+        startsPerAddress: RateLimit = RateLimit(limit: 20, window: .seconds(300)),
+        checksPerAddress: RateLimit = RateLimit(limit: 60, window: .seconds(300)),
+        failedChecksPerDestination: RateLimit = RateLimit(limit: 20, window: .seconds(86_400)),
+        globalSendsPerHour: Int? = nil, allowedCallingCodes: Set<String>? = nil,
+        channels: Set<Channel> = [.sms, .email], appName: String = "OTPKit", domain: String? = nil,
+        androidAppHash: String? = nil, retention: Duration = .seconds(86_400)
+    ) {
+        self.codeLength = codeLength
+        self.maxAttempts = maxAttempts
+        self.codeLifetime = codeLifetime
+        self.resendCooldowns = resendCooldowns
+        self.maxSends = maxSends
+        self.startsPerDestination = startsPerDestination
+        self.startsPerAddress = startsPerAddress
+        self.checksPerAddress = checksPerAddress
+        self.failedChecksPerDestination = failedChecksPerDestination
+        self.globalSendsPerHour = globalSendsPerHour
+        self.allowedCallingCodes = allowedCallingCodes
+        self.channels = channels
+        self.appName = appName
+        self.domain = domain
+        self.androidAppHash = androidAppHash
+        self.retention = retention
+    }
+
+    /// The code format: `codeLength` digits, clamped to 4–8.
+    public var codeFormat: CodeFormat {
+        CodeFormat(length: codeLength, kind: .digits)
+    }
+
+    /// The wait after the given send (1 for the first) before the next one.
+    public func cooldown(afterSend send: Int) -> Duration {
+        guard let last = resendCooldowns.last else { return .zero }
+        let index = max(0, send - 1)
+        return index < resendCooldowns.count ? resendCooldowns[index] : last
+    }
+
+    /// The most guesses a verification can ever get: `maxSends × maxAttempts`.
+    public var guessBudget: Int {
+        max(1, maxSends) * max(1, maxAttempts)
+    }
+
+    /// Warnings for values weaker than recommended, one sentence each; empty when none.
+    public func weakSettings() -> [String] {
+        var warnings: [String] = []
+        if maxAttempts > 10 {
+            warnings.append(
+                "maxAttempts is \(maxAttempts): more than 10 attempts per code makes guessing easier.")
+        }
+        if codeLifetime > .seconds(600) {
+            warnings.append(
+                "codeLifetime is \(StoreTime.milliseconds(codeLifetime) / 1000) s: codes living over 10 minutes "
+                    + "give guessers more time.")
+        }
+        if codeFormat.length < 6 {
+            warnings.append("codeLength is \(codeFormat.length): codes under 6 digits are easier to guess.")
+        }
+        if maxSends > 10 {
+            warnings.append("maxSends is \(maxSends): more than 10 sends multiplies the guesses allowed.")
+        }
+        let code = String(repeating: "0", count: codeFormat.length)
+        let full = MessageTemplate.smsText(code: code, appName: appName, policy: self)
+        if MessageTemplate.smsByteCount(full) > MessageTemplate.smsByteLimit {
+            let fitted = MessageTemplate.fittedAppName(code: code, policy: self)
+            warnings.append(
+                "appName is cut to \"\(fitted)\" in SMS to keep them within \(MessageTemplate.smsByteLimit) bytes."
+            )
+        }
+        return warnings
+    }
+
+    /// Settings that cannot work, one sentence each; a server should refuse to start on any.
+    public func problems() -> [String] {
+        var problems: [String] = []
+        if maxAttempts < 1 { problems.append("maxAttempts must be at least 1.") }
+        if maxSends < 1 { problems.append("maxSends must be at least 1.") }
+        if codeLifetime <= .zero { problems.append("codeLifetime must be positive.") }
+        if channels.isEmpty { problems.append("channels must offer sms or email.") }
+        if let hash = androidAppHash, hash.count != 11 {
+            problems.append("androidAppHash must be the 11-character app hash.")
+        }
+        if let domain, domain.isEmpty || domain.contains(where: { $0.isWhitespace || $0 == "#" }) {
+            problems.append("domain must be a host name such as example.com.")
+        }
+        let shortest = MessageTemplate.smsText(
+            code: String(repeating: "0", count: codeFormat.length), appName: "", policy: self)
+        let bytes = MessageTemplate.smsByteCount(shortest)
+        if bytes > MessageTemplate.smsByteLimit {
+            problems.append(
+                "The SMS would be \(bytes) bytes even without the app name, over the "
+                    + "\(MessageTemplate.smsByteLimit)-byte limit: shorten the domain.")
+        }
+        return problems
+    }
+}

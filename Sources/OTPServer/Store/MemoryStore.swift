@@ -1,0 +1,140 @@
+import Foundation
+
+/// A store in the process's memory: for tests, development and single-instance servers that may forget.
+///
+/// An actor, so each method is one atomic step. Expired records are purged on every
+/// hundredth insert and by ``purgeExpired(now:)``.
+public actor MemoryStore: VerificationStore {
+    private var records: [String: VerificationRecord] = [:]
+    private var idempotency: [String: IdempotencyEntry] = [:]
+    private var arrivals: [String: Int64] = [:]
+    private var insertsSincePurge = 0
+
+    /// Creates an empty store.
+    public init() {}
+
+    /// The number of verifications held.
+    public var count: Int { records.count }
+
+    /// Stores a new verification and its idempotency key, unless the key is live.
+    public func insert(_ record: VerificationRecord, claim: IdempotencyClaim?, now: Date) -> InsertOutcome {
+        if let claim {
+            if let entry = idempotency[claim.key], entry.expiresAt > now {
+                return .replay(entry)
+            }
+            idempotency[claim.key] = IdempotencyEntry(
+                verificationID: record.id, fingerprint: claim.fingerprint, expiresAt: claim.expiresAt)
+        }
+        records[record.id] = record
+        insertsSincePurge += 1
+        if insertsSincePurge >= 100 {
+            _ = purgeExpired(now: now)
+        }
+        return .inserted
+    }
+
+    /// The verification with an identifier.
+    public func record(id: String) -> VerificationRecord? {
+        records[id]
+    }
+
+    /// The live entry of an idempotency key.
+    public func idempotencyEntry(key: String, now: Date) -> IdempotencyEntry? {
+        guard let entry = idempotency[key], entry.expiresAt > now else { return nil }
+        return entry
+    }
+
+    /// Frees an idempotency key that still belongs to the verification.
+    public func releaseIdempotencyKey(_ key: String, verificationID: String) {
+        if idempotency[key]?.verificationID == verificationID {
+            idempotency[key] = nil
+        }
+    }
+
+    /// Takes one attempt.
+    public func takeAttempt(id: String, now: Date) -> AttemptOutcome {
+        guard var record = records[id] else { return .notFound }
+        let outcome = record.takeAttempt(now: now)
+        records[id] = record
+        return outcome
+    }
+
+    /// Approves a pending verification.
+    public func approve(id: String) -> TransitionOutcome {
+        transition(id) { $0.approve() }
+    }
+
+    /// Cancels a pending verification.
+    public func cancel(id: String) -> TransitionOutcome {
+        transition(id) { $0.cancel() }
+    }
+
+    /// Claims the next send.
+    public func beginResend(id: String, lease: ResendLease, maxSends: Int, now: Date) -> BeginResendOutcome {
+        guard var record = records[id] else { return .notFound }
+        let outcome = record.beginResend(lease: lease, maxSends: maxSends, now: now)
+        records[id] = record
+        return outcome
+    }
+
+    /// Puts a resend's code in place.
+    public func finishResend(id: String, token: String, update: CodeUpdate) -> TransitionOutcome {
+        transition(id) { $0.finishResend(token: token, update: update) }
+    }
+
+    /// Gives up a resend's lease.
+    public func abandonResend(id: String, token: String) {
+        records[id]?.abandonResend(token: token)
+    }
+
+    /// Takes every permit or none.
+    public func acquire(_ permits: [RatePermit], now: Date) -> RateDecision {
+        let nowMilliseconds = StoreTime.milliseconds(now)
+        var updates: [(String, Int64)] = []
+        var longestWait: Int64 = 0
+        for permit in permits {
+            switch permit.admit(storedArrival: arrivals[permit.key], now: nowMilliseconds) {
+            case .success(let arrival): updates.append((permit.key, arrival))
+            case .failure(let denial): longestWait = max(longestWait, denial.waitMilliseconds)
+            }
+        }
+        guard longestWait == 0 else { return .denied(waitMilliseconds: longestWait) }
+        for (key, arrival) in updates {
+            arrivals[key] = arrival
+        }
+        return .allowed
+    }
+
+    /// Gives permits back.
+    public func release(_ permits: [RatePermit], now: Date) {
+        let nowMilliseconds = StoreTime.milliseconds(now)
+        for permit in permits {
+            arrivals[permit.key] = permit.refund(storedArrival: arrivals[permit.key], now: nowMilliseconds)
+        }
+    }
+
+    /// Deletes what is no longer needed.
+    public func purgeExpired(now: Date) -> Int {
+        insertsSincePurge = 0
+        let before = records.count
+        records = records.filter { $0.value.purgeAt > now }
+        idempotency = idempotency.filter { $0.value.expiresAt > now }
+        let nowMilliseconds = StoreTime.milliseconds(now)
+        arrivals = arrivals.filter { $0.value > nowMilliseconds }
+        return before - records.count
+    }
+
+    /// Always answers.
+    public func ping() -> Bool { true }
+
+    private func transition(
+        _ id: String, _ change: (inout VerificationRecord) -> TransitionOutcome
+    )
+        -> TransitionOutcome
+    {
+        guard var record = records[id] else { return .notFound }
+        let outcome = change(&record)
+        records[id] = record
+        return outcome
+    }
+}

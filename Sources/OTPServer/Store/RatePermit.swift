@@ -1,0 +1,65 @@
+import Foundation
+
+/// One rate limit to pass: a key (already opaque) and the limit that applies to it.
+public struct RatePermit: Sendable, Hashable {
+    /// The store key, such as `ca:<hex>`; never a raw destination or address.
+    public var key: String
+    /// The limit for this key.
+    public var limit: RateLimit
+
+    /// Creates a permit.
+    public init(key: String, limit: RateLimit) {
+        self.key = key
+        self.limit = limit
+    }
+
+    /// The time one request uses up, in milliseconds: the window divided by the limit.
+    public var intervalMilliseconds: Int64 {
+        max(1, StoreTime.milliseconds(limit.window) / Int64(max(1, limit.limit)))
+    }
+
+    /// The window in milliseconds.
+    public var windowMilliseconds: Int64 {
+        max(intervalMilliseconds, StoreTime.milliseconds(limit.window))
+    }
+
+    /// Judges one request against the stored theoretical arrival time (GCRA).
+    ///
+    /// Each request moves the arrival time one interval later; a request is allowed while
+    /// that time stays within one window of now. A burst of `limit` requests passes at
+    /// once, then one more each interval. Returns the new arrival time to store, or the
+    /// milliseconds to wait.
+    public func admit(storedArrival: Int64?, now: Int64) -> Result<Int64, RateDenial> {
+        let arrival = max(storedArrival ?? now, now) + intervalMilliseconds
+        let wait = arrival - windowMilliseconds - now
+        return wait > 0 ? .failure(RateDenial(waitMilliseconds: wait)) : .success(arrival)
+    }
+
+    /// Gives one request back: the stored arrival time moves one interval earlier, never before now.
+    ///
+    /// Returns the arrival time to store, or `nil` when the key can be deleted.
+    public func refund(storedArrival: Int64?, now: Int64) -> Int64? {
+        guard let storedArrival else { return nil }
+        let arrival = storedArrival - intervalMilliseconds
+        return arrival > now ? arrival : nil
+    }
+}
+
+/// A refused request: how long until it would pass.
+public struct RateDenial: Error, Sendable, Equatable {
+    /// Milliseconds until the request would pass.
+    public var waitMilliseconds: Int64
+
+    /// Creates a denial.
+    public init(waitMilliseconds: Int64) {
+        self.waitMilliseconds = waitMilliseconds
+    }
+}
+
+/// The answer to a set of permits, taken all or none.
+public enum RateDecision: Sendable, Equatable {
+    /// Every permit was taken.
+    case allowed
+    /// None was taken; the longest wait among the refused ones, in milliseconds.
+    case denied(waitMilliseconds: Int64)
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+/// What taking an attempt found, judged atomically inside the store.
+public enum AttemptOutcome: Sendable, Equatable {
+    /// No such verification.
+    case notFound
+    /// The verification is approved or canceled.
+    case notPending(VerificationRecord)
+    /// The current code's lifetime has passed (this wins over locked).
+    case expired(VerificationRecord)
+    /// The current code has no attempts left.
+    case locked(VerificationRecord)
+    /// One attempt was taken; the record is as stored afterwards, with the hash to compare against.
+    case taken(VerificationRecord)
+}
+
+/// What a change of state found: approve, cancel or finishing a resend.
+public enum TransitionOutcome: Sendable, Equatable {
+    /// The change was made; the record is as stored afterwards.
+    case done(VerificationRecord)
+    /// No such verification.
+    case notFound
+    /// The verification is approved or canceled; nothing changed.
+    case notPending(VerificationRecord)
+    /// The resend's lease was no longer held; nothing changed.
+    case leaseLost(VerificationRecord)
+}
+
+/// What claiming a resend found.
+public enum BeginResendOutcome: Sendable, Equatable {
+    /// The lease is held; the record is as stored afterwards.
+    case begun(VerificationRecord)
+    /// No such verification.
+    case notFound
+    /// The verification is approved or canceled.
+    case notPending(VerificationRecord)
+    /// Every send is used.
+    case maxSendsReached(VerificationRecord)
+    /// The cooldown, or another resend in progress, runs until the given time.
+    case tooSoon(VerificationRecord, until: Date)
+}
+
+/// A claim on an idempotency key for a start.
+public struct IdempotencyClaim: Sendable, Equatable {
+    /// The client's key.
+    public var key: String
+    /// What identifies the request's body.
+    public var fingerprint: String
+    /// When the key becomes free again.
+    public var expiresAt: Date
+
+    /// Creates a claim.
+    public init(key: String, fingerprint: String, expiresAt: Date) {
+        self.key = key
+        self.fingerprint = fingerprint
+        self.expiresAt = expiresAt
+    }
+}
+
+/// A live idempotency key: which verification it started and with what body.
+public struct IdempotencyEntry: Sendable, Equatable {
+    /// The verification the key started.
+    public var verificationID: String
+    /// What identifies the request's body.
+    public var fingerprint: String
+    /// When the key becomes free again.
+    public var expiresAt: Date
+
+    /// Creates an entry.
+    public init(verificationID: String, fingerprint: String, expiresAt: Date) {
+        self.verificationID = verificationID
+        self.fingerprint = fingerprint
+        self.expiresAt = expiresAt
+    }
+}
+
+/// What inserting a new verification found.
+public enum InsertOutcome: Sendable, Equatable {
+    /// The record was stored, and its idempotency key with it.
+    case inserted
+    /// The idempotency key already belongs to a live verification; nothing was stored.
+    case replay(IdempotencyEntry)
+}

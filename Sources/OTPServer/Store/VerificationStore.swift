@@ -1,0 +1,60 @@
+import Foundation
+
+/// Where verifications, idempotency keys and rate-limit counters live.
+///
+/// Every method that reads and then writes is one atomic step of the store, so any number
+/// of ``Verifier``s sharing a store (threads, processes, servers) stay consistent. Stores
+/// never read the clock: every time comes from the verifier as `now`, and every rule is a
+/// transition of ``VerificationRecord``. ``MemoryStore`` is the reference; the SQLite and
+/// Redis stores live in `OTPSQLite` and `OTPRedis`. Failures throw ``StoreError``.
+public protocol VerificationStore: Sendable {
+    /// Stores a new verification and, with a claim, its idempotency key; a live key wins and nothing is stored.
+    func insert(
+        _ record: VerificationRecord, claim: IdempotencyClaim?, now: Date
+    ) async throws(StoreError)
+        -> InsertOutcome
+
+    /// The verification with an identifier, or `nil`.
+    func record(id: String) async throws(StoreError) -> VerificationRecord?
+
+    /// The live entry of an idempotency key at a time, or `nil`.
+    func idempotencyEntry(key: String, now: Date) async throws(StoreError) -> IdempotencyEntry?
+
+    /// Frees an idempotency key when it still belongs to the verification.
+    func releaseIdempotencyKey(_ key: String, verificationID: String) async throws(StoreError)
+
+    /// Runs ``VerificationRecord/takeAttempt(now:)`` atomically.
+    func takeAttempt(id: String, now: Date) async throws(StoreError) -> AttemptOutcome
+
+    /// Runs ``VerificationRecord/approve()`` atomically.
+    func approve(id: String) async throws(StoreError) -> TransitionOutcome
+
+    /// Runs ``VerificationRecord/cancel()`` atomically.
+    func cancel(id: String) async throws(StoreError) -> TransitionOutcome
+
+    /// Runs ``VerificationRecord/beginResend(lease:maxSends:now:)`` atomically.
+    func beginResend(
+        id: String, lease: ResendLease, maxSends: Int, now: Date
+    ) async throws(StoreError)
+        -> BeginResendOutcome
+
+    /// Runs ``VerificationRecord/finishResend(token:update:)`` atomically.
+    func finishResend(
+        id: String, token: String, update: CodeUpdate
+    ) async throws(StoreError) -> TransitionOutcome
+
+    /// Runs ``VerificationRecord/abandonResend(token:)`` atomically.
+    func abandonResend(id: String, token: String) async throws(StoreError)
+
+    /// Takes every permit or none (``RatePermit/admit(storedArrival:now:)``), atomically.
+    func acquire(_ permits: [RatePermit], now: Date) async throws(StoreError) -> RateDecision
+
+    /// Gives permits back (``RatePermit/refund(storedArrival:now:)``), atomically.
+    func release(_ permits: [RatePermit], now: Date) async throws(StoreError)
+
+    /// Deletes records, keys and counters that are no longer needed at a time; returns how many records went.
+    func purgeExpired(now: Date) async throws(StoreError) -> Int
+
+    /// Whether the store answers.
+    func ping() async -> Bool
+}

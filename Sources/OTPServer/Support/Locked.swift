@@ -1,0 +1,42 @@
+import Foundation
+
+/// A value behind a lock, for the few mutable parts of otherwise immutable engine types.
+final class Locked<Value>: @unchecked Sendable {
+    // Guards `value`; every access holds it.
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+        lock.withLock { body(&value) }
+    }
+}
+
+/// A random number generator behind a lock, so one generator serves concurrent calls.
+struct SharedRandom: Sendable {
+    private let generator: Locked<any RandomNumberGenerator & Sendable>
+
+    init(_ generator: any RandomNumberGenerator & Sendable) {
+        self.generator = Locked(generator)
+    }
+
+    func withGenerator<Result>(_ body: (inout AnyGenerator) -> Result) -> Result {
+        generator.withLock { stored in
+            var wrapped = AnyGenerator(base: stored)
+            defer { stored = wrapped.base }
+            return body(&wrapped)
+        }
+    }
+
+    /// A concrete generator over an existential one.
+    struct AnyGenerator: RandomNumberGenerator {
+        var base: any RandomNumberGenerator & Sendable
+
+        mutating func next() -> UInt64 {
+            base.next()
+        }
+    }
+}

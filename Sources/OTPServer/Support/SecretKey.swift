@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The server's HMAC key in a file: read it, or create it with 32 fresh random bytes and mode 0600.
+public enum SecretKey {
+    /// The size of a fresh key in bytes.
+    public static let byteCount = 32
+    /// The smallest key accepted from a file, in bytes.
+    public static let minimumByteCount = 16
+
+    /// Why a key file could not be used.
+    public struct LoadError: Error, Sendable, Equatable, CustomStringConvertible {
+        /// What went wrong with the file; never the key.
+        public var reason: String
+
+        /// Creates an error.
+        public init(_ reason: String) {
+            self.reason = reason
+        }
+
+        /// What went wrong.
+        public var description: String { reason }
+    }
+
+    /// The key in the file at `path`, created first (exclusively, mode 0600) when the file does not exist.
+    public static func loadOrCreate(path: String) throws -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return try loadOrCreate(path: path, using: &generator)
+    }
+
+    /// The key in the file at `path`, created from `generator` when the file does not exist.
+    public static func loadOrCreate(
+        path: String, using generator: inout some RandomNumberGenerator
+    ) throws
+        -> [UInt8]
+    {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        if descriptor >= 0 {
+            let key = CodeGenerator.bytes(count: byteCount, using: &generator)
+            let written = key.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            let synced = fsync(descriptor)
+            close(descriptor)
+            guard written == byteCount, synced == 0 else {
+                unlink(path)
+                throw LoadError("could not write the key file \(path) (errno \(errno))")
+            }
+            return key
+        }
+        guard errno == EEXIST else {
+            throw LoadError("could not create the key file \(path) (errno \(errno))")
+        }
+        return try load(path: path)
+    }
+
+    /// The key in an existing file.
+    public static func load(path: String) throws -> [UInt8] {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw LoadError("could not open the key file \(path) (errno \(errno))") }
+        defer { close(descriptor) }
+        var key: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 { throw LoadError("could not read the key file \(path) (errno \(errno))") }
+            if count == 0 { break }
+            key += buffer.prefix(count)
+            if key.count > 4096 { throw LoadError("the key file \(path) is over 4096 bytes") }
+        }
+        guard key.count >= minimumByteCount else {
+            throw LoadError(
+                "the key file \(path) holds \(key.count) bytes; at least \(minimumByteCount) are needed")
+        }
+        return key
+    }
+}

@@ -1,0 +1,114 @@
+import OTPCore
+import Testing
+
+@testable import OTPServer
+
+@Suite struct CodeGeneratorTests {
+    /// Pearson's chi-square statistic of observed counts against equal expected counts.
+    static func chiSquare(_ counts: [Int]) -> Double {
+        let total = Double(counts.reduce(0, +))
+        let expected = total / Double(counts.count)
+        return counts.reduce(0.0) { $0 + (Double($1) - expected) * (Double($1) - expected) / expected }
+    }
+
+    /// Counts per alphabet index at each position of `samples` codes.
+    static func positionCounts(
+        format: CodeFormat, samples: Int, using generator: inout some RandomNumberGenerator
+    )
+        -> [[Int]]
+    {
+        let alphabet = CodeGenerator.alphabet(for: format)
+        let index = Dictionary(uniqueKeysWithValues: alphabet.enumerated().map { ($1, $0) })
+        var counts = [[Int]](repeating: [Int](repeating: 0, count: alphabet.count), count: format.length)
+        for _ in 0..<samples {
+            let code = CodeGenerator.code(for: format, using: &generator)
+            for (position, character) in code.enumerated() {
+                counts[position][index[character]!] += 1
+            }
+        }
+        return counts
+    }
+
+    // Critical values at p = 0.00001: 9 degrees of freedom 39.34, 35 degrees of freedom 82.64.
+    @Test("each position of 100,000 system-random digit codes passes a chi-square test of uniformity")
+    func digitUniformity() {
+        var generator = SystemRandomNumberGenerator()
+        let counts = Self.positionCounts(format: CodeFormat(length: 6), samples: 100_000, using: &generator)
+        for (position, row) in counts.enumerated() {
+            let statistic = Self.chiSquare(row)
+            #expect(statistic < 39.34, "position \(position): chi-square \(statistic)")
+        }
+    }
+
+    @Test("each position of 100,000 alphanumeric codes passes a chi-square test of uniformity")
+    func alphanumericUniformity() {
+        var generator = SystemRandomNumberGenerator()
+        let format = CodeFormat(length: 8, kind: .alphanumeric)
+        let counts = Self.positionCounts(format: format, samples: 100_000, using: &generator)
+        for (position, row) in counts.enumerated() {
+            #expect(Self.chiSquare(row) < 82.64, "position \(position)")
+        }
+    }
+
+    @Test("the chi-square test catches the bias of a plain byte % 10")
+    func chiSquareCatchesModuloBias() {
+        var generator = SeededGenerator(seed: 7)
+        var counts = [Int](repeating: 0, count: 10)
+        for _ in 0..<1_000_000 {
+            counts[Int(UInt8(truncatingIfNeeded: generator.next())) % 10] += 1
+        }
+        #expect(Self.chiSquare(counts) > 39.34)
+    }
+
+    @Test("bytes at or above the largest multiple of the alphabet size are rejected, not folded")
+    func rejectionSampling() {
+        func word(_ bytes: [UInt8]) -> UInt64 {
+            bytes.enumerated().reduce(0) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
+        }
+        var generator = ScriptedGenerator([
+            word([250, 251, 252, 253, 254, 255, 7, 3]), word([249, 12, 0, 99, 200, 201, 202, 203]),
+        ])
+        // 250–255 are thrown away; 7, 3, then 249 → 9, 12 → 2, 0 → 0, 99 → 9.
+        #expect(CodeGenerator.code(for: CodeFormat(length: 6), using: &generator) == "739209")
+
+        var letters = ScriptedGenerator([word([252, 253, 254, 255, 251, 35, 36, 71])])
+        // For 36 characters the limit is 252: 251 → 251 % 36 = 35 → "Z", 35 → "Z", 36 → "0", 71 → "Z".
+        #expect(
+            CodeGenerator.code(for: CodeFormat(length: 4, kind: .alphanumeric), using: &letters) == "ZZ0Z")
+    }
+
+    @Test("codes have the format's length and only its characters", arguments: [4, 6, 8])
+    func shape(length: Int) {
+        var generator = SeededGenerator(seed: UInt64(length))
+        for _ in 0..<1000 {
+            let code = CodeGenerator.code(for: CodeFormat(length: length), using: &generator)
+            #expect(code.count == length)
+            #expect(code.allSatisfy { $0.isASCII && $0.isNumber })
+        }
+    }
+
+    @Test("identifiers carry 128 random bits in URL-safe base64 and do not repeat")
+    func identifiers() {
+        var generator = SystemRandomNumberGenerator()
+        var seen = Set<String>()
+        for _ in 0..<10_000 {
+            let id = VerificationID.make(using: &generator)
+            #expect(id.hasPrefix("vf_"))
+            #expect(id.count == 25)
+            #expect(VerificationID.isWellFormed(id))
+            seen.insert(id)
+        }
+        #expect(seen.count == 10_000)
+        #expect(VerificationID.base64URL([0xFB, 0xFF]) == "-_8")
+        #expect(VerificationID.base64URL(Array("hello".utf8)) == "aGVsbG8")
+    }
+
+    @Test("malformed identifiers are refused before any store sees them")
+    func malformedIdentifiers() {
+        #expect(!VerificationID.isWellFormed(""))
+        #expect(!VerificationID.isWellFormed("vf_a b"))
+        #expect(!VerificationID.isWellFormed("vf_a:b"))
+        #expect(!VerificationID.isWellFormed("vf_" + String(repeating: "a", count: 62)))
+        #expect(!VerificationID.isWellFormed("vf_é"))
+    }
+}

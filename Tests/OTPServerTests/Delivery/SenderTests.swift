@@ -1,0 +1,122 @@
+import Foundation
+import OTPCore
+import OTPServer
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A fresh directory for one test's files.
+func temporaryDirectory() -> String {
+    let path = NSTemporaryDirectory() + "otp-engine-tests-" + UUID().uuidString
+    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+@Suite struct SenderTests {
+    @Test("the outbox appends one JSON object per message with the full destination")
+    func outbox() async throws {
+        let path = temporaryDirectory() + "/outbox.jsonl"
+        let clock = ManualClock()
+        let sender = OutboxSender(path: path, now: { clock.date })
+        let message = OutgoingMessage(
+            verificationID: "vf_a", channel: .sms, to: "+15555550100", subject: "",
+            text: "Your code is 482019.",
+            html: nil)
+        try await sender.send(message)
+        clock.advance(by: .milliseconds(1500))
+        var second = message
+        second.verificationID = "vf_b"
+        second.channel = .email
+        second.to = "ana@example.org"
+        try await sender.send(second)
+
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 2)
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: String])
+        #expect(Set(object.keys) == ["verificationId", "channel", "to", "body", "sentAt"])
+        #expect(object["to"] == "+15555550100")
+        #expect(object["channel"] == "sms")
+        #expect(object["body"] == "Your code is 482019.")
+        #expect(object["sentAt"] == WireCoding.format(ManualClock().date))
+
+        let entries = try OutboxSender.entries(path: path)
+        #expect(entries.map(\.verificationId) == ["vf_a", "vf_b"])
+        #expect(entries[1].to == "ana@example.org")
+        #expect(entries[1].sentAt == clock.date)
+
+        var status = stat()
+        #expect(stat(path, &status) == 0)
+        #expect(status.st_mode & 0o777 == 0o600)
+    }
+
+    @Test("parallel sends to one outbox never interleave lines")
+    func outboxParallel() async throws {
+        let path = temporaryDirectory() + "/outbox.jsonl"
+        let sender = OutboxSender(path: path)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<200 {
+                group.addTask {
+                    try await sender.send(
+                        OutgoingMessage(
+                            verificationID: "vf_\(index)", channel: .sms, to: "+15555550100", subject: "",
+                            text: String(repeating: "x", count: 2000), html: nil))
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(Set(try OutboxSender.entries(path: path).map(\.verificationId)).count == 200)
+    }
+
+    @Test("an outbox that cannot be opened is a delivery error")
+    func outboxFailure() async {
+        let sender = OutboxSender(path: "/nonexistent-dir-for-otp-tests/outbox.jsonl")
+        await #expect(throws: DeliveryError.self) {
+            try await sender.send(
+                OutgoingMessage(
+                    verificationID: "vf_a", channel: .sms, to: "+1", subject: "", text: "", html: nil))
+        }
+    }
+
+    @Test("the console sender delivers without throwing")
+    func console() async throws {
+        try await ConsoleSender().send(
+            OutgoingMessage(
+                verificationID: "vf_console", channel: .sms, to: "+15555550100", subject: "",
+                text: "Your OTPKit code is 000000. It expires in 5 minutes.", html: nil))
+    }
+}
+
+@Suite struct SecretKeyTests {
+    @Test("a missing key file is created with 32 random bytes and mode 0600, then read back")
+    func createThenLoad() throws {
+        let path = temporaryDirectory() + "/otp.secret"
+        var generator = SeededGenerator(seed: 1)
+        let created = try SecretKey.loadOrCreate(path: path, using: &generator)
+        #expect(created.count == 32)
+        var status = stat()
+        #expect(stat(path, &status) == 0)
+        #expect(status.st_mode & 0o777 == 0o600)
+        #expect(try SecretKey.loadOrCreate(path: path) == created)
+        let fresh = try SecretKey.loadOrCreate(path: temporaryDirectory() + "/other.secret")
+        #expect(fresh != created)
+        #expect(fresh.count == 32)
+    }
+
+    @Test("a key file that is too short, or cannot be made, is refused")
+    func refused() throws {
+        let path = temporaryDirectory() + "/short.secret"
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: path))
+        #expect(throws: SecretKey.LoadError.self) { try SecretKey.loadOrCreate(path: path) }
+        #expect(throws: SecretKey.LoadError.self) {
+            try SecretKey.loadOrCreate(path: "/nonexistent-dir-for-otp-tests/otp.secret")
+        }
+        let big = temporaryDirectory() + "/big.secret"
+        try Data(repeating: 7, count: 5000).write(to: URL(fileURLWithPath: big))
+        #expect(throws: SecretKey.LoadError.self) { try SecretKey.load(path: big) }
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import OTPCore
+import OTPServer
+import Testing
+
+@Suite struct RateLimitTests {
+    func start(_ h: Harness, to: String = "+15555550100", address: String = "192.0.2.1") async -> APIError? {
+        await apiError { () async throws(APIError) in
+            try await h.verifier.start(StartRequest(to: to, clientAddress: address))
+        }
+    }
+
+    func check(_ h: Harness, _ id: String, _ code: String, address: String = "192.0.2.1") async -> APIError? {
+        await apiError { () async throws(APIError) in
+            try await h.verifier.check(id: id, code: code, clientAddress: address)
+        }
+    }
+
+    @Test("starts per destination: a burst of the limit, then one per window ÷ limit, with retryAfter")
+    func startsPerDestination() async {
+        let h = Harness(
+            policy: relaxedPolicy { $0.startsPerDestination = RateLimit(limit: 5, window: .seconds(3600)) })
+        for index in 0..<5 {
+            #expect(await start(h, address: "192.0.2.\(index)") == nil)
+        }
+        let refused = await start(h, address: "192.0.2.99")
+        #expect(
+            refused
+                == APIError(
+                    code: .rateLimited, message: "Too many tries. Try again in 12:00.", retryAfter: 720))
+        #expect(refused?.code.httpStatus == 429)
+        // Another way of writing the same number counts as the same destination.
+        #expect(await start(h, to: "+1 (555) 555-0100")?.retryAfter == 720)
+        #expect(await start(h, to: "+15555550101") == nil)
+        h.clock.advance(by: .seconds(719))
+        #expect(await start(h)?.retryAfter == 1)
+        h.clock.advance(by: .seconds(1))
+        #expect(await start(h) == nil)
+        #expect(await start(h)?.code == .rateLimited)
+        #expect(await h.sender.messages.count == 7)
+    }
+
+    @Test("email destinations count case-insensitively")
+    func emailDestinations() async {
+        let h = Harness(
+            policy: relaxedPolicy { $0.startsPerDestination = RateLimit(limit: 1, window: .seconds(3600)) })
+        #expect(await start(h, to: "ana@example.org") == nil)
+        #expect(await start(h, to: "ANA@Example.org")?.code == .rateLimited)
+    }
+
+    @Test("starts per client address count IPv6 by /64")
+    func startsPerAddress() async {
+        let h = Harness(
+            policy: relaxedPolicy { $0.startsPerAddress = RateLimit(limit: 2, window: .seconds(300)) })
+        #expect(await start(h, to: "+15555550100", address: "2001:db8:0:1::1") == nil)
+        #expect(await start(h, to: "+15555550101", address: "2001:db8:0:1:ffff::2") == nil)
+        let refused = await start(h, to: "+15555550102", address: "2001:db8:0:1::3")
+        #expect(refused?.code == .rateLimited)
+        #expect(refused?.retryAfter == 150)
+        #expect(await start(h, to: "+15555550103", address: "2001:db8:0:2::1") == nil)
+        #expect(await start(h, to: "+15555550104", address: "192.0.2.1") == nil)
+    }
+
+    @Test("a refused start takes no permit: the other limits are not used up")
+    func allOrNone() async {
+        let h = Harness(
+            policy: relaxedPolicy {
+                $0.startsPerAddress = RateLimit(limit: 1, window: .seconds(300))
+                $0.startsPerDestination = RateLimit(limit: 2, window: .seconds(3600))
+            })
+        #expect(await start(h, address: "192.0.2.1") == nil)
+        for _ in 0..<5 {
+            #expect(await start(h, address: "192.0.2.1")?.code == .rateLimited)
+        }
+        #expect(await start(h, address: "192.0.2.2") == nil)
+    }
+
+    @Test("the global send cap counts starts and resends, and a failed send gives its permit back")
+    func globalSends() async throws {
+        let h = Harness(policy: relaxedPolicy { $0.globalSendsPerHour = 3 })
+        let (v, _) = try await h.started(to: "+15555550100")
+        #expect(await start(h, to: "+15555550101") == nil)
+        h.clock.advance(by: .seconds(30))
+        await h.sender.setFailing(true)
+        #expect(
+            await apiError { () async throws(APIError) in
+                try await h.verifier.resend(id: v.id, clientAddress: "192.0.2.1")
+            }?.code == .deliveryFailed)
+        await h.sender.setFailing(false)
+        _ = try await h.verifier.resend(id: v.id, clientAddress: "192.0.2.1")
+        let refused = await start(h, to: "+15555550102")
+        #expect(refused?.code == .rateLimited)
+        #expect(refused?.retryAfter == 1200 - 30)
+        h.clock.advance(by: .seconds(60))
+        let resend = await apiError { () async throws(APIError) in
+            try await h.verifier.resend(id: v.id, clientAddress: "192.0.2.1")
+        }
+        #expect(resend?.code == .rateLimited)
+    }
+
+    @Test("checks per client address count every check, malformed codes included")
+    func checksPerAddress() async throws {
+        let h = Harness(
+            policy: relaxedPolicy { $0.checksPerAddress = RateLimit(limit: 3, window: .seconds(300)) })
+        let (v, code) = try await h.started()
+        #expect(await check(h, v.id, "1")?.code == .invalidCodeFormat)
+        #expect(await check(h, v.id, "12")?.code == .invalidCodeFormat)
+        #expect(await check(h, v.id, Harness.wrong(code))?.code == .incorrectCode)
+        let refused = await check(h, v.id, code)
+        #expect(refused?.code == .rateLimited)
+        #expect(refused?.retryAfter == 100)
+        #expect(refused?.attemptsLeft == 2)
+        #expect(await check(h, v.id, code, address: "192.0.2.2")?.code == nil)
+    }
+
+    @Test("failed checks per destination count incorrect codes only, across verifications")
+    func failedChecksPerDestination() async throws {
+        let h = Harness(
+            policy: relaxedPolicy {
+                $0.failedChecksPerDestination = RateLimit(limit: 2, window: .seconds(86_400))
+            })
+        let (first, firstCode) = try await h.started()
+        for text in ["1", "12", "123", "1234567"] {
+            #expect(await check(h, first.id, text)?.code == .invalidCodeFormat)
+        }
+        #expect(await check(h, first.id, Harness.wrong(firstCode))?.code == .incorrectCode)
+        #expect(await check(h, first.id, firstCode) == nil)
+        let (second, secondCode) = try await h.started()
+        #expect(await check(h, second.id, Harness.wrong(secondCode))?.code == .incorrectCode)
+        let refused = await check(h, second.id, secondCode, address: "198.51.100.1")
+        #expect(refused?.code == .rateLimited)
+        #expect(refused?.retryAfter == 43_200)
+        // Another destination is not affected.
+        let (third, thirdCode) = try await h.started(to: "+15555550199")
+        #expect(await check(h, third.id, thirdCode) == nil)
+    }
+
+    @Test("order of judgement: 409, 410 and 423 come before 429, and 429 before 400")
+    func orderOfJudgement() async throws {
+        let h = Harness(
+            policy: relaxedPolicy { $0.checksPerAddress = RateLimit(limit: 3, window: .seconds(300)) })
+        let (locked, lockedCode) = try await h.started(to: "+15555550100")
+        for _ in 0..<3 {
+            _ = await check(h, locked.id, Harness.wrong(lockedCode))
+        }
+        // The address has used its three checks.
+        let (fresh, _) = try await h.started(to: "+15555550101")
+        #expect(await check(h, fresh.id, "1")?.code == .rateLimited)
+        #expect(await check(h, locked.id, lockedCode)?.code == .locked)
+        let (canceled, _) = try await h.started(to: "+15555550102")
+        _ = try await h.verifier.cancel(id: canceled.id)
+        #expect(await check(h, canceled.id, "1")?.code == .notPending)
+        h.clock.advance(by: .seconds(300))
+        let (late, _) = try await h.started(to: "+15555550103")
+        for _ in 0..<3 {
+            _ = await check(h, late.id, "1")
+        }
+        #expect(await check(h, fresh.id, "1")?.code == .expired)
+        #expect(await check(h, late.id, "1")?.code == .rateLimited)
+    }
+
+    @Test("a burst of checks from one address is held to the limit even in parallel")
+    func parallelChecksPerAddress() async throws {
+        let h = Harness(
+            policy: relaxedPolicy { $0.checksPerAddress = RateLimit(limit: 10, window: .seconds(300)) })
+        let (v, _) = try await h.started()
+        let outcomes = await withTaskGroup(of: OTPErrorCode?.self) { group in
+            for _ in 0..<50 {
+                group.addTask { await check(h, v.id, "1")?.code }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(outcomes.filter { $0 == .invalidCodeFormat }.count == 10)
+        #expect(outcomes.filter { $0 == .rateLimited }.count == 40)
+    }
+}
