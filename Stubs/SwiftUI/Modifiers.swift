@@ -61,10 +61,17 @@ extension View {
     // (the `CGFloat` overload)
     nonisolated public func scaleEffect(_ s: CGFloat, anchor: UnitPoint = .center) -> some View { self }
 
-    // https://developer.apple.com/documentation/swiftui/view/background(_:in:fillstyle:)
+    // https://developer.apple.com/documentation/swiftui/view/background(_:in:fillstyle:)-89n7j
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
     nonisolated public func background<S, T>(_ style: S, in shape: T, fillStyle: FillStyle = FillStyle()) -> some View
     where S: ShapeStyle, T: Shape {
+        self
+    }
+
+    // https://developer.apple.com/documentation/swiftui/view/background(_:in:fillstyle:)-20tq5
+    @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
+    nonisolated public func background<S, T>(_ style: S, in shape: T, fillStyle: FillStyle = FillStyle()) -> some View
+    where S: ShapeStyle, T: InsettableShape {
         self
     }
 
