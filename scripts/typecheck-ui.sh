@@ -18,12 +18,13 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
+command -v swiftc >/dev/null || export PATH=/opt/swift/usr/bin:$PATH
 swiftc=${SWIFTC:-swiftc}
 jobs=${TYPECHECK_UI_JOBS:-2}
 toolchain_usr=$(cd "$(dirname "$(command -v "$swiftc")")/.." && pwd)
 host_libs="$toolchain_usr/lib/swift/host"
 work=$(mktemp -d "${TMPDIR:-/tmp}/typecheck-ui.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 started=$(date +%s%N)
 
 say() { printf 'typecheck-ui: %s\n' "$*"; }
