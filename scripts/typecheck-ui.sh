@@ -24,7 +24,7 @@ jobs=${TYPECHECK_UI_JOBS:-2}
 toolchain_usr=$(cd "$(dirname "$(command -v "$swiftc")")/.." && pwd)
 host_libs="$toolchain_usr/lib/swift/host"
 work=$(mktemp -d "${TMPDIR:-/tmp}/typecheck-ui.XXXXXX")
-trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 started=$(date +%s%N)
 
 say() { printf 'typecheck-ui: %s\n' "$*"; }
