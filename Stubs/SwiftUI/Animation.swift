@@ -55,7 +55,7 @@ public protocol KeyframeTrackContent<Value> {
 
 /// The opaque results of the stub's keyframe builders.
 @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
-public struct StubKeyframeTrackContent<Value: Animatable>: KeyframeTrackContent {}
+struct StubKeyframeTrackContent<Value: Animatable>: KeyframeTrackContent {}
 
 // https://developer.apple.com/documentation/swiftui/cubickeyframe
 @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
