@@ -7,12 +7,17 @@ let package = Package(
     products: [
         .library(name: "OTPCore", targets: ["OTPCore"]),
         .library(name: "OTPServer", targets: ["OTPServer"]),
+        .library(name: "OTPSQLite", targets: ["OTPSQLite"]),
         .library(name: "OTPClient", targets: ["OTPClient"]),
+        .library(name: "OTPUI", targets: ["OTPUI"]),
     ],
     targets: [
         // MARK: Core (Linux and Apple)
         .target(name: "OTPCore"),
         .testTarget(name: "OTPCoreTests", dependencies: ["OTPCore"]),
+
+        // MARK: SwiftUI views (Apple platforms; every file is inside #if canImport(SwiftUI), so empty on Linux)
+        .target(name: "OTPUI", dependencies: ["OTPCore"]),
 
         // MARK: Client
         .target(name: "OTPClient", dependencies: ["OTPCore"]),
@@ -28,7 +33,10 @@ let package = Package(
             dependencies: ["OTPCore", .target(name: "CCrypto", condition: .when(platforms: [.linux]))]
         ),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .testTarget(name: "OTPServerTests", dependencies: ["OTPServer", "OTPCore"]),
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        .target(name: "OTPSQLite", dependencies: ["OTPServer", "OTPCore", "CSQLite"]),
+        .testTarget(name: "OTPServerTests", dependencies: ["OTPServer", "OTPCore", "OTPSQLite"]),
 
         // MARK: Delivery and the HTTP front
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),

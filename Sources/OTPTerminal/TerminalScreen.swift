@@ -12,8 +12,10 @@ public final class TerminalScreen {
         case endOfInput
     }
 
-    /// The horizontal offsets of the shake's frames: a decaying oscillation (F6).
-    public static let shakeFrames = [3, -3, 2, -2, 1, -1, 0]
+    /// The shake's frames in columns and seconds: OTPCore's decaying oscillation (F6), a column per 3 points.
+    public static func shakeFrames(reduceMotion: Bool) -> [(columns: Int, seconds: Double)] {
+        Motion.shake(reduceMotion: reduceMotion).map { (Int(($0.value / 3).rounded()), $0.duration) }
+    }
 
     private let model: VerificationModel
     private let renderer: TerminalRenderer
@@ -68,7 +70,7 @@ public final class TerminalScreen {
     public func draw() {
         if model.shakeTrigger != lastShake {
             lastShake = model.shakeTrigger
-            if !reduceMotion { startShake() }
+            startShake()
         }
         let lines = renderer.render(ScreenView(model: model), shakeOffset: shakeOffset)
         let text = diff.update(to: lines)
@@ -98,13 +100,17 @@ public final class TerminalScreen {
     }
 
     private func startShake() {
+        let frames = Self.shakeFrames(reduceMotion: reduceMotion)
+        guard !frames.isEmpty else { return }
         Task { [weak self] in
-            for offset in Self.shakeFrames {
+            for frame in frames {
                 guard let self else { return }
-                self.shakeOffset = offset
+                self.shakeOffset = frame.columns
                 self.draw()
-                try? await Task.sleep(for: .milliseconds(55))
+                try? await Task.sleep(for: .milliseconds(Int(frame.seconds * 1000)))
             }
+            self?.shakeOffset = 0
+            self?.draw()
         }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import OTPCore
@@ -104,5 +105,62 @@ import Testing
         do { let outcome = detector.update(isError: true); #expect(outcome == false) }
         do { let outcome = detector.update(isError: false); #expect(outcome == false) }
         do { let outcome = detector.update(isError: true); #expect(outcome == true) }
+    }
+}
+
+@Suite struct ViewSupportTests {
+    @Test("F6: the shake is a decaying oscillation of about 0.4 s, and nothing under Reduce Motion")
+    func shake() {
+        let steps = Motion.shake(reduceMotion: false)
+        #expect(abs(Motion.duration(of: steps) - 0.4) <= 0.05)
+        let amplitudes = steps.map { abs($0.value) }
+        #expect(zip(amplitudes, amplitudes.dropFirst()).allSatisfy { $0 >= $1 })
+        #expect(zip(steps, steps.dropFirst()).dropLast().allSatisfy { ($0.value < 0) != ($1.value < 0) })
+        #expect(steps.last?.value == 0)
+        #expect(Motion.shake(reduceMotion: true).isEmpty)
+        #expect(Motion.pop(reduceMotion: true).isEmpty)
+        #expect(Motion.pop(reduceMotion: false).last?.value == 1)
+    }
+
+    @Test("F8 F9: a field on its own highlights the next cell, masks, and turns red when invalid")
+    func standaloneCells() {
+        var entry = CodeEntry(format: CodeFormat(length: 4))
+        entry.insert("12")
+        let cells = entry.cells(isFocused: true, isMasked: true, isInvalid: false)
+        #expect(cells.map(\.text) == ["•", "•", "", ""])
+        #expect(cells.map(\.isNext) == [false, false, true, false])
+        entry.markRejected()
+        let rejected = entry.cells(isFocused: true, isMasked: false, isInvalid: true)
+        #expect(rejected.allSatisfy { $0.role == .error && !$0.isNext })
+    }
+
+    @Test("V2–V8: only new announcements are handed out")
+    func newAnnouncements() {
+        let wall = Date(timeIntervalSince1970: 0)
+        var machine = VerificationMachine()
+        machine.began(sampleVerification(at: wall), at: .zero, wallNow: wall)
+        _ = machine.insert("111111", at: .zero)
+        let seen = machine.announcements.last?.serial ?? 0
+        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 2)), at: .zero, wallNow: wall)
+        #expect(machine.announcements(after: seen).map(\.text) == ["Code doesn't match. 2 attempts left."])
+        #expect(machine.announcements(after: seen).first?.priority == .assertive)
+    }
+
+    @Test("K1 P1: key enabling, dot colour and an outside value")
+    func keyEnablingAndDots() {
+        var input = KeypadInput(maxLength: 4)
+        #expect(!input.isEnabled(.delete))
+        #expect(!input.isEnabled(.accessory(.none)))
+        _ = input.press(.digit(1))
+        #expect(input.isEnabled(.delete))
+        var pad = PinPadState(length: 4)
+        #expect(pad.dotRole == .neutral)
+        pad.isDisabled = true
+        #expect(pad.dotRole == .disabled)
+        pad.isDisabled = false
+        pad.setError(true)
+        #expect(pad.dotRole == .error)
+        pad.setValue("12a34567")
+        #expect(pad.value == "1234")
     }
 }

@@ -93,6 +93,11 @@ public struct KeypadInput: Sendable, Hashable {
     /// Whether delete can do anything: disabled while nothing is entered.
     public var isDeleteEnabled: Bool { !value.isEmpty }
 
+    /// Whether a key is enabled: delete only with something to delete, the empty corner never.
+    public func isEnabled(_ key: KeypadKey) -> Bool {
+        key == .delete ? isDeleteEnabled : key.isVisible
+    }
+
     /// Applies a key press.
     public mutating func press(_ key: KeypadKey) -> Outcome {
         switch key {

@@ -41,8 +41,18 @@ public struct PinPadState: Sendable, Hashable {
 
     /// Whether a key is enabled.
     public func isEnabled(_ key: KeypadKey) -> Bool {
-        if isDisabled { return false }
-        return key == .delete ? input.isDeleteEnabled : key.isVisible
+        !isDisabled && input.isEnabled(key)
+    }
+
+    /// The dots' colour role: error, dimmed while disabled, or neutral.
+    public var dotRole: ColorRole {
+        if isError { return .error }
+        return isDisabled ? .disabled : .neutral
+    }
+
+    /// Replaces the value from outside (a binding), keeping only digits and the length.
+    public mutating func setValue(_ newValue: String) {
+        input = KeypadInput(value: String(newValue.filter { $0.isASCII && $0.isNumber }), maxLength: length)
     }
 
     /// Applies a key press; a digit after an error starts a new PIN.

@@ -23,6 +23,10 @@ public enum ScreenText {
     public static let verified = "Verified"
     /// Shown when the server could not be reached (V9).
     public static let networkFailure = "Couldn't reach the server. Try again."
+    /// The button that checks the same code again after a network failure (V9).
+    public static let tryAgain = "Try again"
+    /// The default label of the biometric key (P1).
+    public static let biometricLabel = "Use Face ID"
     /// The toast after a resend (V6).
     public static let newCodeSent = "New code sent"
     /// The resend button while its countdown runs (V5), such as "Resend in 0:24".

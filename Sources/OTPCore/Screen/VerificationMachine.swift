@@ -90,7 +90,6 @@ public struct VerificationMachine: Sendable, Equatable {
 
     /// The cells, with text, colour role and focus highlight (F7, F8, F9).
     public var cells: [CodeCell] {
-        let characters = Array(entry.value)
         let role: ColorRole
         switch phase {
         case .idle, .filling: role = .neutral
@@ -99,12 +98,12 @@ public struct VerificationMachine: Sendable, Equatable {
         case .invalid, .expired: role = .error
         case .locked: role = .disabled
         }
-        let highlightsNext = isFocused && isInputEnabled && !entry.isRejected
-        return (0..<format.length).map { index in
-            let text = index < characters.count ? (isMasked ? "•" : String(characters[index])) : ""
-            return CodeCell(
-                id: index, text: text, isNext: highlightsNext && index == characters.count, role: role)
-        }
+        return entry.cells(isFocused: isFocused, isEditable: isInputEnabled, isMasked: isMasked, role: role)
+    }
+
+    /// The announcements made after the one with `serial`, oldest first; post these to assistive technology.
+    public func announcements(after serial: Int) -> [Announcement] {
+        announcements.filter { $0.serial > serial }
     }
 
     /// The code field's accessibility value, such as "3 of 6 digits" (F10).

@@ -65,6 +65,10 @@ public final class VerificationModel {
 
     /// The phase (F7).
     public var phase: VerificationPhase { machine.phase }
+    /// The code's format: its length and whether it holds letters (which keyboard to show).
+    public var format: CodeFormat { machine.format }
+    /// The announcements made after the one with `serial`, oldest first.
+    public func announcements(after serial: Int) -> [Announcement] { machine.announcements(after: serial) }
     /// The normalised code entered so far; the hidden text field shows it.
     public var codeText: String { machine.entry.value }
     /// The cells with text, colour role and focus highlight.

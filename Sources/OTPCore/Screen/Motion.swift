@@ -1,0 +1,39 @@
+/// One step of a keyframe animation: where to go and how long to take.
+public struct MotionStep: Sendable, Hashable {
+    /// The value at the end of the step.
+    public var value: Double
+    /// The step's length in seconds.
+    public var duration: Double
+
+    /// Creates a step.
+    public init(value: Double, duration: Double) {
+        self.value = value
+        self.duration = duration
+    }
+}
+
+/// The keyframes of the error shake (UX F6) and the digit pop (S1), for every renderer.
+///
+/// Both are empty under Reduce Motion: the colour and the message remain, nothing moves.
+public enum Motion {
+    /// A decaying horizontal oscillation of about 0.4 s, in points.
+    public static func shake(reduceMotion: Bool) -> [MotionStep] {
+        reduceMotion
+            ? []
+            : [
+                MotionStep(value: -10, duration: 0.06), MotionStep(value: 9, duration: 0.08),
+                MotionStep(value: -6, duration: 0.08), MotionStep(value: 4, duration: 0.07),
+                MotionStep(value: -2, duration: 0.06), MotionStep(value: 0, duration: 0.05),
+            ]
+    }
+
+    /// A small scale-up and back as a digit lands, as a scale factor.
+    public static func pop(reduceMotion: Bool) -> [MotionStep] {
+        reduceMotion ? [] : [MotionStep(value: 1.12, duration: 0.07), MotionStep(value: 1, duration: 0.1)]
+    }
+
+    /// The whole length of a list of steps, in seconds.
+    public static func duration(of steps: [MotionStep]) -> Double {
+        steps.reduce(0) { $0 + $1.duration }
+    }
+}
