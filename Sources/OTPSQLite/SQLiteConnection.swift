@@ -1,0 +1,163 @@
+import CSQLite
+import OTPServer
+
+/// One SQLite connection with its prepared statements.
+///
+/// Not thread-safe by itself: ``SQLiteStore`` owns it and uses it from its serial queue only.
+final class SQLiteConnection: @unchecked Sendable {
+    private let handle: OpaquePointer
+    private var statements: [String: OpaquePointer] = [:]
+
+    init(path: String, synchronous: SQLiteStore.Durability) throws(StoreError) {
+        var opened: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let status = sqlite3_open_v2(path, &opened, flags, nil)
+        guard let opened else { throw StoreError("sqlite: could not open the database (status \(status))") }
+        handle = opened
+        guard status == SQLITE_OK else {
+            let message = Self.message(of: opened)
+            sqlite3_close_v2(opened)
+            throw StoreError("sqlite: could not open the database: \(message)")
+        }
+        sqlite3_busy_timeout(handle, 5000)
+        try execute("PRAGMA journal_mode=WAL")
+        try execute("PRAGMA synchronous=\(synchronous == .full ? "FULL" : "NORMAL")")
+        try execute("PRAGMA foreign_keys=OFF")
+    }
+
+    deinit {
+        for statement in statements.values {
+            sqlite3_finalize(statement)
+        }
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs SQL that takes no parameters, stepping through any rows it returns.
+    func execute(_ sql: String) throws(StoreError) {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw error("prepare")
+        }
+        defer { sqlite3_finalize(statement) }
+        var status = sqlite3_step(statement)
+        while status == SQLITE_ROW { status = sqlite3_step(statement) }
+        guard status == SQLITE_DONE else { throw error("execute") }
+    }
+
+    /// Runs a prepared statement with parameters and returns its rows.
+    @discardableResult
+    func query(_ sql: String, _ parameters: [SQLiteValue] = []) throws(StoreError) -> [[SQLiteValue]] {
+        let statement = try prepared(sql)
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        for (offset, parameter) in parameters.enumerated() {
+            try bind(parameter, at: Int32(offset + 1), in: statement)
+        }
+        var rows: [[SQLiteValue]] = []
+        while true {
+            let status = sqlite3_step(statement)
+            if status == SQLITE_DONE { break }
+            guard status == SQLITE_ROW else { throw error("step") }
+            rows.append((0..<sqlite3_column_count(statement)).map { column(statement, $0) })
+        }
+        return rows
+    }
+
+    /// Rows changed by the last statement.
+    var changes: Int {
+        Int(sqlite3_changes(handle))
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back when it throws.
+    func immediateTransaction<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result {
+        try query("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try query("COMMIT")
+            return result
+        } catch {
+            _ = try? query("ROLLBACK")
+            throw error
+        }
+    }
+
+    private func prepared(_ sql: String) throws(StoreError) -> OpaquePointer {
+        if let statement = statements[sql] { return statement }
+        var statement: OpaquePointer?
+        let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard status == SQLITE_OK, let statement else { throw error("prepare") }
+        statements[sql] = statement
+        return statement
+    }
+
+    private func bind(_ value: SQLiteValue, at index: Int32, in statement: OpaquePointer) throws(StoreError) {
+        let status: Int32
+        switch value {
+        case .null:
+            status = sqlite3_bind_null(statement, index)
+        case .integer(let number):
+            status = sqlite3_bind_int64(statement, index, number)
+        case .text(let text):
+            let length = Int32(text.utf8.count)
+            status = text.withCString { otp_sqlite3_bind_text(statement, index, $0, length) }
+        case .blob(let bytes):
+            status = bytes.withUnsafeBytes { buffer in
+                guard let base = buffer.baseAddress, !buffer.isEmpty else {
+                    return sqlite3_bind_zeroblob(statement, index, 0)
+                }
+                return otp_sqlite3_bind_blob(statement, index, base, Int32(buffer.count))
+            }
+        }
+        guard status == SQLITE_OK else { throw error("bind") }
+    }
+
+    private func column(_ statement: OpaquePointer, _ index: Int32) -> SQLiteValue {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_NULL:
+            return .null
+        case SQLITE_INTEGER:
+            return .integer(sqlite3_column_int64(statement, index))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(statement, index))
+            guard count > 0, let pointer = sqlite3_column_blob(statement, index) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: pointer, count: count)))
+        default:
+            let count = Int(sqlite3_column_bytes(statement, index))
+            guard let pointer = sqlite3_column_text(statement, index) else { return .text("") }
+            return .text(String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self))
+        }
+    }
+
+    private func error(_ step: String) -> StoreError {
+        StoreError("sqlite \(step): \(Self.message(of: handle))")
+    }
+
+    private static func message(of handle: OpaquePointer) -> String {
+        sqlite3_errmsg(handle).map { String(cString: $0) } ?? "unknown error"
+    }
+}
+
+/// A value bound to or read from SQLite.
+enum SQLiteValue: Equatable {
+    case null
+    case integer(Int64)
+    case text(String)
+    case blob([UInt8])
+
+    var integer: Int64? {
+        if case .integer(let value) = self { return value }
+        return nil
+    }
+
+    var text: String? {
+        if case .text(let value) = self { return value }
+        return nil
+    }
+
+    var blob: [UInt8]? {
+        if case .blob(let value) = self { return value }
+        return nil
+    }
+}

@@ -1,0 +1,360 @@
+import Dispatch
+import Foundation
+import OTPCore
+import OTPServer
+
+/// The embedded store: one SQLite file, shared safely by any number of connections and processes.
+///
+/// The database runs in WAL mode; every read-modify-write is one `BEGIN IMMEDIATE`
+/// transaction running the rules of ``VerificationRecord``; statements are prepared once.
+/// Each store owns one connection, used from its own serial queue so a busy wait never
+/// blocks Swift's cooperative threads. Expired rows are purged every 256 inserts and by
+/// ``purgeExpired(now:)``.
+public final class SQLiteStore: VerificationStore, @unchecked Sendable {
+    /// How hard each commit waits for the disk.
+    public enum Durability: Sendable {
+        /// `synchronous=NORMAL`: in WAL mode a commit survives a crash of the process, and a
+        /// power failure may lose the last commits (an attempt taken just before could be given back).
+        case normal
+        /// `synchronous=FULL`: every commit reaches the disk before it returns; about ten times slower.
+        case full
+    }
+
+    // The connection is used only on `queue`, which is serial: that is what makes this type Sendable.
+    private let connection: SQLiteConnection
+    private let queue: DispatchQueue
+    private var insertsSincePurge = 0
+
+    /// Opens (creating when needed) the database at `path` and its tables.
+    public init(path: String, durability: Durability = .normal) throws {
+        connection = try SQLiteConnection(path: path, synchronous: durability)
+        try Self.createSchema(connection)
+        queue = DispatchQueue(label: "otp.sqlite-store")
+    }
+
+    private static func createSchema(_ connection: SQLiteConnection) throws(StoreError) {
+        try connection.immediateTransaction { () throws(StoreError) in
+            try connection.execute(
+                """
+                CREATE TABLE IF NOT EXISTS otp_verifications (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    channel TEXT NOT NULL,
+                    destination TEXT NOT NULL,
+                    code_length INTEGER NOT NULL,
+                    code_hash BLOB NOT NULL,
+                    state TEXT NOT NULL,
+                    attempts_left INTEGER NOT NULL,
+                    sends_used INTEGER NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    expires_at INTEGER NOT NULL,
+                    resend_available_at INTEGER,
+                    purge_at INTEGER NOT NULL,
+                    lease_token TEXT,
+                    lease_until INTEGER
+                ) WITHOUT ROWID
+                """)
+            try connection.execute(
+                "CREATE INDEX IF NOT EXISTS otp_verifications_purge_at ON otp_verifications (purge_at)")
+            try connection.execute(
+                """
+                CREATE TABLE IF NOT EXISTS otp_idempotency (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    verification_id TEXT NOT NULL,
+                    fingerprint TEXT NOT NULL,
+                    expires_at INTEGER NOT NULL
+                ) WITHOUT ROWID
+                """)
+            try connection.execute(
+                """
+                CREATE TABLE IF NOT EXISTS otp_rates (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    arrival INTEGER NOT NULL
+                ) WITHOUT ROWID
+                """)
+        }
+    }
+
+    // MARK: - VerificationStore
+
+    /// Stores a new verification and its idempotency key, unless the key is live.
+    public func insert(
+        _ record: VerificationRecord, claim: IdempotencyClaim?, now: Date
+    ) async throws(StoreError)
+        -> InsertOutcome
+    {
+        try await run { (db: SQLiteConnection) throws(StoreError) in
+            try db.immediateTransaction { () throws(StoreError) -> InsertOutcome in
+                if let claim {
+                    if let entry = try Self.idempotencyEntry(db, key: claim.key, now: now) {
+                        return .replay(entry)
+                    }
+                    try db.query(
+                        "INSERT OR REPLACE INTO otp_idempotency (key, verification_id, fingerprint, expires_at) "
+                            + "VALUES (?, ?, ?, ?)",
+                        [
+                            .text(claim.key), .text(record.id), .text(claim.fingerprint),
+                            .integer(StoreTime.milliseconds(claim.expiresAt)),
+                        ])
+                }
+                try db.query(
+                    "INSERT INTO otp_verifications (id, channel, destination, code_length, code_hash, state, "
+                        + "attempts_left, sends_used, created_at, expires_at, resend_available_at, purge_at, "
+                        + "lease_token, lease_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    Self.columns(of: record))
+                self.insertsSincePurge += 1
+                if self.insertsSincePurge >= 256 {
+                    _ = try self.purge(db, now: now)
+                }
+                return .inserted
+            }
+        }
+    }
+
+    /// The verification with an identifier.
+    public func record(id: String) async throws(StoreError) -> VerificationRecord? {
+        try await run { (db: SQLiteConnection) throws(StoreError) in try Self.read(db, id: id) }
+    }
+
+    /// The live entry of an idempotency key.
+    public func idempotencyEntry(key: String, now: Date) async throws(StoreError) -> IdempotencyEntry? {
+        try await run { (db: SQLiteConnection) throws(StoreError) in
+            try Self.idempotencyEntry(db, key: key, now: now)
+        }
+    }
+
+    /// Frees an idempotency key that still belongs to the verification.
+    public func releaseIdempotencyKey(_ key: String, verificationID: String) async throws(StoreError) {
+        _ = try await run { (db: SQLiteConnection) throws(StoreError) in
+            try db.query(
+                "DELETE FROM otp_idempotency WHERE key = ? AND verification_id = ?",
+                [.text(key), .text(verificationID)])
+        }
+    }
+
+    /// Takes one attempt.
+    public func takeAttempt(id: String, now: Date) async throws(StoreError) -> AttemptOutcome {
+        try await mutate(id, missing: .notFound) { $0.takeAttempt(now: now) }
+    }
+
+    /// Approves a pending verification.
+    public func approve(id: String) async throws(StoreError) -> TransitionOutcome {
+        try await mutate(id, missing: .notFound) { $0.approve() }
+    }
+
+    /// Cancels a pending verification.
+    public func cancel(id: String) async throws(StoreError) -> TransitionOutcome {
+        try await mutate(id, missing: .notFound) { $0.cancel() }
+    }
+
+    /// Claims the next send.
+    public func beginResend(
+        id: String, lease: ResendLease, maxSends: Int, now: Date
+    ) async throws(StoreError)
+        -> BeginResendOutcome
+    {
+        try await mutate(id, missing: .notFound) {
+            $0.beginResend(lease: lease, maxSends: maxSends, now: now)
+        }
+    }
+
+    /// Puts a resend's code in place.
+    public func finishResend(
+        id: String, token: String, update: CodeUpdate
+    ) async throws(StoreError)
+        -> TransitionOutcome
+    {
+        try await mutate(id, missing: .notFound) { $0.finishResend(token: token, update: update) }
+    }
+
+    /// Gives up a resend's lease.
+    public func abandonResend(id: String, token: String) async throws(StoreError) {
+        try await mutate(id, missing: ()) { $0.abandonResend(token: token) }
+    }
+
+    /// Takes every permit or none.
+    public func acquire(_ permits: [RatePermit], now: Date) async throws(StoreError) -> RateDecision {
+        let nowMilliseconds = StoreTime.milliseconds(now)
+        return try await run { (db: SQLiteConnection) throws(StoreError) in
+            try db.immediateTransaction { () throws(StoreError) -> RateDecision in
+                var updates: [(String, Int64)] = []
+                var longestWait: Int64 = 0
+                for permit in permits {
+                    let stored = try Self.arrival(db, key: permit.key)
+                    switch permit.admit(storedArrival: stored, now: nowMilliseconds) {
+                    case .success(let arrival): updates.append((permit.key, arrival))
+                    case .failure(let denial): longestWait = max(longestWait, denial.waitMilliseconds)
+                    }
+                }
+                guard longestWait == 0 else { return .denied(waitMilliseconds: longestWait) }
+                for (key, arrival) in updates {
+                    try db.query(
+                        "INSERT INTO otp_rates (key, arrival) VALUES (?, ?) "
+                            + "ON CONFLICT (key) DO UPDATE SET arrival = excluded.arrival",
+                        [.text(key), .integer(arrival)])
+                }
+                return .allowed
+            }
+        }
+    }
+
+    /// Gives permits back.
+    public func release(_ permits: [RatePermit], now: Date) async throws(StoreError) {
+        let nowMilliseconds = StoreTime.milliseconds(now)
+        try await run { (db: SQLiteConnection) throws(StoreError) in
+            try db.immediateTransaction { () throws(StoreError) in
+                for permit in permits {
+                    let stored = try Self.arrival(db, key: permit.key)
+                    if let arrival = permit.refund(storedArrival: stored, now: nowMilliseconds) {
+                        try db.query(
+                            "UPDATE otp_rates SET arrival = ? WHERE key = ?",
+                            [.integer(arrival), .text(permit.key)])
+                    } else {
+                        try db.query("DELETE FROM otp_rates WHERE key = ?", [.text(permit.key)])
+                    }
+                }
+            }
+        }
+    }
+
+    /// Deletes expired rows; returns how many verifications went.
+    public func purgeExpired(now: Date) async throws(StoreError) -> Int {
+        try await run { (db: SQLiteConnection) throws(StoreError) in
+            try db.immediateTransaction { () throws(StoreError) in try self.purge(db, now: now) }
+        }
+    }
+
+    /// Whether the database answers a query.
+    public func ping() async -> Bool {
+        (try? await run { (db: SQLiteConnection) throws(StoreError) in try db.query("SELECT 1").count == 1 })
+            ?? false
+    }
+
+    // MARK: - Helpers
+
+    /// Runs `body` on the connection's queue.
+    private func run<Result: Sendable>(
+        _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> Result
+    )
+        async throws(StoreError) -> Result
+    {
+        let connection = self.connection
+        let outcome: Swift.Result<Result, StoreError> = await withCheckedContinuation { continuation in
+            queue.async {
+                do throws(StoreError) {
+                    continuation.resume(returning: .success(try body(connection)))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try outcome.get()
+    }
+
+    /// Reads a record, applies a transition and writes it back, in one immediate transaction.
+    private func mutate<Outcome: Sendable>(
+        _ id: String, missing: Outcome, _ change: @escaping @Sendable (inout VerificationRecord) -> Outcome
+    ) async throws(StoreError) -> Outcome {
+        try await run { (db: SQLiteConnection) throws(StoreError) in
+            try db.immediateTransaction { () throws(StoreError) -> Outcome in
+                guard var record = try Self.read(db, id: id) else { return missing }
+                let before = record
+                let outcome = change(&record)
+                if record != before {
+                    try db.query(
+                        "UPDATE otp_verifications SET code_hash = ?, state = ?, attempts_left = ?, sends_used = ?, "
+                            + "expires_at = ?, resend_available_at = ?, purge_at = ?, lease_token = ?, lease_until = ? "
+                            + "WHERE id = ?",
+                        [
+                            .blob(record.codeHash), .text(record.state.rawValue),
+                            .integer(Int64(record.attemptsLeft)),
+                            .integer(Int64(record.sendsUsed)),
+                            .integer(StoreTime.milliseconds(record.expiresAt)),
+                            Self.optionalTime(record.resendAvailableAt),
+                            .integer(StoreTime.milliseconds(record.purgeAt)),
+                            record.resendLease.map { .text($0.token) } ?? .null,
+                            Self.optionalTime(record.resendLease?.until), .text(id),
+                        ])
+                }
+                return outcome
+            }
+        }
+    }
+
+    private func purge(_ db: SQLiteConnection, now: Date) throws(StoreError) -> Int {
+        insertsSincePurge = 0
+        let milliseconds = StoreTime.milliseconds(now)
+        try db.query("DELETE FROM otp_verifications WHERE purge_at <= ?", [.integer(milliseconds)])
+        let purged = db.changes
+        try db.query("DELETE FROM otp_idempotency WHERE expires_at <= ?", [.integer(milliseconds)])
+        try db.query("DELETE FROM otp_rates WHERE arrival <= ?", [.integer(milliseconds)])
+        return purged
+    }
+
+    private static func read(_ db: SQLiteConnection, id: String) throws(StoreError) -> VerificationRecord? {
+        let rows = try db.query(
+            "SELECT id, channel, destination, code_length, code_hash, state, attempts_left, sends_used, created_at, "
+                + "expires_at, resend_available_at, purge_at, lease_token, lease_until "
+                + "FROM otp_verifications WHERE id = ?",
+            [.text(id)])
+        guard let row = rows.first else { return nil }
+        return try record(from: row)
+    }
+
+    private static func idempotencyEntry(
+        _ db: SQLiteConnection, key: String, now: Date
+    ) throws(StoreError)
+        -> IdempotencyEntry?
+    {
+        let rows = try db.query(
+            "SELECT verification_id, fingerprint, expires_at FROM otp_idempotency WHERE key = ? AND expires_at > ?",
+            [.text(key), .integer(StoreTime.milliseconds(now))])
+        guard let row = rows.first else { return nil }
+        guard let id = row[0].text, let fingerprint = row[1].text, let expires = row[2].integer else {
+            throw StoreError("sqlite: malformed idempotency row")
+        }
+        return IdempotencyEntry(
+            verificationID: id, fingerprint: fingerprint, expiresAt: StoreTime.date(milliseconds: expires))
+    }
+
+    private static func arrival(_ db: SQLiteConnection, key: String) throws(StoreError) -> Int64? {
+        try db.query("SELECT arrival FROM otp_rates WHERE key = ?", [.text(key)]).first?.first?.integer
+    }
+
+    private static func optionalTime(_ date: Date?) -> SQLiteValue {
+        date.map { .integer(StoreTime.milliseconds($0)) } ?? .null
+    }
+
+    private static func columns(of record: VerificationRecord) -> [SQLiteValue] {
+        [
+            .text(record.id), .text(record.channel.rawValue), .text(record.destination),
+            .integer(Int64(record.codeLength)), .blob(record.codeHash), .text(record.state.rawValue),
+            .integer(Int64(record.attemptsLeft)), .integer(Int64(record.sendsUsed)),
+            .integer(StoreTime.milliseconds(record.createdAt)),
+            .integer(StoreTime.milliseconds(record.expiresAt)),
+            optionalTime(record.resendAvailableAt), .integer(StoreTime.milliseconds(record.purgeAt)),
+            record.resendLease.map { .text($0.token) } ?? .null, optionalTime(record.resendLease?.until),
+        ]
+    }
+
+    private static func record(from row: [SQLiteValue]) throws(StoreError) -> VerificationRecord {
+        guard row.count == 14, let id = row[0].text,
+            let channel = row[1].text.flatMap(Channel.init(rawValue:)),
+            let destination = row[2].text, let codeLength = row[3].integer, let codeHash = row[4].blob,
+            let state = row[5].text.flatMap(VerificationRecord.State.init(rawValue:)),
+            let attemptsLeft = row[6].integer, let sendsUsed = row[7].integer, let createdAt = row[8].integer,
+            let expiresAt = row[9].integer, let purgeAt = row[11].integer
+        else { throw StoreError("sqlite: malformed verification row") }
+        var lease: ResendLease?
+        if let token = row[12].text, let until = row[13].integer {
+            lease = ResendLease(token: token, until: StoreTime.date(milliseconds: until))
+        }
+        return VerificationRecord(
+            id: id, channel: channel, destination: destination, codeLength: Int(codeLength),
+            codeHash: codeHash,
+            state: state, attemptsLeft: Int(attemptsLeft), sendsUsed: Int(sendsUsed),
+            createdAt: StoreTime.date(milliseconds: createdAt),
+            expiresAt: StoreTime.date(milliseconds: expiresAt),
+            resendAvailableAt: row[10].integer.map { StoreTime.date(milliseconds: $0) },
+            purgeAt: StoreTime.date(milliseconds: purgeAt), resendLease: lease)
+    }
+}

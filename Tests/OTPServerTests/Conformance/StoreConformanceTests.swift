@@ -1,0 +1,319 @@
+import Foundation
+import OTPCore
+import OTPServer
+import Testing
+
+/// The rules every store must keep, written once and run against each ``StoreKind``.
+@Suite struct StoreConformanceTests {
+    static let t0 = StoreTime.date(milliseconds: 1_795_000_000_000)
+
+    static func at(_ seconds: Double) -> Date {
+        StoreTime.date(milliseconds: 1_795_000_000_000 + Int64(seconds * 1000))
+    }
+
+    static func sample(
+        _ id: String = "vf_sample", attempts: Int = 3, sends: Int = 1, resendAt: Date? = at(30),
+        lease: ResendLease? = nil
+    ) -> VerificationRecord {
+        VerificationRecord(
+            id: id, channel: .sms, destination: "+15555550100", codeLength: 6,
+            codeHash: Array(repeating: 0xAB, count: 32),
+            state: .pending, attemptsLeft: attempts, sendsUsed: sends, createdAt: t0, expiresAt: at(300),
+            resendAvailableAt: resendAt, purgeAt: at(300 + 86_400), resendLease: lease)
+    }
+
+    @Test("a record reads back exactly as stored", arguments: StoreKind.allCases)
+    func roundTrip(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
+        var email = Self.sample(
+            "vf_email", resendAt: nil, lease: ResendLease(token: "tok", until: Self.at(90)))
+        email.channel = .email
+        email.destination = "Ana@example.org"
+        email.codeHash = Array(0..<32)
+        email.codeLength = 8
+        email.state = .canceled
+        for record in [Self.sample(), email] {
+            #expect(try await store.insert(record, claim: nil, now: Self.t0) == .inserted)
+            #expect(try await store.record(id: record.id) == record)
+        }
+        #expect(try await store.record(id: "vf_missing") == nil)
+    }
+
+    @Test("every step on an unknown verification answers not found", arguments: StoreKind.allCases)
+    func unknown(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
+        #expect(try await store.takeAttempt(id: "vf_none", now: Self.t0) == .notFound)
+        #expect(try await store.approve(id: "vf_none") == .notFound)
+        #expect(try await store.cancel(id: "vf_none") == .notFound)
+        let lease = ResendLease(token: "t", until: Self.at(60))
+        #expect(
+            try await store.beginResend(id: "vf_none", lease: lease, maxSends: 5, now: Self.t0) == .notFound)
+        let update = CodeUpdate(
+            codeHash: [1], attemptsLeft: 3, sendsUsed: 2, expiresAt: Self.at(300), resendAvailableAt: nil,
+            purgeAt: Self.at(900))
+        #expect(try await store.finishResend(id: "vf_none", token: "t", update: update) == .notFound)
+        try await store.abandonResend(id: "vf_none", token: "t")
+        #expect(try await store.record(id: "vf_none") == nil)
+    }
+
+    @Test(
+        "an idempotency key replays while live, frees at expiry, and is released only by its owner",
+        arguments: StoreKind.allCases)
+    func idempotency(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
+        let claim = IdempotencyClaim(key: "key", fingerprint: "fp", expiresAt: Self.at(300))
+        #expect(try await store.insert(Self.sample("vf_a"), claim: claim, now: Self.t0) == .inserted)
+        let entry = IdempotencyEntry(verificationID: "vf_a", fingerprint: "fp", expiresAt: Self.at(300))
+        #expect(try await store.idempotencyEntry(key: "key", now: Self.at(299.999)) == entry)
+        #expect(try await store.idempotencyEntry(key: "other", now: Self.t0) == nil)
+
+        // A live key wins: nothing is stored for the second verification.
+        let second = IdempotencyClaim(key: "key", fingerprint: "fp2", expiresAt: Self.at(400))
+        #expect(
+            try await store.insert(Self.sample("vf_b"), claim: second, now: Self.at(100)) == .replay(entry))
+        #expect(try await store.record(id: "vf_b") == nil)
+
+        // At expiry the key is free.
+        #expect(try await store.idempotencyEntry(key: "key", now: Self.at(300)) == nil)
+        #expect(try await store.insert(Self.sample("vf_c"), claim: second, now: Self.at(300)) == .inserted)
+        #expect(try await store.idempotencyEntry(key: "key", now: Self.at(300))?.verificationID == "vf_c")
+
+        // Only the owner releases it.
+        try await store.releaseIdempotencyKey("key", verificationID: "vf_a")
+        #expect(try await store.idempotencyEntry(key: "key", now: Self.at(300)) != nil)
+        try await store.releaseIdempotencyKey("key", verificationID: "vf_c")
+        #expect(try await store.idempotencyEntry(key: "key", now: Self.at(300)) == nil)
+    }
+
+    @Test(
+        "taking an attempt judges state, expiry before lock, and counts down", arguments: StoreKind.allCases)
+    func attempts(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
+        _ = try await store.insert(Self.sample(attempts: 2), claim: nil, now: Self.t0)
+        guard case .taken(let first) = try await store.takeAttempt(id: "vf_sample", now: Self.at(1)) else {
+            Issue.record("no attempt taken")
+            return
+        }
+        #expect(first.attemptsLeft == 1)
+        #expect(first.codeHash == Self.sample().codeHash)
+        guard case .taken(let second) = try await store.takeAttempt(id: "vf_sample", now: Self.at(2)) else {
+            Issue.record("no second attempt taken")
+            return
+        }
+        #expect(second.attemptsLeft == 0)
+        guard case .locked(let locked) = try await store.takeAttempt(id: "vf_sample", now: Self.at(3)) else {
+            Issue.record("not locked")
+            return
+        }
+        #expect(locked.attemptsLeft == 0)
+        guard case .expired = try await store.takeAttempt(id: "vf_sample", now: Self.at(300)) else {
+            Issue.record("expiry does not win over lock")
+            return
+        }
+        #expect(try await store.record(id: "vf_sample")?.attemptsLeft == 0)
+
+        _ = try await store.insert(Self.sample("vf_expired"), claim: nil, now: Self.t0)
+        guard case .expired = try await store.takeAttempt(id: "vf_expired", now: Self.at(300)) else {
+            Issue.record("not expired")
+            return
+        }
+        #expect(try await store.record(id: "vf_expired")?.attemptsLeft == 3)
+    }
+
+    @Test("approve and cancel move only a pending verification", arguments: StoreKind.allCases)
+    func transitions(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
+        _ = try await store.insert(Self.sample("vf_a"), claim: nil, now: Self.t0)
+        _ = try await store.insert(Self.sample("vf_c"), claim: nil, now: Self.t0)
+        guard case .done(let approved) = try await store.approve(id: "vf_a") else {
+            Issue.record("not approved")
+            return
+        }
+        #expect(approved.state == .approved)
+        #expect(try await store.approve(id: "vf_a") == .notPending(approved))
+        #expect(try await store.cancel(id: "vf_a") == .notPending(approved))
+        guard case .notPending = try await store.takeAttempt(id: "vf_a", now: Self.at(1)) else {
+            Issue.record("an approved verification took an attempt")
+            return
+        }
+        guard case .done(let canceled) = try await store.cancel(id: "vf_c") else {
+            Issue.record("not canceled")
+            return
+        }
+        #expect(canceled.state == .canceled)
+        #expect(try await store.approve(id: "vf_c") == .notPending(canceled))
+        #expect(try await store.record(id: "vf_c")?.state == .canceled)
+    }
+
+    @Test(
+        "a resend lease has one holder, waits for the cooldown and sends left, and lapses",
+        arguments: StoreKind.allCases)
+    func resendLeases(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
+        _ = try await store.insert(Self.sample(attempts: 0), claim: nil, now: Self.t0)
+        let first = ResendLease(token: "first", until: Self.at(90))
+        guard
+            case .tooSoon(_, let until) = try await store.beginResend(
+                id: "vf_sample", lease: first, maxSends: 5, now: Self.at(29.999))
+        else {
+            Issue.record("cooldown ignored")
+            return
+        }
+        #expect(until == Self.at(30))
+        guard
+            case .begun(let begun) = try await store.beginResend(
+                id: "vf_sample", lease: first, maxSends: 5, now: Self.at(30))
+        else {
+            Issue.record("lease not granted")
+            return
+        }
+        #expect(begun.resendLease == first)
+        let second = ResendLease(token: "second", until: Self.at(100))
+        guard
+            case .tooSoon(_, let held) = try await store.beginResend(
+                id: "vf_sample", lease: second, maxSends: 5, now: Self.at(31))
+        else {
+            Issue.record("a second lease was granted")
+            return
+        }
+        #expect(held == Self.at(90))
+
+        // Abandoning with the wrong token changes nothing; with the right one it frees the lease.
+        try await store.abandonResend(id: "vf_sample", token: "second")
+        #expect(try await store.record(id: "vf_sample")?.resendLease == first)
+        try await store.abandonResend(id: "vf_sample", token: "first")
+        #expect(try await store.record(id: "vf_sample")?.resendLease == nil)
+
+        // A lapsed lease can be taken over, and the old holder's finish is refused.
+        _ = try await store.beginResend(id: "vf_sample", lease: first, maxSends: 5, now: Self.at(31))
+        guard
+            case .begun = try await store.beginResend(
+                id: "vf_sample", lease: second, maxSends: 5, now: Self.at(90))
+        else {
+            Issue.record("a lapsed lease was not taken over")
+            return
+        }
+        let update = CodeUpdate(
+            codeHash: Array(repeating: 0xCD, count: 32), attemptsLeft: 3, sendsUsed: 2,
+            expiresAt: Self.at(390),
+            resendAvailableAt: Self.at(150), purgeAt: Self.at(390 + 86_400))
+        guard case .leaseLost = try await store.finishResend(id: "vf_sample", token: "first", update: update)
+        else {
+            Issue.record("a lost lease finished")
+            return
+        }
+        guard
+            case .done(let done) = try await store.finishResend(
+                id: "vf_sample", token: "second", update: update)
+        else {
+            Issue.record("the holder could not finish")
+            return
+        }
+        #expect(done.codeHash == update.codeHash)
+        #expect(done.attemptsLeft == 3)
+        #expect(done.sendsUsed == 2)
+        #expect(done.expiresAt == update.expiresAt)
+        #expect(done.resendAvailableAt == update.resendAvailableAt)
+        #expect(done.purgeAt == update.purgeAt)
+        #expect(done.resendLease == nil)
+        #expect(try await store.record(id: "vf_sample") == done)
+
+        // Every send used.
+        guard
+            case .maxSendsReached = try await store.beginResend(
+                id: "vf_sample", lease: first, maxSends: 2, now: Self.at(200))
+        else {
+            Issue.record("max sends ignored")
+            return
+        }
+        // A canceled verification cannot finish a resend in progress.
+        _ = try await store.beginResend(id: "vf_sample", lease: first, maxSends: 5, now: Self.at(200))
+        _ = try await store.cancel(id: "vf_sample")
+        guard case .notPending = try await store.finishResend(id: "vf_sample", token: "first", update: update)
+        else {
+            Issue.record("a canceled verification took a new code")
+            return
+        }
+        guard
+            case .notPending = try await store.beginResend(
+                id: "vf_sample", lease: first, maxSends: 5, now: Self.at(300))
+        else {
+            Issue.record("a canceled verification began a resend")
+            return
+        }
+    }
+
+    @Test(
+        "rate permits: a burst of the limit, then the wait, all or none, and refunds",
+        arguments: StoreKind.allCases)
+    func ratePermits(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
+        let three = RatePermit(key: "ca:x", limit: RateLimit(limit: 3, window: .seconds(300)))
+        let one = RatePermit(key: "sd:y", limit: RateLimit(limit: 1, window: .seconds(3600)))
+        for _ in 0..<3 {
+            #expect(try await store.acquire([three], now: Self.t0) == .allowed)
+        }
+        #expect(try await store.acquire([three], now: Self.t0) == .denied(waitMilliseconds: 100_000))
+        #expect(try await store.acquire([three], now: Self.at(99.999)) == .denied(waitMilliseconds: 1))
+        #expect(try await store.acquire([three], now: Self.at(100)) == .allowed)
+
+        // All or none: `one` is free but `three` is not, so `one` stays free.
+        #expect(
+            try await store.acquire([one, three], now: Self.at(100)) == .denied(waitMilliseconds: 100_000))
+        #expect(try await store.acquire([one], now: Self.at(100)) == .allowed)
+        #expect(
+            try await store.acquire([one, three], now: Self.at(100)) == .denied(waitMilliseconds: 3_600_000))
+
+        // A refund gives one request back.
+        try await store.release([one], now: Self.at(100))
+        #expect(try await store.acquire([one], now: Self.at(100)) == .allowed)
+        try await store.release([RatePermit(key: "never-used", limit: one.limit)], now: Self.at(100))
+        #expect(
+            try await store.acquire([RatePermit(key: "never-used", limit: one.limit)], now: Self.at(100))
+                == .allowed)
+
+        // Keys are independent.
+        #expect(
+            try await store.acquire([RatePermit(key: "ca:z", limit: three.limit)], now: Self.at(100))
+                == .allowed)
+    }
+
+    @Test("parallel permits never pass more than the limit", arguments: StoreKind.allCases)
+    func parallelPermits(kind: StoreKind) async throws {
+        let stores = try await kind.makeStores(count: 3)
+        let permit = RatePermit(key: "ca:burst", limit: RateLimit(limit: 25, window: .seconds(300)))
+        let allowed = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<100 {
+                group.addTask { try await stores[index % 3].acquire([permit], now: Self.t0) == .allowed }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(allowed == 25)
+    }
+
+    @Test(
+        "purging deletes records past their time, and keys and counters past theirs",
+        arguments: StoreKind.allCases)
+    func purge(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
+        var old = Self.sample("vf_old")
+        old.purgeAt = Self.at(1000)
+        _ = try await store.insert(
+            old, claim: IdempotencyClaim(key: "k", fingerprint: "f", expiresAt: Self.at(300)), now: Self.t0)
+        _ = try await store.insert(Self.sample("vf_new"), claim: nil, now: Self.t0)
+        _ = try await store.acquire(
+            [RatePermit(key: "r", limit: RateLimit(limit: 1, window: .seconds(60)))], now: Self.t0)
+        #expect(try await store.purgeExpired(now: Self.at(999)) == 0)
+        #expect(try await store.record(id: "vf_old") != nil)
+        #expect(try await store.purgeExpired(now: Self.at(1000)) == 1)
+        #expect(try await store.record(id: "vf_old") == nil)
+        #expect(try await store.record(id: "vf_new") != nil)
+        #expect(try await store.idempotencyEntry(key: "k", now: Self.t0) == nil)
+    }
+
+    @Test("a working store answers ping", arguments: StoreKind.allCases)
+    func ping(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
+        #expect(await store.ping())
+    }
+}

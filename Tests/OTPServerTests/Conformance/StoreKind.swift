@@ -1,0 +1,29 @@
+import Foundation
+import OTPSQLite
+import OTPServer
+import Testing
+
+/// The stores the conformance suite runs against.
+enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case memory
+    case sqlite
+
+    var testDescription: String { rawValue }
+
+    /// `count` handles on one fresh, empty store; SQLite and Redis give each its own connection.
+    func makeStores(count: Int = 1) async throws -> [any VerificationStore] {
+        switch self {
+        case .memory:
+            let store = MemoryStore()
+            return Array(repeating: store, count: count)
+        case .sqlite:
+            let path = temporaryDirectory() + "/otp.sqlite3"
+            return try (0..<count).map { _ in try SQLiteStore(path: path) }
+        }
+    }
+
+    /// One fresh, empty store.
+    func makeStore() async throws -> any VerificationStore {
+        try await makeStores(count: 1)[0]
+    }
+}
