@@ -44,6 +44,10 @@ let package = Package(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "OTPDelivery", dependencies: ["OTPServer", "CCurl"]),
         .testTarget(name: "OTPDeliveryTests", dependencies: ["OTPDelivery"], exclude: ["Receivers"]),
+        .target(
+            name: "OTPHTTP", dependencies: ["OTPServer", "OTPDelivery", "OTPSQLite", "CMicroHTTPD"]),
+        .testTarget(
+            name: "OTPHTTPTests", dependencies: ["OTPHTTP", "OTPServer", "OTPCore", "OTPDelivery"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -75,20 +75,4 @@ static inline int otp_mhd_client_address(struct MHD_Connection *connection, char
     return written == NULL ? -1 : 0;
 }
 
-/// Queues `length` bytes copied from `body` with `status`; the headers are `count` name/value pairs.
-static inline enum MHD_Result otp_mhd_respond(struct MHD_Connection *connection, unsigned int status,
-                                              const void *body, size_t length,
-                                              const char *const *names, const char *const *values,
-                                              size_t count) {
-    struct MHD_Response *response =
-        MHD_create_response_from_buffer(length, (void *)body, MHD_RESPMEM_MUST_COPY);
-    if (response == NULL) return MHD_NO;
-    for (size_t i = 0; i < count; i++) {
-        MHD_add_response_header(response, names[i], values[i]);
-    }
-    enum MHD_Result result = MHD_queue_response(connection, status, response);
-    MHD_destroy_response(response);
-    return result;
-}
-
 #endif

@@ -1,5 +1,5 @@
 import CCurl
-import Dispatch
+import Foundation
 import OTPServer
 
 /// libcurl's process-wide set-up, done once before the first transfer.
@@ -81,10 +81,11 @@ func describe(_ code: CURLcode) -> String {
     return String(cString: text)
 }
 
-/// Runs blocking libcurl transfers on threads outside Swift's cooperative pool.
+/// Runs blocking libcurl transfers, each on a thread of its own.
+///
+/// Not on a concurrent dispatch queue: libdispatch sizes those by the core count and shares the
+/// threads with Swift's cooperative pool, so two blocked transfers would stall every task for a while.
 enum CurlTransfer {
-    private static let queue = DispatchQueue(label: "otp.delivery.curl", attributes: .concurrent)
-
     /// Configures a fresh handle with `configure`, performs the transfer and reports its response.
     ///
     /// A transport failure (refused connection, timeout, TLS, a rejected SMTP command) throws a
@@ -93,9 +94,11 @@ enum CurlTransfer {
         _ what: String, configure: @escaping @Sendable (inout CurlHandle) throws(DeliveryError) -> Void
     ) async throws(DeliveryError) -> CurlResponse {
         let result: Result<CurlResponse, DeliveryError> = await withCheckedContinuation { continuation in
-            queue.async {
+            let thread = Thread {
                 continuation.resume(returning: perform(what, configure: configure))
             }
+            thread.name = "otp-curl"
+            thread.start()
         }
         return try result.get()
     }

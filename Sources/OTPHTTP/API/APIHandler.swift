@@ -1,0 +1,170 @@
+import Foundation
+import OTPCore
+import OTPServer
+
+/// The HTTP API of HTTP-API.md over a ``Verifier``: authentication, routes, limits, bodies, answers.
+///
+/// It judges what the HTTP layer owns (the key for every `/v1/` path, route and method, body size,
+/// JSON shape, the client address, the `Idempotency-Key` header) and leaves the rest to the engine.
+public struct APIHandler: HTTPHandler {
+    /// The request headers the handler reads; give them to ``HTTPServerConfiguration/headerNames``.
+    public static let headerNames = ["authorization", "idempotency-key", "x-forwarded-for"]
+
+    private let verifier: Verifier
+    private let keys: APIKeys
+    private let trustProxy: Bool
+    private let metrics: ServerMetrics
+    private let servesMetrics: Bool
+
+    /// Creates the API.
+    ///
+    /// - Parameters:
+    ///   - verifier: the engine.
+    ///   - keys: the accepted API keys.
+    ///   - trustProxy: take the client address from `X-Forwarded-For`'s first entry.
+    ///   - metrics: where outcomes are counted.
+    ///   - servesMetrics: answer `/metrics` here (`false` when another listener serves it).
+    public init(
+        verifier: Verifier, keys: APIKeys, trustProxy: Bool = false, metrics: ServerMetrics,
+        servesMetrics: Bool = true
+    ) {
+        self.verifier = verifier
+        self.keys = keys
+        self.trustProxy = trustProxy
+        self.metrics = metrics
+        self.servesMetrics = servesMetrics
+    }
+
+    /// Answers one request.
+    public func handle(_ request: HTTPRequest) -> HTTPReply {
+        if Route.needsKey(request.path), !keys.accepts(authorization: request.headers["authorization"]) {
+            let route = Route(path: request.path)?.template ?? Route.unmatched
+            return .now(APIResponses.error(APIResponses.unauthorized, route: route))
+        }
+        guard let route = Route(path: request.path), servesMetrics || route != .metrics else {
+            return .now(APIResponses.error(APIResponses.routeNotFound, route: Route.unmatched))
+        }
+        guard route.methods.contains(request.method) else {
+            var response = APIResponses.error(
+                APIResponses.methodNotAllowed(route.methods), route: route.template)
+            response.headers.append(("Allow", route.methods.joined(separator: ", ")))
+            return .now(response)
+        }
+        if request.bodyTooLarge {
+            return .now(APIResponses.error(APIResponses.payloadTooLarge, route: route.template))
+        }
+        let address = clientAddress(of: request)
+        switch route {
+        case .health:
+            let verifier = self.verifier
+            return .later { APIResponses.health(await verifier.isHealthy()) }
+        case .metrics:
+            return .now(
+                HTTPResponse(
+                    status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
+                    body: Array(metrics.prometheusText().utf8), route: route.template))
+        case .start:
+            return start(request, address: address)
+        case .status(let id):
+            return answer(route) { verifier throws(APIError) in try await verifier.status(id: id) }
+        case .check(let id):
+            return check(request, id: id, address: address)
+        case .resend(let id):
+            return answer(route) { verifier throws(APIError) in
+                try await verifier.resend(id: id, clientAddress: address)
+            }
+        case .cancel(let id):
+            return answer(route) { verifier throws(APIError) in try await verifier.cancel(id: id) }
+        }
+    }
+
+    /// The socket's peer, or the first `X-Forwarded-For` entry behind a trusted proxy.
+    func clientAddress(of request: HTTPRequest) -> String {
+        guard trustProxy, let forwarded = request.headers["x-forwarded-for"],
+            let first = forwarded.split(separator: ",", omittingEmptySubsequences: false).first
+        else { return request.peerAddress }
+        let address = first.trimmingCharacters(in: .whitespaces)
+        guard !address.isEmpty, address.count <= 64 else { return request.peerAddress }
+        return address
+    }
+
+    private func start(_ request: HTTPRequest, address: String) -> HTTPReply {
+        let route = Route.start
+        let body: (to: String, channel: Channel?)
+        switch RequestBodies.start(request.body) {
+        case .success(let parsed): body = parsed
+        case .failure(let error): return .now(APIResponses.error(error, route: route.template))
+        }
+        let key = request.headers["idempotency-key"]
+        if let key, !RequestBodies.isValidIdempotencyKey(key) {
+            let error = APIResponses.invalidRequest(
+                "The Idempotency-Key must be 1 to 255 printable ASCII characters.")
+            return .now(APIResponses.error(error, route: route.template))
+        }
+        let startRequest = StartRequest(
+            to: body.to, channel: body.channel, clientAddress: address, idempotencyKey: key)
+        let verifier = self.verifier
+        let metrics = self.metrics
+        return .later {
+            do throws(APIError) {
+                let result = try await verifier.start(startRequest)
+                return APIResponses.verification(
+                    result.verification, status: result.created ? 201 : 200, route: route)
+            } catch {
+                return Self.failure(error, route: route, metrics: metrics)
+            }
+        }
+    }
+
+    private func check(_ request: HTTPRequest, id: String, address: String) -> HTTPReply {
+        let route = Route.check(id: id)
+        let verifier = self.verifier
+        let metrics = self.metrics
+        switch RequestBodies.check(request.body) {
+        case .failure(let invalid):
+            // The verification's existence is judged before the body.
+            return .later {
+                do throws(APIError) {
+                    _ = try await verifier.status(id: id)
+                    metrics.recordCheck(outcome: invalid.code.rawValue)
+                    return APIResponses.error(invalid, route: route.template, note: APIResponses.idPrefix(id))
+                } catch {
+                    metrics.recordCheck(outcome: error.code.rawValue)
+                    return Self.failure(error, route: route, metrics: metrics)
+                }
+            }
+        case .success(let code):
+            return .later {
+                do throws(APIError) {
+                    let verification = try await verifier.check(id: id, code: code, clientAddress: address)
+                    metrics.recordCheck(outcome: verification.status.rawValue)
+                    return APIResponses.verification(verification, status: 200, route: route)
+                } catch {
+                    metrics.recordCheck(outcome: error.code.rawValue)
+                    return Self.failure(error, route: route, metrics: metrics)
+                }
+            }
+        }
+    }
+
+    private func answer(
+        _ route: Route, _ call: @escaping @Sendable (Verifier) async throws(APIError) -> Verification
+    ) -> HTTPReply {
+        let verifier = self.verifier
+        let metrics = self.metrics
+        return .later {
+            do throws(APIError) {
+                return APIResponses.verification(try await call(verifier), status: 200, route: route)
+            } catch {
+                return Self.failure(error, route: route, metrics: metrics)
+            }
+        }
+    }
+
+    private static func failure(_ error: APIError, route: Route, metrics: ServerMetrics) -> HTTPResponse {
+        if error.code.httpStatus == 429 {
+            metrics.recordRateLimited(route: route.template, code: error.code)
+        }
+        return APIResponses.error(error, route: route.template, note: route.id.map(APIResponses.idPrefix))
+    }
+}

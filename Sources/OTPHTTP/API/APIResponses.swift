@@ -1,0 +1,62 @@
+import Foundation
+import OTPCore
+
+/// The JSON answers of the API: verification objects, error bodies, the health object.
+enum APIResponses {
+    /// Headers every JSON answer carries.
+    static let jsonHeaders: [(name: String, value: String)] = [
+        ("Content-Type", "application/json"), ("Cache-Control", "no-store"),
+    ]
+
+    /// A verification object with a status.
+    static func verification(_ verification: Verification, status: Int, route: Route) -> HTTPResponse {
+        let body = (try? WireCoding.encoder().encode(verification)).map(Array.init) ?? []
+        return HTTPResponse(
+            status: status, headers: jsonHeaders, body: body, route: route.template,
+            note: idPrefix(verification.id))
+    }
+
+    /// An error body, its status from the code, with `Retry-After` on 429.
+    static func error(_ error: APIError, route: String, note: String? = nil) -> HTTPResponse {
+        var error = error
+        var headers = jsonHeaders
+        let status = error.code.httpStatus
+        if status == 429 {
+            let seconds = max(1, error.retryAfter ?? 1)
+            error.retryAfter = seconds
+            headers.append(("Retry-After", String(seconds)))
+        }
+        let body = (try? WireCoding.encoder().encode(APIErrorBody(error: error))).map(Array.init) ?? []
+        return HTTPResponse(status: status, headers: headers, body: body, route: route, note: note)
+    }
+
+    /// `/healthz`'s answer.
+    static func health(_ healthy: Bool) -> HTTPResponse {
+        HTTPResponse(
+            status: healthy ? 200 : 503, headers: jsonHeaders,
+            body: Array((healthy ? "{\"status\":\"ok\"}" : "{\"status\":\"unavailable\"}").utf8),
+            route: Route.health.template)
+    }
+
+    /// The part of a verification id the log shows: enough to follow a request, not to use the id.
+    static func idPrefix(_ id: String) -> String {
+        String(id.prefix(8))
+    }
+
+    static let unauthorized = APIError(
+        code: .unauthorized, message: "A valid API key is needed: Authorization: Bearer <key>.")
+    static let routeNotFound = APIError(code: .notFound, message: "There is no such route.")
+    static let payloadTooLarge = APIError(code: .payloadTooLarge, message: "The body is over 16 KiB.")
+    static let internalError = APIError(
+        code: .internalError, message: "Something went wrong on the server. Try again.")
+
+    static func methodNotAllowed(_ allowed: [String]) -> APIError {
+        APIError(
+            code: .methodNotAllowed, message: "This route answers \(allowed.joined(separator: " and ")) only."
+        )
+    }
+
+    static func invalidRequest(_ message: String) -> APIError {
+        APIError(code: .invalidRequest, message: message)
+    }
+}

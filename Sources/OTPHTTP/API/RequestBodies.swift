@@ -1,0 +1,55 @@
+import Foundation
+import OTPCore
+
+/// The bodies the API reads, validated before the engine sees them.
+enum RequestBodies {
+    /// The longest destination accepted, in bytes, before normalisation.
+    static let maxDestinationBytes = 320
+    /// The longest code accepted, in bytes, before normalisation.
+    static let maxCodeBytes = 256
+
+    private struct StartBody: Decodable {
+        var to: String
+        var channel: String?
+    }
+
+    private struct CheckBody: Decodable {
+        var code: String
+    }
+
+    /// The destination and channel of a start body, or the reason it is not one.
+    static func start(_ body: [UInt8]) -> Result<(to: String, channel: Channel?), APIError> {
+        guard let parsed = try? JSONDecoder().decode(StartBody.self, from: Data(body)) else {
+            return .failure(
+                APIResponses.invalidRequest(
+                    "The body must be a JSON object with a string \"to\" and an optional \"channel\"."))
+        }
+        guard !parsed.to.isEmpty, parsed.to.utf8.count <= maxDestinationBytes else {
+            return .failure(
+                APIResponses.invalidRequest("\"to\" must have 1 to \(maxDestinationBytes) bytes."))
+        }
+        guard let text = parsed.channel else { return .success((parsed.to, nil)) }
+        guard let channel = Channel(rawValue: text) else {
+            return .failure(APIResponses.invalidRequest("\"channel\" must be \"sms\" or \"email\"."))
+        }
+        return .success((parsed.to, channel))
+    }
+
+    /// The code of a check body, or the reason it is not one.
+    static func check(_ body: [UInt8]) -> Result<String, APIError> {
+        guard let parsed = try? JSONDecoder().decode(CheckBody.self, from: Data(body)) else {
+            return .failure(
+                APIResponses.invalidRequest("The body must be a JSON object with a string \"code\"."))
+        }
+        guard parsed.code.utf8.count <= maxCodeBytes else {
+            return .failure(APIResponses.invalidRequest("\"code\" must have at most \(maxCodeBytes) bytes."))
+        }
+        return .success(parsed.code)
+    }
+
+    /// Whether an `Idempotency-Key` value has 1–255 printable ASCII characters.
+    static func isValidIdempotencyKey(_ key: String) -> Bool {
+        let bytes = key.utf8
+        return (1...255).contains(bytes.count) && bytes.allSatisfy { (0x20...0x7E).contains($0) }
+    }
+}

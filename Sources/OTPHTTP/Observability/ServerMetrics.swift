@@ -1,0 +1,121 @@
+import Foundation
+import OTPCore
+
+/// The server's counters and latency histogram, written as Prometheus text.
+///
+/// Labels are route templates, fixed outcome names, channels and status codes: never a code, a
+/// destination or an identifier.
+public final class ServerMetrics: Sendable {
+    /// Upper bounds of the latency histogram's buckets, in seconds.
+    public static let latencyBuckets: [Double] = [
+        0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+    ]
+
+    private struct Histogram {
+        var buckets = [Int](repeating: 0, count: ServerMetrics.latencyBuckets.count)
+        var sum = 0.0
+        var count = 0
+    }
+
+    private struct State {
+        var requests: [String: Int] = [:]
+        var latency: [String: Histogram] = [:]
+        var checks: [String: Int] = [:]
+        var sends: [String: Int] = [:]
+        var rateLimited: [String: Int] = [:]
+    }
+
+    private let state = LockedState(State())
+
+    /// Creates empty metrics.
+    public init() {}
+
+    /// Counts a finished request and its duration.
+    public func recordRequest(route: String, method: String, status: Int?, duration: Duration) {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let methodLabel = ["GET", "HEAD", "POST"].contains(method) ? method : "OTHER"
+        let statusLabel = status.map(String.init) ?? "none"
+        let key = "route=\"\(route)\",method=\"\(methodLabel)\",status=\"\(statusLabel)\""
+        state.withLock { state in
+            state.requests[key, default: 0] += 1
+            var histogram = state.latency[route] ?? Histogram()
+            for (index, bound) in Self.latencyBuckets.enumerated() where seconds <= bound {
+                histogram.buckets[index] += 1
+            }
+            histogram.sum += seconds
+            histogram.count += 1
+            state.latency[route] = histogram
+        }
+    }
+
+    /// Counts the outcome of a check: `approved` or the error code it got.
+    public func recordCheck(outcome: String) {
+        state.withLock { $0.checks[outcome, default: 0] += 1 }
+    }
+
+    /// Counts a message handed to a provider: `sent` or `failed`.
+    public func recordSend(channel: Channel, succeeded: Bool) {
+        let key = "channel=\"\(channel.rawValue)\",result=\"\(succeeded ? "sent" : "failed")\""
+        state.withLock { $0.sends[key, default: 0] += 1 }
+    }
+
+    /// Counts a 429 answer by route and error code.
+    public func recordRateLimited(route: String, code: OTPErrorCode) {
+        let key = "route=\"\(route)\",code=\"\(code.rawValue)\""
+        state.withLock { $0.rateLimited[key, default: 0] += 1 }
+    }
+
+    /// The metrics in the Prometheus text exposition format (version 0.0.4).
+    public func prometheusText() -> String {
+        let snapshot = state.withLock { $0 }
+        var out = ""
+        func family(_ name: String, _ type: String, _ help: String, _ values: [String: Int]) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+            for key in values.keys.sorted() {
+                out += "\(name){\(key)} \(values[key] ?? 0)\n"
+            }
+        }
+        family(
+            "otp_http_requests_total", "counter", "HTTP requests by route template, method and status.",
+            snapshot.requests)
+        out += "# HELP otp_http_request_duration_seconds Time from request head to response sent.\n"
+        out += "# TYPE otp_http_request_duration_seconds histogram\n"
+        for route in snapshot.latency.keys.sorted() {
+            guard let histogram = snapshot.latency[route] else { continue }
+            for (index, bound) in Self.latencyBuckets.enumerated() {
+                out +=
+                    "otp_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"\(bound)\"} "
+                    + "\(histogram.buckets[index])\n"
+            }
+            out +=
+                "otp_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"+Inf\"} \(histogram.count)\n"
+            out += "otp_http_request_duration_seconds_sum{route=\"\(route)\"} \(histogram.sum)\n"
+            out += "otp_http_request_duration_seconds_count{route=\"\(route)\"} \(histogram.count)\n"
+        }
+        family(
+            "otp_check_outcomes_total", "counter", "Checks by outcome: approved or the error code.",
+            snapshot.checks.reduce(into: [:]) { $0["outcome=\"\($1.key)\""] = $1.value })
+        family(
+            "otp_sends_total", "counter", "Messages handed to a provider by channel and result.",
+            snapshot.sends)
+        family(
+            "otp_rate_limit_rejections_total", "counter", "429 answers by route template and error code.",
+            snapshot.rateLimited)
+        return out
+    }
+}
+
+/// A value behind a lock.
+final class LockedState<Value>: @unchecked Sendable {
+    // Guards `value`; every access holds it.
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+        lock.withLock { body(&value) }
+    }
+}

@@ -1,0 +1,58 @@
+/// One HTTP response, with what the request log and metrics need to know about it.
+public struct HTTPResponse: Sendable {
+    /// The status code.
+    public var status: Int
+    /// Header lines, in order.
+    public var headers: [(name: String, value: String)]
+    /// The body.
+    public var body: [UInt8]
+    /// The route template the request matched, such as `/v1/verifications/{id}`, for logs and metrics.
+    public var route: String
+    /// A short note for the log line, such as a verification id prefix; never a code or a destination.
+    public var note: String?
+
+    /// Creates a response.
+    public init(
+        status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [], route: String,
+        note: String? = nil
+    ) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.route = route
+        self.note = note
+    }
+}
+
+/// A handler's answer: a response now, or work whose response the server awaits without blocking.
+public enum HTTPReply: Sendable {
+    /// Answer at once, on the server's thread.
+    case now(HTTPResponse)
+    /// Suspend the connection, run the work on Swift's concurrency pool, then answer.
+    case later(@Sendable () async -> HTTPResponse)
+}
+
+/// Answers requests for an ``HTTPServer``.
+public protocol HTTPHandler: Sendable {
+    /// Answers one request. It runs on a server thread, so it must not block: slow work goes in `.later`.
+    ///
+    /// When `request.bodyTooLarge` is set the server may not have read the body and uses a `.now` answer
+    /// only; a `.later` one is replaced by a bare 413.
+    func handle(_ request: HTTPRequest) -> HTTPReply
+}
+
+/// What the server reports about each finished request, for logs and metrics.
+public struct CompletedRequest: Sendable {
+    /// The request's method.
+    public var method: String
+    /// The route template from the response, or the raw path when no response was made.
+    public var route: String
+    /// The status sent, or `nil` when the connection ended before a response was queued.
+    public var status: Int?
+    /// From the first byte of the request head to the end of the response.
+    public var duration: Duration
+    /// The response's note.
+    public var note: String?
+    /// Whether the response was sent in full.
+    public var completed: Bool
+}

@@ -1,0 +1,99 @@
+import CMicroHTTPD
+import Foundation
+
+/// An HTTP/1.1 server on libmicrohttpd: a thread pool on epoll, async handlers by suspend and resume.
+///
+/// It reads bodies up to a limit, drops stalled connections, reports every finished request to an
+/// observer, and stops gracefully: it stops accepting, lets requests in flight finish, then closes.
+public final class HTTPServer: Sendable {
+    /// The configuration it was started with.
+    public let configuration: HTTPServerConfiguration
+    /// The port it listens on (the one picked when the configuration asked for 0).
+    public let port: Int
+    private let daemon: DaemonHandle
+    private let core: ServerCore
+    private let retainedCore: Unmanaged<ServerCore>
+
+    /// Starts listening; throws when the address is not a literal or the port cannot be bound.
+    public init(
+        configuration: HTTPServerConfiguration, handler: any HTTPHandler,
+        observer: @escaping @Sendable (CompletedRequest) -> Void = { _ in }
+    ) throws(HTTPServerError) {
+        guard (0...65535).contains(configuration.port) else {
+            throw HTTPServerError("the port must be from 0 to 65535")
+        }
+        let core = ServerCore(
+            handler: handler, observer: observer, bodyLimit: configuration.bodyLimit,
+            headerNames: configuration.headerNames)
+        let retained = Unmanaged.passRetained(core)
+        let flags =
+            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue
+            | MHD_ALLOW_SUSPEND_RESUME.rawValue
+        let timeout = max(1, Int(configuration.connectionTimeout.components.seconds))
+        let started = otp_mhd_start(
+            UInt32(flags), configuration.host, UInt16(configuration.port), otpAccessHandler,
+            retained.toOpaque(), otpRequestCompleted, retained.toOpaque(),
+            UInt32(max(1, configuration.threads)),
+            UInt32(timeout), configuration.connectionMemoryLimit)
+        guard let started else {
+            retained.release()
+            throw HTTPServerError(
+                "cannot listen on \(configuration.host):\(configuration.port) "
+                    + "(the host must be an IP address, the port free)")
+        }
+        self.configuration = configuration
+        self.core = core
+        self.retainedCore = retained
+        self.daemon = DaemonHandle(raw: started)
+        self.port = Int(otp_mhd_bound_port(started))
+    }
+
+    /// Requests started and not yet finished.
+    public var requestsInFlight: Int { core.counts.inFlight }
+
+    /// Stops accepting connections, waits for requests in flight, then closes every connection.
+    ///
+    /// Requests waiting on a handler's task always finish; others (a client still sending its body)
+    /// get until `grace` has passed.
+    public func stop(grace: Duration = .seconds(10)) async {
+        guard daemon.claimStop() else { return }
+        core.beginStopping()
+        let listener = MHD_quiesce_daemon(daemon.raw)
+        if listener >= 0 { close(listener) }
+        let deadline = ContinuousClock.now.advanced(by: grace)
+        while true {
+            let (inFlight, suspended) = core.counts
+            if inFlight == 0 || (suspended == 0 && ContinuousClock.now >= deadline) { break }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        MHD_stop_daemon(daemon.raw)
+        retainedCore.release()
+    }
+
+    deinit {
+        // A server dropped without `stop()` closes at once.
+        if daemon.claimStop() {
+            MHD_stop_daemon(daemon.raw)
+            retainedCore.release()
+        }
+    }
+}
+
+/// The daemon pointer, stopped once; libmicrohttpd's calls on it are thread-safe.
+private final class DaemonHandle: @unchecked Sendable {
+    let raw: OpaquePointer
+    private let lock = NSLock()
+    private var stopped = false
+
+    init(raw: OpaquePointer) {
+        self.raw = raw
+    }
+
+    /// Whether this call is the one that stops the daemon.
+    func claimStop() -> Bool {
+        lock.withLock {
+            defer { stopped = true }
+            return !stopped
+        }
+    }
+}

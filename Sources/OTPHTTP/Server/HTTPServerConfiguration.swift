@@ -1,0 +1,43 @@
+/// How an ``HTTPServer`` listens and what it allows.
+public struct HTTPServerConfiguration: Sendable {
+    /// An IPv4 or IPv6 literal to bind, such as `127.0.0.1` or `::1`.
+    public var host: String
+    /// The port; 0 picks a free one (read it back from ``HTTPServer/port``).
+    public var port: Int
+    /// Worker threads that run connections; 2 suits a 2-core machine.
+    public var threads: Int
+    /// A connection that sends nothing for this long is dropped.
+    public var connectionTimeout: Duration
+    /// Bodies over this many bytes are refused (the handler sees `bodyTooLarge`).
+    public var bodyLimit: Int
+    /// The per-connection memory pool of libmicrohttpd; request heads must fit.
+    public var connectionMemoryLimit: Int
+    /// The request headers kept for handlers (case-insensitive names).
+    public var headerNames: [String]
+
+    /// Creates a configuration; the defaults are those of `otp serve`.
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, threads: Int = 2,
+        connectionTimeout: Duration = .seconds(10),
+        bodyLimit: Int = 16 * 1024, connectionMemoryLimit: Int = 32 * 1024, headerNames: [String] = []
+    ) {
+        self.host = host
+        self.port = port
+        self.threads = threads
+        self.connectionTimeout = connectionTimeout
+        self.bodyLimit = bodyLimit
+        self.connectionMemoryLimit = connectionMemoryLimit
+        self.headerNames = headerNames
+    }
+}
+
+/// Why a server could not start.
+public struct HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong.
+    public var description: String
+
+    /// Creates an error.
+    public init(_ description: String) {
+        self.description = description
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// What the server keeps about one request between libmicrohttpd's calls.
+///
+/// The connection's thread owns every field but `pending`, which the task that answers a suspended
+/// request sets before resuming the connection; a lock guards it.
+final class RequestState: @unchecked Sendable {
+    let method: String
+    let path: String
+    let started: ContinuousClock.Instant
+    var headers: [String: String] = [:]
+    var peerAddress = ""
+    var body: [UInt8] = []
+    var bodyTooLarge = false
+    /// Set once a response is queued: its status, route and note for the log.
+    var sent: (status: Int, route: String, note: String?)?
+    /// Set while the request waits for a `.later` answer.
+    var suspended = false
+    private let lock = NSLock()
+    private var pending: HTTPResponse?
+
+    init(method: String, path: String, started: ContinuousClock.Instant) {
+        self.method = method
+        self.path = path
+        self.started = started
+    }
+
+    /// Stores the answer of a suspended request (any thread).
+    func setPending(_ response: HTTPResponse) {
+        lock.withLock { pending = response }
+    }
+
+    /// Takes the stored answer, if any (the connection's thread).
+    func takePending() -> HTTPResponse? {
+        lock.withLock {
+            defer { pending = nil }
+            return pending
+        }
+    }
+}
+
+/// A libmicrohttpd connection handle carried to the task that resumes it.
+///
+/// The connection stays valid while suspended; only `MHD_resume_connection` touches it off its thread.
+struct ConnectionHandle: @unchecked Sendable {
+    let raw: OpaquePointer
+}

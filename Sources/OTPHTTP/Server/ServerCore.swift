@@ -1,0 +1,192 @@
+import CMicroHTTPD
+import Foundation
+
+/// The part of a server that libmicrohttpd's callbacks reach through their closure pointer.
+final class ServerCore: @unchecked Sendable {
+    let handler: any HTTPHandler
+    let observer: @Sendable (CompletedRequest) -> Void
+    let bodyLimit: Int
+    let headerNames: [String]
+    private let lock = NSLock()
+    private var inFlight = 0
+    private var suspendedCount = 0
+    private var stopping = false
+
+    init(
+        handler: any HTTPHandler, observer: @escaping @Sendable (CompletedRequest) -> Void, bodyLimit: Int,
+        headerNames: [String]
+    ) {
+        self.handler = handler
+        self.observer = observer
+        self.bodyLimit = bodyLimit
+        self.headerNames = headerNames.map { $0.lowercased() }
+    }
+
+    /// Counts and reports requests started, finished and waiting on a task.
+    var counts: (inFlight: Int, suspended: Int) {
+        lock.withLock { (inFlight, suspendedCount) }
+    }
+
+    /// Whether a graceful stop has begun (responses then close their connection).
+    var isStopping: Bool {
+        lock.withLock { stopping }
+    }
+
+    func beginStopping() {
+        lock.withLock { stopping = true }
+    }
+
+    func requestBegan() {
+        lock.withLock { inFlight += 1 }
+    }
+
+    func requestEnded() {
+        lock.withLock { inFlight -= 1 }
+    }
+
+    func suspensionBegan() {
+        lock.withLock { suspendedCount += 1 }
+    }
+
+    func suspensionEnded() {
+        lock.withLock { suspendedCount -= 1 }
+    }
+}
+
+/// libmicrohttpd's access handler: builds the request, reads the body, queues the answer.
+///
+/// It is a global function because libmicrohttpd calls it on its own threads.
+func otpAccessHandler(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
+    _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?,
+    _ uploadDataSize: UnsafeMutablePointer<Int>?,
+    _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
+    guard let cls, let connection, let uploadDataSize, let requestContext else { return .NO }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    guard let context = requestContext.pointee else {
+        let state = RequestState(
+            method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
+            started: ContinuousClock.now)
+        requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
+        core.requestBegan()
+        readHead(of: connection, into: state, core: core)
+        if state.bodyTooLarge {
+            return answerOversized(connection, state, core)
+        }
+        return .YES
+    }
+    let state = Unmanaged<RequestState>.fromOpaque(context).takeUnretainedValue()
+    if let response = state.takePending() {
+        return queue(response, on: connection, state: state, core: core)
+    }
+    if state.sent != nil || state.suspended {
+        uploadDataSize.pointee = 0
+        return .YES
+    }
+    let size = uploadDataSize.pointee
+    if size > 0 {
+        if !state.bodyTooLarge {
+            if state.body.count + size > core.bodyLimit {
+                state.bodyTooLarge = true
+                state.body = []
+            } else if let uploadData {
+                uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
+                    state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
+                }
+            }
+        }
+        uploadDataSize.pointee = 0
+        return .YES
+    }
+    if state.bodyTooLarge {
+        return answerOversized(connection, state, core)
+    }
+    switch core.handler.handle(request(from: state)) {
+    case .now(let response):
+        return queue(response, on: connection, state: state, core: core)
+    case .later(let work):
+        state.suspended = true
+        core.suspensionBegan()
+        MHD_suspend_connection(connection)
+        let handle = ConnectionHandle(raw: connection)
+        Task {
+            let response = await work()
+            state.setPending(response)
+            core.suspensionEnded()
+            MHD_resume_connection(handle.raw)
+        }
+        return .YES
+    }
+}
+
+/// libmicrohttpd's completion callback: reports the request and frees its state.
+func otpRequestCompleted(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ reason: MHD_RequestTerminationCode
+) {
+    guard let cls, let requestContext, let context = requestContext.pointee else { return }
+    requestContext.pointee = nil
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    let state = Unmanaged<RequestState>.fromOpaque(context).takeRetainedValue()
+    core.observer(
+        CompletedRequest(
+            method: state.method, route: state.sent?.route ?? "(no response)", status: state.sent?.status,
+            duration: ContinuousClock.now - state.started, note: state.sent?.note,
+            completed: reason == .REQUEST_TERMINATED_COMPLETED_OK))
+    core.requestEnded()
+}
+
+private func readHead(of connection: OpaquePointer, into state: RequestState, core: ServerCore) {
+    for name in core.headerNames {
+        if let value = MHD_lookup_connection_value(connection, .HEADER_KIND, name) {
+            state.headers[name] = String(cString: value)
+        }
+    }
+    var buffer = [CChar](repeating: 0, count: 64)
+    if otp_mhd_client_address(connection, &buffer, buffer.count) == 0 {
+        state.peerAddress = String(
+            decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+    if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
+        let declared = Int(String(cString: length)), declared > core.bodyLimit
+    {
+        state.bodyTooLarge = true
+    }
+}
+
+private func request(from state: RequestState) -> HTTPRequest {
+    HTTPRequest(
+        method: state.method, path: state.path, headers: state.headers, body: state.body,
+        peerAddress: state.peerAddress, bodyTooLarge: state.bodyTooLarge)
+}
+
+private func answerOversized(
+    _ connection: OpaquePointer, _ state: RequestState, _ core: ServerCore
+) -> MHD_Result {
+    let response: HTTPResponse
+    switch core.handler.handle(request(from: state)) {
+    case .now(let answer): response = answer
+    case .later: response = HTTPResponse(status: 413, route: state.path)
+    }
+    return queue(response, on: connection, state: state, core: core)
+}
+
+private func queue(
+    _ response: HTTPResponse, on connection: OpaquePointer, state: RequestState, core: ServerCore
+) -> MHD_Result {
+    state.sent = (response.status, response.route, response.note)
+    let made = response.body.withUnsafeBytes { bytes in
+        MHD_create_response_from_buffer(
+            bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+    }
+    guard let made else { return .NO }
+    defer { MHD_destroy_response(made) }
+    for header in response.headers {
+        _ = MHD_add_response_header(made, header.name, header.value)
+    }
+    if core.isStopping || state.bodyTooLarge {
+        _ = MHD_add_response_header(made, "Connection", "close")
+    }
+    return MHD_queue_response(connection, UInt32(response.status), made)
+}

@@ -1,0 +1,138 @@
+import Foundation
+import OTPCore
+import OTPHTTP
+import OTPServer
+import Testing
+
+@Suite struct ObservabilityTests {
+    @Test(
+        "one JSON log line per request, with the route template and an id prefix, never a code or destination"
+    )
+    func logLines() async throws {
+        try await Harness.with { harness in
+            let id = try await harness.start("+12025550100")
+            let code = try harness.code(for: id)
+            _ = try await harness.check(id, code)
+            _ = try await harness.call("GET", "/nope", key: .some(nil))
+            let lines = harness.log.all
+            #expect(lines.count == 3)
+            let objects = try lines.map {
+                try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+            }
+            #expect(
+                objects.map { $0["route"] as? String } == [
+                    "/v1/verifications", "/v1/verifications/{id}/check", "(unmatched)",
+                ])
+            #expect(objects.map { $0["status"] as? Int } == [201, 200, 404])
+            #expect(objects.map { $0["method"] as? String } == ["POST", "POST", "GET"])
+            #expect(objects[1]["verification"] as? String == String(id.prefix(8)))
+            #expect(objects.allSatisfy { $0["durationMs"] is Double || $0["durationMs"] is Int })
+            for line in lines {
+                #expect(line.hasSuffix("}\n"))
+                #expect(!line.contains(code))
+                #expect(!line.contains("5550100"))
+                #expect(!line.contains(id))
+            }
+        }
+    }
+
+    @Test("/metrics counts requests, check outcomes, sends and rate-limit rejections, in Prometheus text")
+    func metrics() async throws {
+        let policy = Policy(startsPerDestination: RateLimit(limit: 1, window: .seconds(3600)))
+        try await Harness.with(policy: policy) { harness in
+            let id = try await harness.start("+12025550100")
+            let code = try harness.code(for: id)
+            _ = try await harness.check(id, code == "000000" ? "111111" : "000000")
+            _ = try await harness.check(id, code)
+            _ = try await harness.call("POST", "/v1/verifications", json: #"{"to":"+12025550100"}"#)
+            let response = try await harness.call("GET", "/metrics", key: .some(nil))
+            #expect(response.status == 200)
+            #expect(response.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
+            let text = response.text
+            #expect(
+                text.contains(
+                    #"otp_http_requests_total{route="/v1/verifications",method="POST",status="201"} 1"#))
+            #expect(
+                text.contains(
+                    #"otp_http_requests_total{route="/v1/verifications/{id}/check",method="POST",status="422"} 1"#
+                ))
+            #expect(text.contains(#"otp_check_outcomes_total{outcome="approved"} 1"#))
+            #expect(text.contains(#"otp_check_outcomes_total{outcome="incorrect_code"} 1"#))
+            #expect(text.contains(#"otp_sends_total{channel="sms",result="sent"} 1"#))
+            #expect(
+                text.contains(
+                    #"otp_rate_limit_rejections_total{route="/v1/verifications",code="rate_limited"} 1"#))
+            #expect(
+                text.contains(
+                    #"otp_http_request_duration_seconds_bucket{route="/v1/verifications",le="+Inf"} 2"#))
+            #expect(text.contains("# TYPE otp_http_request_duration_seconds histogram"))
+            #expect(!text.contains(code))
+            #expect(!text.contains("5550100"))
+            #expect(!text.contains(id))
+        }
+    }
+
+    @Test("failed sends are counted by channel")
+    func failedSends() async throws {
+        let provider = try ProviderStub()
+        provider.failing = true
+        try await Harness.with(
+            senders: [.webhook(url: "http://127.0.0.1:\(provider.port)/hook")],
+            environment: ["OTP_WEBHOOK_SECRET": "s"]
+        ) { harness in
+            _ = try await harness.call("POST", "/v1/verifications", json: #"{"to":"ada@example.org"}"#)
+            let text = try await harness.call("GET", "/metrics").text
+            #expect(text.contains(#"otp_sends_total{channel="email",result="failed"} 1"#))
+        }
+        await provider.stop()
+    }
+
+    @Test("with a metrics address, /metrics moves to its own listener")
+    func metricsAddress() async throws {
+        try await Harness.with(metricsAddress: ("127.0.0.1", 0)) { harness in
+            #expect(try await harness.call("GET", "/metrics", key: .some(nil)).status == 404)
+            let port = try #require(harness.server.metricsPort)
+            let response = try await RawHTTP.request(port: port, method: "GET", path: "/metrics")
+            #expect(response.status == 200)
+            #expect(response.text.contains("otp_http_requests_total"))
+        }
+    }
+}
+
+@Suite struct GracefulStopTests {
+    final class Flag: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = false
+        var isSet: Bool { lock.withLock { value } }
+        func set() { lock.withLock { value = true } }
+    }
+
+    @Test("stop refuses new connections at once, lets the request in flight finish, then returns")
+    func finishesInFlight() async throws {
+        let provider = try ProviderStub()
+        provider.hold()
+        let harness = try await Harness(
+            senders: [.webhook(url: "http://127.0.0.1:\(provider.port)/hook")],
+            environment: ["OTP_WEBHOOK_SECRET": "s"])
+        let port = harness.port
+        async let inFlight = harness.call("POST", "/v1/verifications", json: #"{"to":"+12025550100"}"#)
+        while provider.received == 0 { await Task.yield() }
+        let done = Flag()
+        let stopping = Task {
+            await harness.stop()
+            done.set()
+        }
+        // Wait until the listener is closed: stop has begun while the request is held.
+        while (try? await RawHTTP.request(port: port, method: "GET", path: "/healthz")) != nil {
+            await Task.yield()
+        }
+        #expect(!done.isSet)
+        #expect(harness.server.server.requestsInFlight == 1)
+        provider.release()
+        let response = try await inFlight
+        await stopping.value
+        #expect(response.status == 201)
+        #expect(done.isSet)
+        await provider.stop()
+    }
+}

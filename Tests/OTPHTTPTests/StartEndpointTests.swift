@@ -1,0 +1,178 @@
+import Foundation
+import OTPCore
+import OTPHTTP
+import OTPServer
+import Testing
+
+@Suite struct StartEndpointTests {
+    @Test(
+        "a start answers 201 with the masked verification and sends one code", arguments: StoreKind.allCases)
+    func created(store: StoreKind) async throws {
+        try await Harness.with(store: store) { harness in
+            let response = try await harness.call(
+                "POST", "/v1/verifications", json: #"{"to":"+1 (202) 555-0100"}"#)
+            #expect(response.status == 201)
+            #expect(response.headers["content-type"] == "application/json")
+            #expect(response.headers["cache-control"] == "no-store")
+            let json = response.json
+            let id = try #require(json["id"] as? String)
+            #expect(id.hasPrefix("vf_"))
+            #expect(json["status"] as? String == "pending")
+            #expect(json["channel"] as? String == "sms")
+            #expect(json["to"] as? String == "+1 ••• ••• 0100")
+            #expect(json["codeLength"] as? Int == 6)
+            #expect(json["attemptsLeft"] as? Int == 3)
+            #expect(json["sendsLeft"] as? Int == 4)
+            #expect(json["createdAt"] as? String == "2027-01-15T08:00:00.000Z")
+            #expect(json["expiresAt"] as? String == "2027-01-15T08:05:00.000Z")
+            #expect(json["resendAvailableAt"] as? String == "2027-01-15T08:00:30.000Z")
+            #expect(!response.text.contains(try harness.code(for: id)))
+            #expect(harness.sends(for: id) == 1)
+        }
+    }
+
+    @Test("an email destination infers the email channel", arguments: StoreKind.allCases)
+    func email(store: StoreKind) async throws {
+        try await Harness.with(store: store) { harness in
+            let response = try await harness.call(
+                "POST", "/v1/verifications", json: #"{"to":"ada@example.org"}"#)
+            #expect(response.status == 201)
+            #expect(response.json["channel"] as? String == "email")
+            #expect(response.json["to"] as? String == "a•••@example.org")
+        }
+    }
+
+    @Test(
+        "the same Idempotency-Key and body replays with 200 and sends nothing", arguments: StoreKind.allCases)
+    func idempotentReplay(store: StoreKind) async throws {
+        try await Harness.with(store: store) { harness in
+            let body = #"{"to":"+15550100","channel":"sms"}"#
+            let first = try await harness.call(
+                "POST", "/v1/verifications", json: body, headers: [("Idempotency-Key", "order-42")])
+            let same = try await harness.call(
+                "POST", "/v1/verifications", json: #"{"channel":"sms", "to":"+15550100"}"#,
+                headers: [("Idempotency-Key", "order-42")])
+            #expect(first.status == 201)
+            #expect(same.status == 200)
+            #expect(same.json["id"] as? String == first.json["id"] as? String)
+            #expect(harness.sends(for: try #require(first.json["id"] as? String)) == 1)
+            let other = try await harness.call(
+                "POST", "/v1/verifications", json: #"{"to":"+15550111"}"#,
+                headers: [("Idempotency-Key", "order-42")])
+            #expect(other.status == 422)
+            #expect(other.errorCode == "idempotency_key_reused")
+        }
+    }
+
+    @Test(
+        "an Idempotency-Key that is empty, too long or not printable ASCII is 400 invalid_request",
+        arguments: ["", String(repeating: "k", count: 256), "caf\u{E9}"])
+    func badIdempotencyKey(key: String) async throws {
+        try await Harness.with { harness in
+            let response = try await harness.call(
+                "POST", "/v1/verifications", json: #"{"to":"+15550100"}"#, headers: [("Idempotency-Key", key)]
+            )
+            #expect(response.status == 400)
+            #expect(response.errorCode == "invalid_request")
+        }
+    }
+
+    @Test(
+        "malformed bodies are 400 invalid_request",
+        arguments: [
+            "", "not json", "[]", #"{"to":5}"#, #"{"channel":"sms"}"#, #"{"to":""}"#,
+            #"{"to":"+15550100","channel":"fax"}"#,
+            "{\"to\":\"\(String(repeating: "1", count: 321))\"}",
+        ])
+    func malformed(body: String) async throws {
+        try await Harness.with { harness in
+            let response = try await harness.call("POST", "/v1/verifications", json: body)
+            #expect(response.status == 400)
+            #expect(response.errorCode == "invalid_request")
+            #expect(response.errorField("message") is String)
+        }
+    }
+
+    @Test(
+        "a destination that is neither E.164 nor an email is 400 invalid_destination",
+        arguments: StoreKind.allCases)
+    func invalidDestination(store: StoreKind) async throws {
+        try await Harness.with(store: store) { harness in
+            let response = try await harness.call(
+                "POST", "/v1/verifications", json: #"{"to":"call me maybe"}"#)
+            #expect(response.status == 400)
+            #expect(response.errorCode == "invalid_destination")
+        }
+    }
+
+    @Test("a channel the server does not offer is 400 channel_not_supported", arguments: StoreKind.allCases)
+    func channelNotSupported(store: StoreKind) async throws {
+        try await Harness.with(store: store, policy: Policy(allowedCallingCodes: ["1"])) { harness in
+            let response = try await harness.call(
+                "POST", "/v1/verifications", json: #"{"to":"+447700900123"}"#)
+            #expect(response.status == 400)
+            #expect(response.errorCode == "channel_not_supported")
+            let mismatch = try await harness.call(
+                "POST", "/v1/verifications", json: #"{"to":"ada@example.org","channel":"sms"}"#)
+            #expect(mismatch.status == 400)
+        }
+    }
+
+    @Test(
+        "too many starts for one destination is 429 rate_limited with Retry-After",
+        arguments: StoreKind.allCases)
+    func rateLimited(store: StoreKind) async throws {
+        let policy = Policy(startsPerDestination: RateLimit(limit: 1, window: .seconds(3600)))
+        try await Harness.with(store: store, policy: policy) { harness in
+            _ = try await harness.start()
+            let response = try await harness.call("POST", "/v1/verifications", json: #"{"to":"+15550100"}"#)
+            #expect(response.status == 429)
+            #expect(response.errorCode == "rate_limited")
+            let retry = try #require(response.errorField("retryAfter") as? Int)
+            #expect(retry > 0)
+            #expect(response.headers["retry-after"] == String(retry))
+        }
+    }
+
+    @Test("a provider that fails is 502 delivery_failed, and the Idempotency-Key is not kept")
+    func deliveryFailed() async throws {
+        let provider = try ProviderStub()
+        provider.failing = true
+        try await Harness.with(
+            senders: [.webhook(url: "http://127.0.0.1:\(provider.port)/hook")],
+            environment: ["OTP_WEBHOOK_SECRET": "s"]
+        ) { harness in
+            let key = [("Idempotency-Key", "signup-7")]
+            let response = try await harness.call(
+                "POST", "/v1/verifications", json: #"{"to":"+15550100"}"#, headers: key)
+            #expect(response.status == 502)
+            #expect(response.errorCode == "delivery_failed")
+            #expect(provider.received == 1)
+            provider.failing = false
+            let retry = try await harness.call(
+                "POST", "/v1/verifications", json: #"{"to":"+15550100"}"#, headers: key)
+            #expect(retry.status == 201)
+            #expect(provider.received == 2)
+        }
+        await provider.stop()
+    }
+
+    @Test("behind a trusted proxy the first X-Forwarded-For entry is the client address")
+    func trustedProxy() async throws {
+        let policy = Policy(startsPerAddress: RateLimit(limit: 1, window: .seconds(300)))
+        let first = [("X-Forwarded-For", "203.0.113.1, 10.0.0.1")]
+        let second = [("X-Forwarded-For", "203.0.113.2, 10.0.0.1")]
+        try await Harness.with(policy: policy, trustProxy: true) { harness in
+            _ = try await harness.start("+15550100", headers: first)
+            let response = try await harness.call(
+                "POST", "/v1/verifications", json: #"{"to":"+15550111"}"#, headers: second)
+            #expect(response.status == 201)
+        }
+        try await Harness.with(policy: policy) { harness in
+            _ = try await harness.start("+15550100", headers: first)
+            let response = try await harness.call(
+                "POST", "/v1/verifications", json: #"{"to":"+15550111"}"#, headers: second)
+            #expect(response.status == 429)
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import OTPCore
+import OTPHTTP
+import OTPServer
+import Testing
+
+/// A clock the tests move by hand.
+final class TestClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current = Date(timeIntervalSince1970: 1_800_000_000)
+
+    var now: Date { lock.withLock { current } }
+
+    func advance(seconds: Double) {
+        lock.withLock { current = current.addingTimeInterval(seconds) }
+    }
+}
+
+/// Collects the request log's lines.
+final class LogLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+
+    var all: [String] { lock.withLock { lines } }
+
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+}
+
+/// The store a black-box run uses.
+enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case memory
+    case sqlite
+
+    var testDescription: String { rawValue }
+}
+
+/// One in-process server on its own port, store, outbox, key and clock.
+final class Harness: @unchecked Sendable {
+    let server: RunningServer
+    let clock: TestClock
+    let outbox: String
+    let key = "key-\(UUID().uuidString)"
+    let log = LogLines()
+    let directory: URL
+
+    var port: Int { server.port }
+
+    init(
+        store: StoreKind = .memory, policy: Policy = Policy(), senders: [ServerConfiguration.Sender]? = nil,
+        trustProxy: Bool = false, connectionTimeout: Duration = .seconds(10),
+        metricsAddress: (host: String, port: Int)? = nil, environment: [String: String] = [:]
+    ) async throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "otp-http-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        outbox = directory.appendingPathComponent("outbox.jsonl").path
+        let clock = TestClock()
+        self.clock = clock
+        let log = self.log
+        let configuration = ServerConfiguration(
+            host: "127.0.0.1", port: 0, apiKeys: ["other-key", key], store: Self.store(store, in: directory),
+            senders: senders ?? [.outbox(path: outbox)], policy: policy, trustProxy: trustProxy,
+            metricsAddress: metricsAddress, connectionTimeout: connectionTimeout,
+            requestLog: RequestLog(now: { clock.now }, write: { log.append($0) }), now: { clock.now },
+            environment: environment)
+        server = try await OTPServerApp.start(configuration)
+    }
+
+    private static func store(_ kind: StoreKind, in directory: URL) -> ServerConfiguration.Store {
+        switch kind {
+        case .memory: .memory
+        case .sqlite: .sqlite(path: directory.appendingPathComponent("otp.sqlite3").path)
+        }
+    }
+
+    func stop() async {
+        await server.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// A request with this harness's key unless told otherwise.
+    func call(
+        _ method: String, _ path: String, json: String? = nil, key: String?? = .none,
+        headers: [(String, String)] = []
+    ) async throws -> RawResponse {
+        var all = headers
+        let chosen = key ?? self.key
+        if let chosen { all.append(("Authorization", "Bearer \(chosen)")) }
+        if json != nil { all.append(("Content-Type", "application/json")) }
+        return try await RawHTTP.request(port: port, method: method, path: path, headers: all, body: json)
+    }
+
+    /// Starts a verification and returns its id.
+    func start(_ to: String = "+15550100", headers: [(String, String)] = []) async throws -> String {
+        let response = try await call(
+            "POST", "/v1/verifications", json: "{\"to\":\"\(to)\"}", headers: headers)
+        guard response.status == 201, let id = response.json["id"] as? String else {
+            throw HarnessError.unexpected(response.status, response.text)
+        }
+        return id
+    }
+
+    /// The code of the last message sent for a verification.
+    func code(for id: String) throws -> String {
+        let entries = try OutboxSender.entries(path: outbox).filter { $0.verificationId == id }
+        guard let body = entries.last?.body, let range = body.range(of: "code is ") else {
+            throw HarnessError.noCode
+        }
+        return String(body[range.upperBound...].prefix { $0.isNumber })
+    }
+
+    /// How many messages were sent for a verification.
+    func sends(for id: String) -> Int {
+        ((try? OutboxSender.entries(path: outbox)) ?? []).filter { $0.verificationId == id }.count
+    }
+
+    func check(_ id: String, _ code: String, headers: [(String, String)] = []) async throws -> RawResponse {
+        try await call(
+            "POST", "/v1/verifications/\(id)/check", json: "{\"code\":\"\(code)\"}", headers: headers)
+    }
+}
+
+enum HarnessError: Error {
+    case unexpected(Int, String)
+    case noCode
+}
+
+extension Harness {
+    /// Runs `body` against a fresh harness and stops it afterwards, whatever happens.
+    static func with<T>(
+        store: StoreKind = .memory, policy: Policy = Policy(), senders: [ServerConfiguration.Sender]? = nil,
+        trustProxy: Bool = false, connectionTimeout: Duration = .seconds(10),
+        metricsAddress: (host: String, port: Int)? = nil, environment: [String: String] = [:],
+        _ body: (Harness) async throws -> T
+    ) async throws -> T {
+        let harness = try await Harness(
+            store: store, policy: policy, senders: senders, trustProxy: trustProxy,
+            connectionTimeout: connectionTimeout, metricsAddress: metricsAddress, environment: environment)
+        do {
+            let result = try await body(harness)
+            await harness.stop()
+            return result
+        } catch {
+            await harness.stop()
+            throw error
+        }
+    }
+}
