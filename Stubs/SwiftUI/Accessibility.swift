@@ -132,7 +132,43 @@ public enum AccessibilityNotification {
         // (the `String` overload)
         public init(_ announcement: String) { text = announcement }
 
+        // https://developer.apple.com/documentation/accessibility/accessibilitynotification/announcement
+        // (the `AttributedString` overload of `init(_:)`: the page's Overview names `AttributedString` as an
+        // announcement value whose speech attributes, such as `accessibilitySpeechAnnouncementPriority`, set
+        // how it is spoken. The stored documentation has no page of its own for this overload; its sibling
+        // is .../announcement/init(_:)-46byj, `init(_ announcement: NSAttributedString)`, iOS 17, macOS 14.)
+        public init(_ announcement: AttributedString) { text = String(announcement.characters) }
+
         // https://developer.apple.com/documentation/accessibility/accessibilitynotification/announcement/post()
         public func post() {}
+    }
+}
+
+// https://developer.apple.com/documentation/foundation/attributescopes/accessibilityattributes
+// Declared in Foundation on Apple platforms (with the `AttributeScope` conformance and the attribute
+// properties, which the project does not use); only the announcement priority key is declared here.
+@available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
+extension AttributeScopes {
+    public struct AccessibilityAttributes {
+        // https://developer.apple.com/documentation/foundation/attributescopes/accessibilityattributes/announcementpriorityattribute
+        // The key of https://developer.apple.com/documentation/foundation/attributescopes/accessibilityattributes/accessibilityspeechannouncementpriority
+        @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
+        public enum AnnouncementPriorityAttribute: AttributedStringKey {
+            public typealias Value = AnnouncementPriority
+
+            // The `AttributedStringKey` requirement (https://developer.apple.com/documentation/foundation/attributedstringkey);
+            // the value is the stub's own.
+            public static let name = "AnnouncementPriority"
+
+            // https://developer.apple.com/documentation/foundation/attributescopes/accessibilityattributes/announcementpriorityattribute/announcementpriority
+            public enum AnnouncementPriority: Hashable, Sendable {
+                // https://developer.apple.com/documentation/foundation/attributescopes/accessibilityattributes/announcementpriorityattribute/announcementpriority/default
+                case `default`
+                // https://developer.apple.com/documentation/foundation/attributescopes/accessibilityattributes/announcementpriorityattribute/announcementpriority/high
+                case high
+                // https://developer.apple.com/documentation/foundation/attributescopes/accessibilityattributes/announcementpriorityattribute/announcementpriority/low
+                case low
+            }
+        }
     }
 }

@@ -77,7 +77,7 @@
                     get: { @MainActor in model.codeText }, set: { @MainActor in model.setText($0) }),
                 cells: model.cells,
                 groups: model.groups,
-                kind: model.machine.format.kind,
+                kind: model.format.kind,
                 accessibilityLabel: model.accessibilityLabel,
                 accessibilityValue: model.accessibilityValue,
                 shakeTrigger: model.shakeTrigger,
@@ -115,7 +115,7 @@
         var body: some View {
             CodeCellsInput(
                 text: Binding(get: { @MainActor in entry.value }, set: { @MainActor in edit($0) }),
-                cells: entry.fieldCells(isFocused: isFocused, isMasked: isMasked, isInvalid: isInvalid),
+                cells: entry.cells(isFocused: isFocused, isMasked: isMasked, isInvalid: isInvalid),
                 groups: entry.format.groups,
                 kind: entry.format.kind,
                 accessibilityLabel: ScreenText.fieldLabel,

@@ -41,7 +41,7 @@
         ) {
             self.init(
                 rows: KeypadLayout.rows(accessory: accessory),
-                isEnabled: { key in key == .delete ? input.wrappedValue.isDeleteEnabled : key.isVisible },
+                isEnabled: { key in input.wrappedValue.isEnabled(key) },
                 onPress: { key in onOutcome(input.wrappedValue.press(key)) })
         }
 

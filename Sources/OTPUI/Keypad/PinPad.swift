@@ -33,7 +33,7 @@
         ///   - onComplete: Called with the whole PIN when the last digit is entered.
         public init(
             value: Binding<String>, length: Int = 6, isError: Bool = false,
-            biometricLabel: String = "Use Face ID",
+            biometricLabel: String = ScreenText.biometricLabel,
             biometricImage: String = "faceid", onBiometric: (@MainActor () -> Void)? = nil,
             onComplete: (@MainActor (String) -> Void)? = nil
         ) {
@@ -55,28 +55,25 @@
             }
             .onChange(of: isError, initial: true) { _, error in pad.setError(error) }
             .onChange(of: isEnabled, initial: true) { _, enabled in pad.isDisabled = !enabled }
-            .onChange(of: value) { _, newValue in
-                if newValue.isEmpty { pad.clear() }
-            }
+            .onChange(of: value, initial: true) { _, newValue in pad.setValue(newValue) }
             .sensoryFeedback(.error, trigger: pad.shakeTrigger)
         }
 
         private var dots: some View {
             let palette = theme.palette(for: colorScheme)
-            let tint = pad.isError ? palette.danger : palette.label
+            let fill = palette.color(for: pad.dotRole)
+            let outline = palette.outline(for: pad.dotRole, isNext: false)
             return HStack(spacing: theme.spacing * 2) {
                 ForEach(Array(pad.dots.enumerated()), id: \.offset) { _, isFilled in
                     Circle()
-                        .fill(isFilled ? tint : Color.clear)
+                        .fill(isFilled ? fill : Color.clear)
                         .overlay {
-                            Circle().strokeBorder(
-                                isFilled || pad.isError ? tint : palette.border, lineWidth: 1.5)
+                            Circle().strokeBorder(isFilled ? fill : outline, lineWidth: 1.5)
                         }
                         .frame(width: dotSize, height: dotSize)
                 }
             }
             .frame(minHeight: dotSize * 2)
-            .opacity(pad.isDisabled ? 0.5 : 1)
             .animation(.easeOut(duration: 0.15), value: pad)
             .keyframeAnimator(initialValue: CGFloat.zero, trigger: pad.shakeTrigger) { view, offset in
                 view.offset(x: offset)

@@ -4,11 +4,12 @@
 
     /// The whole verification screen (UX V1–V10), drawn from a ``VerificationModel``.
     ///
-    /// Title, destination, the code field, the status line, the suggestion bar,
-    /// the Resend button with its countdown, and the toast. Every text, colour
-    /// role and timing comes from the model; the screen posts the model's
-    /// announcements, plays its haptics and moves focus to Resend when the
-    /// model asks. Start the verification with ``VerificationModel/start(to:channel:)``.
+    /// Title, destination, the code field, the status line, "Try again" after a
+    /// network failure, the suggestion bar, the Resend button with its
+    /// countdown, and the toast. Every text, colour role and timing comes from
+    /// the model; the screen posts the model's new announcements with their
+    /// priority, plays its haptics and moves focus to Resend when the model
+    /// asks. Start the verification with ``VerificationModel/start(to:channel:)``.
     ///
     /// ```swift
     /// @State private var model = VerificationModel(service: client) { result in proceed(result) }
@@ -26,7 +27,6 @@
         private let model: VerificationModel
         @FocusState private var focus: Focus?
         @AccessibilityFocusState private var resendHasAccessibilityFocus: Bool
-        @State private var lastAnnouncement = 0
         @Environment(\.otpTheme) private var theme
         @Environment(\.colorScheme) private var colorScheme
 
@@ -43,6 +43,10 @@
                 OTPField(model: model)
                     .padding(.top, theme.spacing)
                 statusLine(palette)
+                if model.canRetry {
+                    tryAgainButton(palette)
+                        .transition(.opacity)
+                }
                 if let code = model.shownSuggestion {
                     OTPAutofillSuggestion(code: code) { model.acceptSuggestion() }
                         .transition(.opacity)
@@ -59,8 +63,8 @@
             }
             .animation(.snappy, value: model.toast)
             .animation(.snappy, value: model.shownSuggestion)
-            .onAppear { lastAnnouncement = model.announcements.last?.serial ?? 0 }
-            .onChange(of: model.announcements) { _, announcements in post(announcements) }
+            .animation(.snappy, value: model.canRetry)
+            .onChange(of: model.announcements) { spoken, _ in post(after: spoken.last) }
             .onChange(of: model.focusResendTrigger) {
                 focus = .resend
                 resendHasAccessibilityFocus = true
@@ -83,21 +87,30 @@
             .multilineTextAlignment(.center)
         }
 
-        /// The status line; after a network failure it is also the button that retries (V9).
-        @ViewBuilder
+        /// The status line under the cells, such as "Verifying…", in its colour role.
         private func statusLine(_ palette: OTPTheme.Palette) -> some View {
             let message = model.statusMessage
-            Group {
-                if let message, model.canRetry {
-                    Button(message.text) { model.retry() }
-                } else {
-                    Text(verbatim: message?.text ?? " ")
-                }
+            return Text(verbatim: message?.text ?? " ")
+                .font(.footnote)
+                .foregroundStyle(palette.color(for: message?.role ?? .neutral))
+                .multilineTextAlignment(.center)
+                .frame(minHeight: 20)
+        }
+
+        /// "Try again" after a check that got no answer: checks the same code again (V9).
+        ///
+        /// Shown while the model can retry, and disabled by the same flag, so the copy that fades out
+        /// after a press cannot be pressed twice.
+        private func tryAgainButton(_ palette: OTPTheme.Palette) -> some View {
+            Button {
+                model.retry()
+            } label: {
+                Text(verbatim: ScreenText.tryAgain)
+                    .font(.body.weight(.semibold))
+                    .foregroundStyle(palette.accent)
+                    .padding(theme.spacing)
             }
-            .font(.footnote)
-            .foregroundStyle(palette.color(for: message?.role ?? .neutral))
-            .multilineTextAlignment(.center)
-            .frame(minHeight: 20)
+            .disabled(!model.canRetry)
         }
 
         /// Resend, disabled while its countdown runs; its label updates silently (V5).
@@ -116,12 +129,11 @@
             .accessibilityFocused($resendHasAccessibilityFocus)
         }
 
-        /// Speaks the announcements made since the last one spoken.
-        private func post(_ announcements: [Announcement]) {
-            for announcement in announcements where announcement.serial > lastAnnouncement {
-                AccessibilityNotification.Announcement(announcement.text).post()
+        /// Speaks the announcements made after `spoken`, each with its priority.
+        private func post(after spoken: Announcement?) {
+            for announcement in model.announcements(after: spoken?.serial ?? 0) {
+                announcement.accessibilityNotification.post()
             }
-            lastAnnouncement = announcements.last?.serial ?? lastAnnouncement
         }
     }
 
