@@ -43,10 +43,10 @@ extension App {
 // https://developer.apple.com/documentation/swiftui/windowgroup
 @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
 public struct WindowGroup<Content>: Scene where Content: View {
-    private let content: Content
-
     // https://developer.apple.com/documentation/swiftui/windowgroup/init(content:)
-    @MainActor @preconcurrency public init(@ViewBuilder content: () -> Content) { self.content = content() }
+    // The page shows `@ContentBuilder` (Xcode 27); the iOS 17 SDK spells it `@ViewBuilder`.
+    // The stub keeps nothing: the scene is never built, and the closure is type-checked where it is written.
+    nonisolated public init(@ViewBuilder content: () -> Content) {}
 
     public var body: WindowGroup<Content> { self }
 }

@@ -75,20 +75,6 @@ extension View {
         self
     }
 
-    // https://developer.apple.com/documentation/swiftui/view/background(alignment:content:)
-    @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
-    nonisolated public func background<V>(alignment: Alignment = .center, @ViewBuilder content: () -> V) -> some View
-    where V: View {
-        self
-    }
-
-    // https://developer.apple.com/documentation/swiftui/view/background(_:ignoressafeareaedges:)
-    @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
-    nonisolated public func background<S>(_ style: S, ignoresSafeAreaEdges edges: Edge.Set = .all) -> some View
-    where S: ShapeStyle {
-        self
-    }
-
     // https://developer.apple.com/documentation/swiftui/view/overlay(alignment:content:)
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
     nonisolated public func overlay<V>(alignment: Alignment = .center, @ViewBuilder content: () -> V) -> some View
@@ -111,16 +97,11 @@ extension View {
     nonisolated public func contentShape<S>(_ shape: S, eoFill: Bool = false) -> some View where S: Shape { self }
 
     // https://developer.apple.com/documentation/swiftui/view/ontapgesture(count:perform:)
+    @available(iOS 13.0, macOS 10.15, tvOS 16.0, watchOS 6.0, *)
     nonisolated public func onTapGesture(count: Int = 1, perform action: @escaping () -> Void) -> some View { self }
 
     // https://developer.apple.com/documentation/swiftui/view/allowshittesting(_:)
     nonisolated public func allowsHitTesting(_ enabled: Bool) -> some View { self }
-
-    // https://developer.apple.com/documentation/swiftui/view/fixedsize(horizontal:vertical:)
-    nonisolated public func fixedSize(horizontal: Bool, vertical: Bool) -> some View { self }
-
-    // https://developer.apple.com/documentation/swiftui/view/zindex(_:)
-    nonisolated public func zIndex(_ value: Double) -> some View { self }
 
     // https://developer.apple.com/documentation/swiftui/view/onappear(perform:)
     nonisolated public func onAppear(perform action: (() -> Void)? = nil) -> some View { self }

@@ -18,6 +18,8 @@ nonisolated public struct Color: Hashable, CustomStringConvertible, Sendable, Sh
     public enum RGBColorSpace: Sendable, Hashable {
         // https://developer.apple.com/documentation/swiftui/color/rgbcolorspace/srgb
         case sRGB
+        // https://developer.apple.com/documentation/swiftui/color/rgbcolorspace/srgblinear
+        case sRGBLinear
         // https://developer.apple.com/documentation/swiftui/color/rgbcolorspace/displayp3
         case displayP3
     }
@@ -27,40 +29,15 @@ nonisolated public struct Color: Hashable, CustomStringConvertible, Sendable, Sh
         components = [red, green, blue, opacity]
     }
 
-    // https://developer.apple.com/documentation/swiftui/color/init(_:white:opacity:)
-    public init(_ colorSpace: Color.RGBColorSpace = .sRGB, white: Double, opacity: Double = 1) {
-        components = [white, white, white, opacity]
-    }
-
-    // https://developer.apple.com/documentation/swiftui/color/opacity(_:)
-    public func opacity(_ opacity: Double) -> Color { Color(.sRGB, red: 0, green: 0, blue: 0, opacity: opacity) }
-
     // https://developer.apple.com/documentation/swiftui/color/description
     public var description: String { "Color" }
 
     // https://developer.apple.com/documentation/swiftui/color/clear
-    public static let clear = Color(.sRGB, white: 0, opacity: 0)
-    // https://developer.apple.com/documentation/swiftui/color/black
-    public static let black = Color(.sRGB, white: 0)
-    // https://developer.apple.com/documentation/swiftui/color/white
-    public static let white = Color(.sRGB, white: 1)
-    // https://developer.apple.com/documentation/swiftui/color/primary
-    public static let primary = Color(.sRGB, white: 0)
+    public static let clear = Color(.sRGB, red: 0, green: 0, blue: 0, opacity: 0)
     // https://developer.apple.com/documentation/swiftui/color/secondary
-    public static let secondary = Color(.sRGB, white: 0.5)
+    public static let secondary = Color(.sRGB, red: 0.5, green: 0.5, blue: 0.5)
 
     public var body: EmptyView { EmptyView() }
-}
-
-// The static colours on `ShapeStyle where Self == Color`, which let `.foregroundStyle(.white)` resolve.
-@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
-extension ShapeStyle where Self == Color {
-    // https://developer.apple.com/documentation/swiftui/shapestyle/clear
-    public static var clear: Color { Color.clear }
-    // https://developer.apple.com/documentation/swiftui/shapestyle/white
-    public static var white: Color { Color.white }
-    // https://developer.apple.com/documentation/swiftui/shapestyle/black
-    public static var black: Color { Color.black }
 }
 
 // https://developer.apple.com/documentation/swiftui/fillstyle
@@ -120,9 +97,6 @@ extension Shape {
     nonisolated public func fill<S>(_ content: S, style: FillStyle = FillStyle()) -> some View where S: ShapeStyle {
         self
     }
-
-    // https://developer.apple.com/documentation/swiftui/shape/stroke(_:linewidth:)
-    nonisolated public func stroke<S>(_ content: S, lineWidth: CGFloat = 1) -> some View where S: ShapeStyle { self }
 }
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)

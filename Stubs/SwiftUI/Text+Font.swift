@@ -11,6 +11,8 @@ public struct Font: Hashable, Sendable {
     private let name: String
 
     // https://developer.apple.com/documentation/swiftui/font/textstyle
+    // The page also lists `extraLargeTitle` and `extraLargeTitle2` (visionOS styles); the project
+    // neither uses them nor switches over the styles.
     public enum TextStyle: CaseIterable, Sendable, Hashable {
         // https://developer.apple.com/documentation/swiftui/font/textstyle/largetitle
         case largeTitle
@@ -53,6 +55,9 @@ public struct Font: Hashable, Sendable {
     public enum Design: Hashable, Sendable {
         // https://developer.apple.com/documentation/swiftui/font/design/default
         case `default`
+        // https://developer.apple.com/documentation/swiftui/font/design/serif
+        @available(watchOS 7.0, *)
+        case serif
         // https://developer.apple.com/documentation/swiftui/font/design/rounded
         case rounded
         // https://developer.apple.com/documentation/swiftui/font/design/monospaced
@@ -60,12 +65,8 @@ public struct Font: Hashable, Sendable {
     }
 
     // https://developer.apple.com/documentation/swiftui/font/system(_:design:weight:)
+    @available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, *)
     public static func system(_ style: Font.TextStyle, design: Font.Design? = nil, weight: Font.Weight? = nil) -> Font {
-        Font(name: "system")
-    }
-
-    // https://developer.apple.com/documentation/swiftui/font/system(size:weight:design:)
-    public static func system(size: CGFloat, weight: Font.Weight? = nil, design: Font.Design? = nil) -> Font {
         Font(name: "system")
     }
 
@@ -85,8 +86,6 @@ public struct Font: Hashable, Sendable {
     public static let subheadline = Font(name: "subheadline")
     // https://developer.apple.com/documentation/swiftui/font/body
     public static let body = Font(name: "body")
-    // https://developer.apple.com/documentation/swiftui/font/callout
-    public static let callout = Font(name: "callout")
     // https://developer.apple.com/documentation/swiftui/font/footnote
     public static let footnote = Font(name: "footnote")
 }

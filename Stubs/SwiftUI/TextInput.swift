@@ -1,6 +1,7 @@
-// Text input traits. On Apple's SDKs these exist only on iOS (they take UIKit
-// types), so they are declared, like there, inside `#if os(iOS)`. A Linux
-// type-check never compiles this branch; see README.md.
+// Text input traits. On Apple's SDKs the keyboard type and the content type take
+// UIKit (iOS) or AppKit (macOS) types, so they are declared, like there, inside
+// `#if os(iOS)` / `#elseif os(macOS)`. A Linux type-check never compiles these
+// branches; see README.md.
 
 #if os(iOS)
     import UIKit
@@ -10,7 +11,7 @@
         // https://developer.apple.com/documentation/swiftui/view/keyboardtype(_:)
         nonisolated public func keyboardType(_ type: UIKeyboardType) -> some View { self }
 
-        // https://developer.apple.com/documentation/swiftui/view/textcontenttype(_:)
+        // https://developer.apple.com/documentation/swiftui/view/textcontenttype(_:)-ufdv
         // (the `UITextContentType` overload)
         nonisolated public func textContentType(_ textContentType: UITextContentType?) -> some View { self }
 
@@ -29,6 +30,15 @@
         public static let never = TextInputAutocapitalization(id: 0)
         // https://developer.apple.com/documentation/swiftui/textinputautocapitalization/characters
         public static let characters = TextInputAutocapitalization(id: 1)
+    }
+#elseif os(macOS)
+    import AppKit
+
+    @available(macOS 11.0, *)
+    extension View {
+        // https://developer.apple.com/documentation/swiftui/view/textcontenttype(_:)
+        // (the `NSTextContentType` overload)
+        nonisolated public func textContentType(_ textContentType: NSTextContentType?) -> some View { self }
     }
 #endif
 

@@ -49,16 +49,12 @@ nonisolated public struct Text: View, Equatable, Sendable {
         content = ""
     }
 
-    // https://developer.apple.com/documentation/swiftui/text/init(_:)
+    // https://developer.apple.com/documentation/swiftui/text/init(_:)-9d1g4
     // (the `StringProtocol` overload, `@_disfavoredOverload` in the SDK)
     @_disfavoredOverload public init<S>(_ content: S) where S: StringProtocol { self.content = String(content) }
 
     // https://developer.apple.com/documentation/swiftui/text/init(verbatim:)
     public init(verbatim content: String) { self.content = content }
-
-    // https://developer.apple.com/documentation/swiftui/text/init(_:)
-    // (the `Image` overload)
-    public init(_ image: Image) { content = "" }
 
     public var body: EmptyView { EmptyView() }
 }
@@ -69,6 +65,7 @@ nonisolated public struct Image: View, Equatable, Sendable {
     private let name: String
 
     // https://developer.apple.com/documentation/swiftui/image/init(systemname:)
+    @available(iOS 13.0, macOS 11.0, tvOS 13.0, watchOS 6.0, *)
     public init(systemName: String) { name = systemName }
 
     public var body: EmptyView { EmptyView() }
@@ -88,20 +85,6 @@ nonisolated public struct Button<Label>: View where Label: View {
     public var body: EmptyView { EmptyView() }
 }
 
-@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
-extension Button where Label == Text {
-    // https://developer.apple.com/documentation/swiftui/button/init(_:action:)-1asy
-    @preconcurrency nonisolated public init(_ titleKey: LocalizedStringKey, action: @escaping @MainActor () -> Void) {
-        label = Text(titleKey)
-    }
-
-    // https://developer.apple.com/documentation/swiftui/button/init(_:action:)-lpm7
-    @preconcurrency nonisolated public init<S>(_ title: S, action: @escaping @MainActor () -> Void)
-    where S: StringProtocol {
-        label = Text(title)
-    }
-}
-
 // https://developer.apple.com/documentation/swiftui/textfield
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 nonisolated public struct TextField<Label>: View where Label: View {
@@ -116,7 +99,7 @@ extension TextField where Label == Text {
     // (the `LocalizedStringKey` overload)
     nonisolated public init(_ titleKey: LocalizedStringKey, text: Binding<String>) { self.text = text }
 
-    // https://developer.apple.com/documentation/swiftui/textfield/init(_:text:)
+    // https://developer.apple.com/documentation/swiftui/textfield/init(_:text:)-2laoi
     // (the `StringProtocol` overload, `@_disfavoredOverload` in the SDK)
     @_disfavoredOverload nonisolated public init<S>(_ title: S, text: Binding<String>) where S: StringProtocol {
         self.text = text
@@ -129,7 +112,12 @@ nonisolated public struct HStack<Content>: View where Content: View {
     private let content: Content
 
     // https://developer.apple.com/documentation/swiftui/hstack/init(alignment:spacing:content:)
-    public init(alignment: VerticalAlignment = .center, spacing: CGFloat? = nil, @ViewBuilder content: () -> Content) {
+    // The stored documentation has no copy of this page; the declaration is VStack's (below) with
+    // `VerticalAlignment`, as HStack's page (https://developer.apple.com/documentation/swiftui/hstack) uses it.
+    // The page shows `@ContentBuilder` (Xcode 27); the iOS 17 SDK spells it `@ViewBuilder`.
+    nonisolated public init(
+        alignment: VerticalAlignment = .center, spacing: CGFloat? = nil, @ViewBuilder content: () -> Content
+    ) {
         self.content = content()
     }
 
@@ -142,7 +130,10 @@ nonisolated public struct VStack<Content>: View where Content: View {
     private let content: Content
 
     // https://developer.apple.com/documentation/swiftui/vstack/init(alignment:spacing:content:)
-    public init(alignment: HorizontalAlignment = .center, spacing: CGFloat? = nil, @ViewBuilder content: () -> Content) {
+    // The page shows `@ContentBuilder` (Xcode 27); the iOS 17 SDK spells it `@ViewBuilder`.
+    nonisolated public init(
+        alignment: HorizontalAlignment = .center, spacing: CGFloat? = nil, @ViewBuilder content: () -> Content
+    ) {
         self.content = content()
     }
 
@@ -155,26 +146,16 @@ nonisolated public struct ZStack<Content>: View where Content: View {
     private let content: Content
 
     // https://developer.apple.com/documentation/swiftui/zstack/init(alignment:content:)
-    public init(alignment: Alignment = .center, @ViewBuilder content: () -> Content) {
+    // The page shows `@ContentBuilder` (Xcode 27); the iOS 17 SDK spells it `@ViewBuilder`.
+    nonisolated public init(alignment: Alignment = .center, @ViewBuilder content: () -> Content) {
         self.content = content()
     }
 
     public var body: EmptyView { EmptyView() }
 }
 
-// https://developer.apple.com/documentation/swiftui/spacer
-@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
-nonisolated public struct Spacer: View {
-    // https://developer.apple.com/documentation/swiftui/spacer/minlength
-    public var minLength: CGFloat?
-
-    // https://developer.apple.com/documentation/swiftui/spacer/init(minlength:)
-    public init(minLength: CGFloat? = nil) { self.minLength = minLength }
-
-    public var body: EmptyView { EmptyView() }
-}
-
 // https://developer.apple.com/documentation/swiftui/foreach
+// The page declares `struct ForEach<Data, ID, Content> where Data : RandomAccessCollection, ID : Hashable`.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 nonisolated public struct ForEach<Data, ID, Content> where Data: RandomAccessCollection, ID: Hashable {
     // https://developer.apple.com/documentation/swiftui/foreach/data
@@ -191,8 +172,10 @@ extension ForEach: View where Content: View {
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 extension ForEach where ID == Data.Element.ID, Content: View, Data.Element: Identifiable {
-    // https://developer.apple.com/documentation/swiftui/foreach/init(_:content:)
-    // (the `Identifiable` overload)
+    // https://developer.apple.com/documentation/swiftui/foreach (Topics: `init(_:content:)`, the view overload
+    // for `Identifiable` elements). The stored documentation has no page for this overload; the address
+    // .../foreach/init(_:content:) holds MapKit's map-content overload, whose constraints
+    // (`ID == Data.Element.ID, Data.Element : Identifiable`) and parameter list this one shares.
     public init(_ data: Data, @ViewBuilder content: @escaping (Data.Element) -> Content) {
         self.data = data
         self.content = content
@@ -202,33 +185,10 @@ extension ForEach where ID == Data.Element.ID, Content: View, Data.Element: Iden
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 extension ForEach where Content: View {
     // https://developer.apple.com/documentation/swiftui/foreach/init(_:id:content:)
+    // The stored documentation has no copy of this page; `id: KeyPath<Data.Element, ID>` is the form that
+    // List's https://developer.apple.com/documentation/swiftui/list/init(_:id:rowcontent:)-4s0aj passes on.
     public init(_ data: Data, id: KeyPath<Data.Element, ID>, @ViewBuilder content: @escaping (Data.Element) -> Content) {
         self.data = data
         self.content = content
     }
-}
-
-@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
-extension ForEach where Data == Range<Int>, ID == Int, Content: View {
-    // https://developer.apple.com/documentation/swiftui/foreach/init(_:content:)
-    // (the `Range<Int>` overload)
-    public init(_ data: Range<Int>, @ViewBuilder content: @escaping (Int) -> Content) {
-        self.data = data
-        self.content = content
-    }
-}
-
-// https://developer.apple.com/documentation/swiftui/group
-@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
-nonisolated public struct Group<Content> {
-    private let content: Content
-}
-
-@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
-extension Group: View where Content: View {
-    // https://developer.apple.com/documentation/swiftui/group/init(content:)
-    // (the `View` overload)
-    public init(@ViewBuilder content: () -> Content) { self.content = content() }
-
-    public var body: EmptyView { EmptyView() }
 }

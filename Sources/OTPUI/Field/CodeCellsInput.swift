@@ -49,7 +49,7 @@
             TextField(accessibilityLabel, text: text)
                 .oneTimeCodeInput(kind)
                 .focused(isFocused)
-                .foregroundStyle(.clear)
+                .foregroundStyle(Color.clear)
                 .opacity(0.02)
                 .accessibilityLabel(Text(accessibilityLabel))
                 .accessibilityValue(Text(accessibilityValue))
