@@ -47,7 +47,9 @@ let package = Package(
         .target(
             name: "OTPHTTP", dependencies: ["OTPServer", "OTPDelivery", "OTPSQLite", "CMicroHTTPD"]),
         .testTarget(
-            name: "OTPHTTPTests", dependencies: ["OTPHTTP", "OTPServer", "OTPCore", "OTPDelivery"]),
+            name: "OTPHTTPTests", dependencies: ["OTPHTTP", "OTPServer", "OTPCore", "OTPDelivery", "otp"]),
+        .executableTarget(
+            name: "otp", dependencies: ["OTPHTTP", "OTPServer", "OTPCore", "OTPClient", "OTPTerminal"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -3,7 +3,9 @@ import OTPServer
 
 /// Opens the store a configuration names.
 enum StoreFactory {
-    static func open(_ store: ServerConfiguration.Store) async throws(ServerStartError) -> any VerificationStore {
+    static func open(
+        _ store: ServerConfiguration.Store
+    ) async throws(ServerStartError) -> any VerificationStore {
         switch store {
         case .memory:
             return MemoryStore()

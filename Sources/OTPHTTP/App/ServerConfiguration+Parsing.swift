@@ -1,0 +1,85 @@
+extension ServerConfiguration.Store {
+    /// Reads `memory`, `sqlite:PATH` or `redis://HOST[:PORT][/DB]` (port 6379, database 0).
+    public init(argument: String) throws(ServerStartError) {
+        if argument == "memory" {
+            self = .memory
+        } else if argument.hasPrefix("sqlite:") {
+            let path = String(argument.dropFirst("sqlite:".count))
+            guard !path.isEmpty else { throw ServerStartError("a SQLite store is sqlite:PATH") }
+            self = .sqlite(path: path)
+        } else if argument.hasPrefix("redis://") {
+            var rest = Substring(argument.dropFirst("redis://".count))
+            var database = 0
+            if let slash = rest.firstIndex(of: "/") {
+                let text = rest[rest.index(after: slash)...]
+                guard let number = Int(text), (0...15).contains(number) else {
+                    throw ServerStartError("the Redis database must be a number from 0 to 15, not \(text)")
+                }
+                database = number
+                rest = rest[..<slash]
+            }
+            let (host, port) = try Self.hostAndPort(rest, defaultPort: 6379)
+            self = .redis(host: host, port: port, database: database)
+        } else {
+            throw ServerStartError(
+                "the store is memory, sqlite:PATH or redis://HOST:PORT[/DB], not \(argument)")
+        }
+    }
+
+    /// Splits `HOST[:PORT]`, brackets allowed around IPv6 literals.
+    static func hostAndPort(_ text: Substring, defaultPort: Int) throws(ServerStartError) -> (String, Int) {
+        var host = text
+        var port = defaultPort
+        if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
+            let after = host[host.index(after: close)...]
+            host = host[host.index(after: host.startIndex)..<close]
+            if !after.isEmpty {
+                guard after.hasPrefix(":"), let number = Int(after.dropFirst()) else {
+                    throw ServerStartError("\(text) is not HOST:PORT")
+                }
+                port = number
+            }
+        } else if let colon = host.lastIndex(of: ":") {
+            guard let number = Int(host[host.index(after: colon)...]) else {
+                throw ServerStartError("\(text) is not HOST:PORT")
+            }
+            port = number
+            host = host[..<colon]
+        }
+        guard !host.isEmpty, (1...65535).contains(port) else {
+            throw ServerStartError("\(text) is not HOST:PORT with a port from 1 to 65535")
+        }
+        return (String(host), port)
+    }
+}
+
+extension ServerConfiguration.Sender {
+    /// Reads `console`, `outbox:PATH`, `smtp://…` (`smtp+starttls://`, `smtps://`), `webhook:URL` or `twilio`.
+    public init(argument: String) throws(ServerStartError) {
+        if argument == "console" {
+            self = .console
+        } else if argument == "twilio" {
+            self = .twilio
+        } else if argument.hasPrefix("outbox:") {
+            let path = String(argument.dropFirst("outbox:".count))
+            guard !path.isEmpty else { throw ServerStartError("an outbox sender is outbox:PATH") }
+            self = .outbox(path: path)
+        } else if argument.hasPrefix("smtp://") || argument.hasPrefix("smtps://")
+            || argument.hasPrefix("smtp+starttls://")
+        {
+            self = .smtp(url: argument)
+        } else if argument.hasPrefix("webhook:") {
+            let url = String(argument.dropFirst("webhook:".count))
+            guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
+                throw ServerStartError("a webhook sender is webhook:http(s)://…")
+            }
+            self = .webhook(url: url)
+        } else {
+            throw ServerStartError(
+                "the sender is console, outbox:PATH, smtp://…, webhook:URL or twilio, not \(argument)")
+        }
+    }
+
+    /// Whether this sender prints codes where anyone with the logs can read them.
+    public var isForDevelopmentOnly: Bool { self == .console }
+}

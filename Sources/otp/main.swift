@@ -1,0 +1,31 @@
+import Foundation
+
+// `otp COMMAND [options]`: each command lives in its own file and returns an exit status.
+
+let usage = """
+    usage: otp COMMAND [options]   (otp COMMAND --help for a command's options)
+      serve                         run the verification server
+      demo                          the whole system on one terminal screen
+      start, check, resend,
+      status, cancel                call a running server's API
+    """
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let command = arguments.first ?? ""
+let rest = Array(arguments.dropFirst())
+let status: Int32
+switch command {
+case "serve":
+    status = await ServeCommand.main(rest)
+case "demo":
+    status = await DemoCommand.main(rest)
+case _ where ClientCommands.names.contains(command):
+    status = await ClientCommands.main(command, rest)
+case "help", "--help", "-h":
+    print(usage)
+    status = 0
+default:
+    printError(command.isEmpty ? usage : "otp: unknown command \(command) (see otp --help)")
+    status = 2
+}
+exit(status)

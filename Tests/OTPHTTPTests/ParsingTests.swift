@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+@testable import OTPHTTP
+
+@Suite struct ConfigurationParsingTests {
+    @Test(
+        "store arguments",
+        arguments: [
+            ("memory", ServerConfiguration.Store.memory),
+            ("sqlite:/var/lib/otp.db", .sqlite(path: "/var/lib/otp.db")),
+            ("redis://127.0.0.1:6380", .redis(host: "127.0.0.1", port: 6380, database: 0)),
+            ("redis://cache.internal/3", .redis(host: "cache.internal", port: 6379, database: 3)),
+            ("redis://[::1]:7000/1", .redis(host: "::1", port: 7000, database: 1)),
+        ])
+    func stores(argument: String, store: ServerConfiguration.Store) throws {
+        #expect(try ServerConfiguration.Store(argument: argument) == store)
+    }
+
+    @Test(
+        "malformed store arguments",
+        arguments: [
+            "", "sqlite:", "redis://", "redis://h:0", "redis://h:x", "redis://h/16", "redis://h/x",
+            "mysql://h",
+        ])
+    func badStores(argument: String) {
+        #expect(throws: ServerStartError.self) { try ServerConfiguration.Store(argument: argument) }
+    }
+
+    @Test(
+        "sender arguments",
+        arguments: [
+            ("console", ServerConfiguration.Sender.console), ("twilio", .twilio),
+            ("outbox:/tmp/o.jsonl", .outbox(path: "/tmp/o.jsonl")),
+            ("smtp://mail:25", .smtp(url: "smtp://mail:25")),
+            ("smtps://mail", .smtp(url: "smtps://mail")),
+            ("smtp+starttls://mail", .smtp(url: "smtp+starttls://mail")),
+            ("webhook:https://example.com/h", .webhook(url: "https://example.com/h")),
+        ])
+    func senders(argument: String, sender: ServerConfiguration.Sender) throws {
+        #expect(try ServerConfiguration.Sender(argument: argument) == sender)
+    }
+
+    @Test("malformed sender arguments", arguments: ["", "outbox:", "webhook:ftp://x", "sms", "email"])
+    func badSenders(argument: String) {
+        #expect(throws: ServerStartError.self) { try ServerConfiguration.Sender(argument: argument) }
+    }
+
+    @Test("listen addresses")
+    func listenAddresses() throws {
+        #expect(try ServerConfiguration.listenAddress("127.0.0.1:9100") == ("127.0.0.1", 9100))
+        #expect(try ServerConfiguration.listenAddress("[::1]:0") == ("::1", 0))
+        for bad in ["127.0.0.1", ":9100", "h:99999", "[::1]9100", "h:x"] {
+            #expect(throws: ServerStartError.self) { try ServerConfiguration.listenAddress(bad) }
+        }
+    }
+}

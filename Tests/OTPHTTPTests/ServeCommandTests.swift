@@ -1,0 +1,133 @@
+import Foundation
+import OTPServer
+import Testing
+
+@Suite struct ServeCommandTests {
+    static let options = [
+        "host", "port", "api-key", "dev", "store", "sender", "app-name", "domain", "android-app-hash",
+        "code-length",
+        "max-attempts", "code-lifetime", "resend-cooldowns", "max-sends", "limit-starts-per-destination",
+        "limit-starts-per-address", "limit-checks-per-address", "limit-failed-checks-per-destination",
+        "trust-proxy",
+        "secret-file",
+    ]
+
+    @Test("--help lists every option with its default and environment variable")
+    func help() async throws {
+        let serve = try ServeProcess(["serve", "--help"])
+        let (status, output, _) = await serve.finish()
+        #expect(status == 0)
+        for name in Self.options {
+            #expect(output.contains("--\(name)"), "--\(name) is missing from --help")
+            let variable = "OTP_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
+            #expect(output.contains(variable), "\(variable) is missing from --help")
+        }
+        #expect(output.contains("default: 127.0.0.1"))
+        #expect(output.contains("default: 30,60,120,300"))
+        #expect(output.contains("default: sqlite:otp.sqlite3"))
+    }
+
+    @Test(
+        "an unknown or malformed option exits 2 with one line on stderr",
+        arguments: [
+            ["--bogus"], ["--port", "http"], ["--port", "70000"], ["--port"], ["--code-length", "12"],
+            ["--resend-cooldowns", "30,x"], ["--limit-checks-per-address", "60"],
+            ["--limit-starts-per-address", "0/60"],
+            ["--store", "postgres://x"], ["--sender", "pigeon"], ["--dev=yes"],
+            ["--metrics-address", "nowhere"],
+            ["extra"], [],
+        ])
+    func usageErrors(arguments: [String]) async throws {
+        let needsKey = arguments.isEmpty ? [] : ["--api-key", "k", "--sender", "console"]
+        let serve = try ServeProcess(["serve"] + needsKey + arguments)
+        let (status, stdout, stderr) = await serve.finish()
+        #expect(status == 2)
+        #expect(stdout.isEmpty)
+        #expect(stderr.hasPrefix("otp serve: "))
+        #expect(stderr.filter { $0 == "\n" }.count == 1)
+    }
+
+    @Test("a malformed environment value exits 2 too")
+    func environmentErrors() async throws {
+        let serve = try ServeProcess(["serve", "--dev"], environment: ["OTP_MAX_SENDS": "many"])
+        let (status, _, stderr) = await serve.finish()
+        #expect(status == 2)
+        #expect(stderr.contains("--max-sends"))
+    }
+
+    @Test(
+        "serve prints exactly one line when ready, answers, and stops gracefully on SIGTERM and SIGINT",
+        arguments: [SIGTERM, SIGINT])
+    func lifecycle(signal: Int32) async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = directory.appendingPathComponent("otp.sqlite3").path
+        let serve = try ServeProcess([
+            "serve", "--port", "0", "--api-key", "serve-key", "--store", "sqlite:\(database)",
+            "--sender", "outbox:\(directory.appendingPathComponent("outbox.jsonl").path)",
+        ])
+        let line = await serve.waitForFirstLine()
+        let port = try #require(serve.port)
+        #expect(line == "listening on http://127.0.0.1:\(port)\n")
+        let response = try await RawHTTP.request(
+            port: port, method: "POST", path: "/v1/verifications",
+            headers: [("Authorization", "Bearer serve-key")],
+            body: #"{"to":"+12025550100"}"#)
+        #expect(response.status == 201)
+        let (status, stdout, stderr) = await serve.stop(signal: signal)
+        #expect(status == 0)
+        #expect(stdout.isEmpty)
+        #expect(stderr.contains(#""route":"/v1/verifications","status":201"#))
+        #expect(!stderr.contains("5550100"))
+        let secret = try FileManager.default.attributesOfItem(atPath: database + ".secret")
+        #expect((secret[.posixPermissions] as? Int) == 0o600)
+        #expect((secret[.size] as? Int) == 32)
+    }
+
+    @Test("options come from OTP_ environment variables, and the command line wins")
+    func environment() async throws {
+        let serve = try ServeProcess(
+            ["serve", "--port", "0", "--store", "memory", "--code-length", "7"],
+            environment: [
+                "OTP_API_KEYS": "env-key-1,env-key-2", "OTP_SENDER": "console", "OTP_CODE_LENGTH": "8",
+                "OTP_MAX_ATTEMPTS": "5",
+            ])
+        _ = await serve.waitForFirstLine()
+        let port = try #require(serve.port)
+        let response = try await RawHTTP.request(
+            port: port, method: "POST", path: "/v1/verifications",
+            headers: [("Authorization", "Bearer env-key-2")],
+            body: #"{"to":"+12025550100"}"#)
+        #expect(response.status == 201)
+        #expect(response.json["codeLength"] as? Int == 7)
+        #expect(response.json["attemptsLeft"] as? Int == 5)
+        let (status, _, _) = await serve.stop()
+        #expect(status == 0)
+    }
+
+    @Test("--dev prints a working key on stderr; weak settings start with a warning")
+    func devAndWarnings() async throws {
+        let serve = try ServeProcess([
+            "serve", "--dev", "--port", "0", "--store", "memory", "--max-attempts", "50",
+        ])
+        _ = await serve.waitForFirstLine()
+        let port = try #require(serve.port)
+        let (_, _, stderr) = await serve.stop()
+        let key = try #require(stderr.split(separator: " ").first { $0.hasPrefix("dev_") })
+        #expect(key.count == 36)
+        #expect(stderr.contains("warning: maxAttempts is 50"))
+        #expect(stderr.contains("console sender prints codes"))
+        #expect(port > 0)
+    }
+
+    @Test("a server that cannot start exits 1 with the reason")
+    func cannotStart() async throws {
+        let serve = try ServeProcess([
+            "serve", "--api-key", "k", "--sender", "console", "--store", "redis://127.0.0.1:1",
+        ])
+        let (status, stdout, stderr) = await serve.finish()
+        #expect(status == 1)
+        #expect(stdout.isEmpty)
+        #expect(stderr.contains("secret-file"))
+    }
+}
