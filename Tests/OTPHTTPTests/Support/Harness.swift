@@ -1,8 +1,9 @@
 import Foundation
 import OTPCore
-import OTPHTTP
 import OTPServer
 import Testing
+
+@testable import OTPHTTP
 
 /// A clock the tests move by hand.
 final class TestClock: @unchecked Sendable {
@@ -87,7 +88,13 @@ final class Harness: @unchecked Sendable {
         let chosen = key ?? self.key
         if let chosen { all.append(("Authorization", "Bearer \(chosen)")) }
         if json != nil { all.append(("Content-Type", "application/json")) }
-        return try await RawHTTP.request(port: port, method: method, path: path, headers: all, body: json)
+        let response = try await RawHTTP.request(
+            port: port, method: method, path: path, headers: all, body: json)
+        // Every answer any black-box test sees must be one the API contract (and openapi.yaml) lists.
+        #expect(
+            APIContract.allows(method: method, path: path, status: response.status, code: response.errorCode),
+            "\(method) \(path) answered \(response.status) \(response.errorCode ?? "")")
+        return response
     }
 
     /// Starts a verification and returns its id.

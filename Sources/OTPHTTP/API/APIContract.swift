@@ -1,0 +1,78 @@
+import OTPCore
+
+/// The answers each operation of the API may give: the server's side of `openapi.yaml`.
+///
+/// A test keeps `openapi.yaml` equal to this table, and the black-box tests check every answer
+/// they see against it. Besides these, any path answers 404 `not_found` when it names no route and
+/// 405 `method_not_allowed` for a method its route does not take.
+enum APIContract {
+    /// One method on one route template.
+    struct Operation: Sendable {
+        let method: String
+        let template: String
+        /// Statuses of answers that are not errors.
+        let success: [Int]
+        /// Error codes the operation may answer with.
+        let errors: [OTPErrorCode]
+        /// Whether its errors have the JSON error body (`/healthz`'s 503 has its own object).
+        var usesErrorBodies: Bool { template.hasPrefix("/v1/") }
+
+        /// Every status the operation may answer with.
+        var statuses: Set<Int> { Set(success + errors.map(\.httpStatus)) }
+    }
+
+    private static let always: [OTPErrorCode] = [.unauthorized, .storeUnavailable, .internalError]
+
+    static let operations: [Operation] = [
+        Operation(
+            method: "POST", template: "/v1/verifications", success: [200, 201],
+            errors: always + [
+                .invalidRequest, .invalidDestination, .channelNotSupported, .payloadTooLarge,
+                .idempotencyKeyReused,
+                .rateLimited, .deliveryFailed,
+            ]),
+        Operation(
+            method: "GET", template: "/v1/verifications/{id}", success: [200], errors: always + [.notFound]),
+        Operation(
+            method: "POST", template: "/v1/verifications/{id}/check", success: [200],
+            errors: always + [
+                .invalidRequest, .invalidCodeFormat, .notFound, .notPending, .expired, .payloadTooLarge,
+                .incorrectCode, .locked, .rateLimited,
+            ]),
+        Operation(
+            method: "POST", template: "/v1/verifications/{id}/resend", success: [200],
+            errors: always + [
+                .notFound, .notPending, .payloadTooLarge, .rateLimited, .resendTooSoon, .maxSendsReached,
+                .deliveryFailed,
+            ]),
+        Operation(
+            method: "POST", template: "/v1/verifications/{id}/cancel", success: [200],
+            errors: always + [.notFound, .notPending, .payloadTooLarge]),
+        Operation(method: "GET", template: "/healthz", success: [200, 503], errors: []),
+        Operation(method: "GET", template: "/metrics", success: [200], errors: []),
+    ]
+
+    /// Errors any request may get before its route is known.
+    static let routeErrors: [OTPErrorCode] = [.unauthorized, .notFound, .methodNotAllowed, .payloadTooLarge]
+
+    /// Whether an answer is one the contract allows for a method and path.
+    static func allows(method: String, path: String, status: Int, code: String?) -> Bool {
+        let notFound = OTPErrorCode.notFound.rawValue
+        // `/metrics` names no route on the main listener when `--metrics-address` moves it.
+        guard let route = Route(path: path), !(route == .metrics && code == notFound) else {
+            return code.map { routeErrors.map(\.rawValue).contains($0) } ?? false
+        }
+        let effective = method == "HEAD" ? "GET" : method
+        guard
+            let operation = operations.first(where: {
+                $0.template == route.template && $0.method == effective
+            })
+        else {
+            return code == OTPErrorCode.methodNotAllowed.rawValue
+                || code == OTPErrorCode.unauthorized.rawValue
+        }
+        guard let code else { return operation.success.contains(status) }
+        return operation.errors.contains(OTPErrorCode(rawValue: code))
+            && OTPErrorCode(rawValue: code).httpStatus == status
+    }
+}
