@@ -8,10 +8,8 @@ public struct ScreenView: Sendable, Hashable {
     public var sentTo: String
     /// The masked destination (V1).
     public var destination: String
-    /// The cells (F7, F8, F9).
-    public var cells: [CodeCell]
-    /// How cells are grouped.
-    public var groups: [Int]
+    /// The cells in their groups (F2, F7, F8, F9).
+    public var cellGroups: [[CodeCell]]
     /// The status line.
     public var status: StatusMessage?
     /// The Resend label (V5).
@@ -32,8 +30,7 @@ public struct ScreenView: Sendable, Hashable {
         title = ScreenText.title
         sentTo = machine.sentToText
         destination = machine.destination
-        cells = machine.cells
-        groups = machine.format.groups
+        cellGroups = machine.format.group(machine.cells)
         status = startFailure ?? machine.statusMessage
         resendLabel = machine.resendLabel
         isResendEnabled = machine.isResendEnabled

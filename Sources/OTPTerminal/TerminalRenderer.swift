@@ -67,21 +67,18 @@ public struct TerminalRenderer: Sendable {
     /// The three text rows of the cells: top border, content, bottom border.
     private func cellRows(_ view: ScreenView) -> [String] {
         var rows = ["", "", ""]
-        var index = 0
-        for (groupIndex, size) in view.groups.enumerated() {
+        for (groupIndex, group) in view.cellGroups.enumerated() {
             if groupIndex > 0 {
                 rows[0] += "   "
                 rows[1] += " – "
                 rows[2] += "   "
             }
-            for _ in 0..<size where index < view.cells.count {
-                let cell = view.cells[index]
+            for cell in group {
                 let box = box(for: cell)
                 let style = cell.isNext ? TerminalStyle.accent : style(for: cell.role)
                 for line in 0..<3 {
                     rows[line] += style.apply(box[line], color: color)
                 }
-                index += 1
             }
         }
         return rows

@@ -103,3 +103,33 @@ import Testing
         #expect(alnum.accessibilityValue == "2 of 8 characters")
     }
 }
+
+@Suite struct CodeFieldStateTests {
+    @Test("F4 F5 F6: a field on its own submits once, shakes once per rejection, the next key replaces")
+    func standaloneField() {
+        var field = CodeFieldState()
+        #expect(field.edit("48201") == nil)
+        #expect(field.edit("482019") == "482019")
+        #expect(field.edit("482019") == nil)
+        field.setInvalid(true)
+        field.setInvalid(true)
+        #expect(field.shakeTrigger == 1)
+        #expect(field.cells(isFocused: true, isMasked: false).allSatisfy { $0.role == .error })
+        #expect(field.edit("4820197") == nil)
+        #expect(field.value == "7")
+        #expect(!field.isInvalid)
+        field.setInvalid(false)
+        field.setInvalid(true)
+        #expect(field.shakeTrigger == 2)
+    }
+
+    @Test("F2: cells split into 3 + 3 and 4 + 4 groups; other lengths stay one group")
+    func grouping() {
+        #expect(CodeFormat(length: 6).group(Array(1...6)) == [[1, 2, 3], [4, 5, 6]])
+        #expect(CodeFormat(length: 8).group(Array(1...8)) == [[1, 2, 3, 4], [5, 6, 7, 8]])
+        #expect(CodeFormat(length: 5).group(Array(1...5)) == [[1, 2, 3, 4, 5]])
+        #expect(
+            CodeFieldState(format: CodeFormat(length: 6)).cellGroups(isFocused: true, isMasked: false).map(
+                \.count) == [3, 3])
+    }
+}

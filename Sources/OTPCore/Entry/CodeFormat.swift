@@ -46,6 +46,18 @@ public struct CodeFormat: Sendable, Hashable, Codable {
         }
     }
 
+    /// Splits one item per cell (cells, their views) into the format's groups.
+    public func group<Item>(_ items: [Item]) -> [[Item]] {
+        var rest = items[...]
+        var result: [[Item]] = []
+        for size in groups where !rest.isEmpty {
+            result.append(Array(rest.prefix(size)))
+            rest = rest.dropFirst(size)
+        }
+        if !rest.isEmpty { result.append(Array(rest)) }
+        return result
+    }
+
     /// The noun for one character in sentences: "digits" or "characters".
     public var unitNoun: String {
         kind == .digits ? "digits" : "characters"

@@ -75,6 +75,8 @@ public final class VerificationModel {
     public var cells: [CodeCell] { machine.cells }
     /// How the cells are grouped (3 + 3 for six).
     public var groups: [Int] { machine.format.groups }
+    /// The cells split into their groups, for drawing with a separator between groups (F2).
+    public var cellGroups: [[CodeCell]] { machine.format.group(machine.cells) }
     /// Whether keys, paste and autofill are taken.
     public var isInputEnabled: Bool { machine.isInputEnabled }
     /// The status line under the cells.
