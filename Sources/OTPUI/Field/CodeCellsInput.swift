@@ -6,12 +6,12 @@
     /// visible cells, grouped (F2), shaking on rejection (F6), read by assistive
     /// technology as one element (F10).
     ///
-    /// Everything it shows comes in ready-made: the cells from OTPCore, the
-    /// text binding that feeds OTPCore, the labels and the shake trigger.
+    /// Everything it shows comes in ready-made: the cells from OTPCore, already
+    /// split into their groups, the text binding that feeds OTPCore, the labels
+    /// and the shake trigger.
     struct CodeCellsInput: View {
         let text: Binding<String>
-        let cells: [CodeCell]
-        let groups: [Int]
+        let cellGroups: [[CodeCell]]
         let kind: CodeFormat.Kind
         let accessibilityLabel: String
         let accessibilityValue: String
@@ -73,18 +73,6 @@
                 }
             }
             .environment(\.layoutDirection, .leftToRight)
-        }
-
-        /// The cells cut into OTPCore's groups (3 + 3 for six).
-        private var cellGroups: [[CodeCell]] {
-            var rest = cells[...]
-            var result: [[CodeCell]] = []
-            for size in groups {
-                result.append(Array(rest.prefix(size)))
-                rest = rest.dropFirst(size)
-            }
-            if !rest.isEmpty { result.append(Array(rest)) }
-            return result
         }
     }
 #endif

@@ -75,8 +75,7 @@
             CodeCellsInput(
                 text: Binding(
                     get: { @MainActor in model.codeText }, set: { @MainActor in model.setText($0) }),
-                cells: model.cells,
-                groups: model.groups,
+                cellGroups: model.cellGroups,
                 kind: model.format.kind,
                 accessibilityLabel: model.accessibilityLabel,
                 accessibilityValue: model.accessibilityValue,
@@ -89,16 +88,15 @@
         }
     }
 
-    /// The field on its own: a ``CodeEntry`` keeps normalisation, submit-once and replace-after-rejection.
+    /// The field on its own: a ``CodeFieldState`` keeps normalisation, submit-once,
+    /// replace-after-rejection and the shake; the view forwards text and the invalid flag.
     struct StandaloneCodeField: View {
         @Binding var code: String
         let isMasked: Bool
         let isInvalid: Bool
         let onComplete: @MainActor (String) -> Void
 
-        @State private var entry: CodeEntry
-        @State private var errors = ErrorTransitionDetector()
-        @State private var shakes = 0
+        @State private var field: CodeFieldState
         @FocusState private var isFocused: Bool
 
         init(
@@ -106,7 +104,7 @@
             onComplete: @escaping @MainActor (String) -> Void
         ) {
             _code = code
-            _entry = State(initialValue: CodeEntry(format: format))
+            _field = State(initialValue: CodeFieldState(format: format))
             self.isMasked = isMasked
             self.isInvalid = isInvalid
             self.onComplete = onComplete
@@ -114,31 +112,29 @@
 
         var body: some View {
             CodeCellsInput(
-                text: Binding(get: { @MainActor in entry.value }, set: { @MainActor in edit($0) }),
-                cells: entry.cells(isFocused: isFocused, isMasked: isMasked, isInvalid: isInvalid),
-                groups: entry.format.groups,
-                kind: entry.format.kind,
+                text: Binding(get: { @MainActor in field.value }, set: { @MainActor in edit($0) }),
+                cellGroups: field.cellGroups(isFocused: isFocused, isMasked: isMasked),
+                kind: field.entry.format.kind,
                 accessibilityLabel: ScreenText.fieldLabel,
-                accessibilityValue: entry.accessibilityValue,
-                shakeTrigger: shakes,
+                accessibilityValue: field.entry.accessibilityValue,
+                shakeTrigger: field.shakeTrigger,
                 isFocused: $isFocused
             )
-            .onChange(of: code, initial: true) { _, newCode in entry.apply(text: newCode) }
+            .onChange(of: code, initial: true) { _, newCode in edit(newCode) }
             .onChange(of: isInvalid, initial: true) { _, invalid in markInvalid(invalid) }
-            .sensoryFeedback(.error, trigger: shakes)
+            .sensoryFeedback(.error, trigger: field.shakeTrigger)
         }
 
+        /// Hands new text to the field state, writes the normalised text back and passes on a complete code.
         private func edit(_ text: String) {
-            entry.apply(text: text)
-            code = entry.value
-            if let submission = entry.takeSubmission() {
-                onComplete(submission)
-            }
+            let submission = field.edit(text)
+            code = field.value
+            if let submission { onComplete(submission) }
         }
 
+        /// Hands the caller's invalid flag to the field state.
         private func markInvalid(_ invalid: Bool) {
-            if invalid { entry.markRejected() }
-            if errors.update(isError: invalid) { shakes += 1 }
+            field.setInvalid(invalid)
         }
     }
 
