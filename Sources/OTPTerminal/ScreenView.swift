@@ -16,6 +16,8 @@ public struct ScreenView: Sendable, Hashable {
     public var resendLabel: String
     /// Whether Resend can be pressed.
     public var isResendEnabled: Bool
+    /// Whether Resend is shown.
+    public var isResendVisible: Bool
     /// The toast (V6).
     public var toast: String?
     /// The suggested code, when the bar is shown (S1).
@@ -34,6 +36,7 @@ public struct ScreenView: Sendable, Hashable {
         status = startFailure ?? machine.statusMessage
         resendLabel = machine.resendLabel
         isResendEnabled = machine.isResendEnabled
+        isResendVisible = machine.isResendVisible
         toast = machine.toast?.text
         suggestion = machine.showsSuggestion ? machine.suggestion : nil
         phase = machine.phase

@@ -45,8 +45,10 @@ public struct TerminalRenderer: Sendable {
             lines.append(pad)
         }
         lines.append("")
-        let resend = "[r] " + view.resendLabel
-        lines.append(pad + (view.isResendEnabled ? TerminalStyle.accent : .dim).apply(resend, color: color))
+        // The key hint shows only when the key works, so the state reads without colours.
+        let resend = view.isResendEnabled ? "[r] " + view.resendLabel : view.resendLabel
+        let resendStyle = view.isResendEnabled ? TerminalStyle.accent : .dim
+        lines.append(pad + (view.isResendVisible ? resendStyle.apply(resend, color: color) : ""))
         lines.append("")
         if let suggestion = view.suggestion {
             let bar = "[Tab] \(ScreenText.fromMessages)  \(suggestion)"

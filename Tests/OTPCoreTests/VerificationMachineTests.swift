@@ -223,6 +223,9 @@ import Testing
         #expect(machine.cells.allSatisfy { $0.role == .success })
         #expect(!machine.isInputEnabled)
         #expect(!machine.isResendEnabled)
+        #expect(!machine.isResendVisible)
+        machine.tick(at: .seconds(30))
+        #expect(!machine.announcements.contains { $0.text == ScreenText.resendAvailable })
     }
 
     @Test("V9: a network failure keeps the code, costs no attempt on screen, and can be retried")

@@ -41,7 +41,7 @@ import Testing
 
                 
 
-                [r] Resend in 0:24
+                Resend in 0:24
 
                 
                 
@@ -98,7 +98,14 @@ import Testing
         var approved = verification(length: 6)
         approved.status = .approved
         _ = verified.checkAnswered(.success(approved), at: .zero, wallNow: wall)
-        #expect(renderer.render(ScreenView(machine: verified))[9] == "    Verified")
+        let verifiedLines = renderer.render(ScreenView(machine: verified))
+        #expect(verifiedLines[9] == "    Verified")
+        #expect(verifiedLines[11] == "    ", "no Resend once verified")
+        var lockedLines = renderer.render(ScreenView(machine: locked))
+        #expect(lockedLines[11] == "    Resend in 0:30", "no key hint while Resend is off")
+        locked.tick(at: .seconds(30))
+        lockedLines = renderer.render(ScreenView(machine: locked))
+        #expect(lockedLines[11] == "    [r] Resend code")
     }
 
     @Test("idle phase before a code was sent says it is sending")

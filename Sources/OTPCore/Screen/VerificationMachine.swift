@@ -130,6 +130,9 @@ public struct VerificationMachine: Sendable, Equatable {
         return ScreenText.resendCode
     }
 
+    /// Whether the Resend button is shown at all: not once the code was verified (V8).
+    public var isResendVisible: Bool { phase != .verified && verification != nil }
+
     /// Whether the Resend button can be pressed (V5).
     public var isResendEnabled: Bool {
         guard let verification, verification.sendsLeft > 0, resendAt != nil, resendSecondsLeft == nil

@@ -83,6 +83,8 @@ public final class VerificationModel {
     public var statusMessage: StatusMessage? { startFailure ?? machine.statusMessage }
     /// The Resend button's label.
     public var resendLabel: String { machine.resendLabel }
+    /// Whether the Resend button is shown at all.
+    public var isResendVisible: Bool { machine.isResendVisible }
     /// Whether the Resend button can be pressed.
     public var isResendEnabled: Bool { machine.isResendEnabled }
     /// The toast on screen.
