@@ -51,7 +51,9 @@
                     OTPAutofillSuggestion(code: code) { model.acceptSuggestion() }
                         .transition(.opacity)
                 }
-                resendButton(palette)
+                if model.isResendVisible {
+                    resendButton(palette)
+                }
             }
             .padding(theme.spacing * 3)
             .frame(maxWidth: .infinity)
