@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# HTTP benchmark: requests per second and p99 latency of `otp serve` for check and start, each with
+# its ratio to a bare libmicrohttpd server answering a fixed 200 (Benchmarks/http/bare.c), all
+# measured in this one run with the same wrk settings on the same machine.
+#
+# The three are measured in turn, OTP_BENCH_ROUNDS times, and each figure is the median of its
+# rounds, so a burst of other load on the machine moves all three alike.
+#
+#   OTP_BENCH_SECONDS (default 3)  OTP_BENCH_ROUNDS (3)  OTP_BENCH_CONNECTIONS (50)
+#   OTP_BENCH_STORE (memory | sqlite)  OTP_BIN (a built otp to use instead of building one)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v swift >/dev/null || export PATH=/opt/swift/usr/bin:$PATH
+command -v wrk >/dev/null || { echo "wrk is missing: run scripts/bootstrap.sh" >&2; exit 1; }
+source scripts/lib.sh
+
+seconds=${OTP_BENCH_SECONDS:-3}
+rounds=${OTP_BENCH_ROUNDS:-3}
+connections=${OTP_BENCH_CONNECTIONS:-50}
+store_kind=${OTP_BENCH_STORE:-memory}
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+step "build (release)"
+if [ -n "${OTP_BIN:-}" ]; then
+  otp=$OTP_BIN
+else
+  swift build -c release --product otp -q 2>&1 | grep -v "prohibited flag" || true
+  otp="$(swift build -c release --show-bin-path)/otp"
+fi
+gcc -O2 -o "$work/bare" Benchmarks/http/bare.c -lmicrohttpd
+
+step "servers"
+"$work/bare" 2 >"$work/bare.port" &
+pids+=($!)
+case "$store_kind" in
+  memory) store=memory ;;
+  sqlite) store="sqlite:$work/bench.sqlite3" ;;
+  *) echo "OTP_BENCH_STORE is memory or sqlite" >&2; exit 2 ;;
+esac
+key="bench-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+# Limits and attempts lifted so every request does the full work instead of stopping at 429 or 423
+# (a limit of N per N seconds is a burst of N: the limiter works in whole milliseconds).
+"$otp" serve --port 0 --store "$store" --api-key "$key" --sender "outbox:/dev/null" \
+  --max-attempts 1000000 --limit-starts-per-destination 1000000000/1000000000 \
+  --limit-starts-per-address 1000000000/1000000000 --limit-checks-per-address 1000000000/1000000000 \
+  --limit-failed-checks-per-destination 1000000000/1000000000 >"$work/otp.out" 2>/dev/null &
+pids+=($!)
+for _ in $(seq 200); do
+  [ -s "$work/bare.port" ] && grep -q '^listening on ' "$work/otp.out" && break
+  sleep 0.05
+done
+bare_url="http://127.0.0.1:$(cat "$work/bare.port")"
+otp_url=$(sed -n 's/^listening on //p' "$work/otp.out")
+[ -n "$otp_url" ] || { echo "otp serve did not start" >&2; exit 1; }
+
+started=$(curl -sf -X POST "$otp_url/v1/verifications" -H "Authorization: Bearer $key" \
+  -H 'Content-Type: application/json' -d '{"to":"+12025550100"}')
+id=$(printf '%s' "$started" | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
+export OTP_BENCH_KEY="$key" OTP_BENCH_ID="$id" OTP_BENCH_CODE="000000"
+echo "bare: $bare_url   otp serve ($store_kind store): $otp_url   wrk -t2 -c$connections -d${seconds}s"
+
+# Runs wrk and prints "REQUESTS_PER_SECOND P99_MILLISECONDS NON_2XX_OR_3XX".
+measure() {
+  local url=$1 script=$2
+  local out
+  out=$(wrk -t2 -c"$connections" -d"${seconds}s" --latency -s "$script" "$url" 2>&1)
+  local rps p99 errors
+  rps=$(awk '/^Requests\/sec:/ {print $2}' <<<"$out")
+  p99=$(awk '$1 == "99%" {v=$2; if (v ~ /us$/) {sub(/us$/, "", v); v=v/1000} else if (v ~ /ms$/) {sub(/ms$/, "", v)} else if (v ~ /s$/) {sub(/s$/, "", v); v=v*1000}; print v}' <<<"$out")
+  errors=$(awk '/Non-2xx or 3xx responses:/ {print $5}' <<<"$out")
+  echo "${rps:-0} ${p99:-0} ${errors:-0}"
+}
+
+step "measure ($rounds rounds of bare POST, check, start; bare GET once)"
+measure "$otp_url" Benchmarks/http/check.lua >/dev/null
+read -r bare_get bare_get_p99 _ < <(measure "$bare_url/healthz" /dev/null)
+: >"$work/results"
+for round in $(seq "$rounds"); do
+  echo "bare $(measure "$bare_url/check" Benchmarks/http/post.lua)" >>"$work/results"
+  echo "check $(measure "$otp_url" Benchmarks/http/check.lua)" >>"$work/results"
+  echo "start $(measure "$otp_url" Benchmarks/http/start.lua)" >>"$work/results"
+  echo "round $round: $(tail -n 3 "$work/results" | awk '{printf "%s %.0f/s  ", $1, $2}')"
+done
+# Prints "MEDIAN_REQUESTS_PER_SECOND MEDIAN_P99 TOTAL_NON_2XX" for one name.
+median() {
+  local rows middle
+  rows=$(awk -v name="$1" '$1 == name' "$work/results")
+  middle=$(( ($(wc -l <<<"$rows") + 1) / 2 ))
+  echo "$(awk '{print $2}' <<<"$rows" | sort -g | sed -n "${middle}p")" \
+    "$(awk '{print $3}' <<<"$rows" | sort -g | sed -n "${middle}p")" \
+    "$(awk '{e += $4} END {print e + 0}' <<<"$rows")"
+}
+read -r bare_post bare_post_p99 _ < <(median bare)
+read -r check check_p99 check_non2xx < <(median check)
+read -r start start_p99 start_non2xx < <(median start)
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+echo
+printf '%-34s %12s %10s %14s\n' "endpoint" "req/s" "p99 ms" "vs bare POST"
+printf '%-34s %12.0f %10.2f %14s\n' "bare libmicrohttpd GET (ceiling)" "$bare_get" "$bare_get_p99" "$(ratio "$bare_get" "$bare_post")"
+printf '%-34s %12.0f %10.2f %14s\n' "bare libmicrohttpd POST" "$bare_post" "$bare_post_p99" "1.00"
+printf '%-34s %12.0f %10.2f %14s\n' "POST /v1/verifications/{id}/check" "$check" "$check_p99" "$(ratio "$check" "$bare_post")"
+printf '%-34s %12.0f %10.2f %14s\n' "POST /v1/verifications (start)" "$start" "$start_p99" "$(ratio "$start" "$bare_post")"
+echo
+echo "check answers are 422 incorrect_code (an attempt taken and judged each time); non-2xx: $check_non2xx"
+echo "start answers are 201 with a code sent to an outbox on /dev/null; non-2xx: $start_non2xx"
