@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "OTPCore", targets: ["OTPCore"]),
         .library(name: "OTPServer", targets: ["OTPServer"]),
         .library(name: "OTPSQLite", targets: ["OTPSQLite"]),
+        .library(name: "OTPRedis", targets: ["OTPRedis"]),
         .library(name: "OTPClient", targets: ["OTPClient"]),
         .library(name: "OTPUI", targets: ["OTPUI"]),
     ],
@@ -36,7 +37,10 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .target(name: "OTPSQLite", dependencies: ["OTPServer", "OTPCore", "CSQLite"]),
-        .testTarget(name: "OTPServerTests", dependencies: ["OTPServer", "OTPCore", "OTPSQLite"]),
+        .systemLibrary(
+            name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"]), .brew(["hiredis"])]),
+        .target(name: "OTPRedis", dependencies: ["OTPServer", "OTPCore", "CHiredis"]),
+        .testTarget(name: "OTPServerTests", dependencies: ["OTPServer", "OTPCore", "OTPSQLite", "OTPRedis"]),
 
         // MARK: Delivery and the HTTP front
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),

@@ -159,7 +159,7 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
 
     /// Puts a resend's code in place.
     public func finishResend(
-        id: String, token: String, update: CodeUpdate
+        id: String, token: String, update: CodeUpdate, now: Date
     ) async throws(StoreError)
         -> TransitionOutcome
     {

@@ -53,7 +53,7 @@ extension Verifier {
                 ? sentAt.adding(policy.cooldown(afterSend: sendsUsed)) : nil,
             purgeAt: purgeTime(after: expiresAt))
         let finished = try await storeCall { () async throws(StoreError) in
-            try await store.finishResend(id: id, token: lease.token, update: update)
+            try await store.finishResend(id: id, token: lease.token, update: update, now: sentAt)
         }
         switch finished {
         case .done(let record): return view(record, at: sentAt)

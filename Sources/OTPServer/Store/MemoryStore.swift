@@ -78,7 +78,7 @@ public actor MemoryStore: VerificationStore {
     }
 
     /// Puts a resend's code in place.
-    public func finishResend(id: String, token: String, update: CodeUpdate) -> TransitionOutcome {
+    public func finishResend(id: String, token: String, update: CodeUpdate, now: Date) -> TransitionOutcome {
         transition(id) { $0.finishResend(token: token, update: update) }
     }
 

@@ -40,7 +40,7 @@ public protocol VerificationStore: Sendable {
 
     /// Runs ``VerificationRecord/finishResend(token:update:)`` atomically.
     func finishResend(
-        id: String, token: String, update: CodeUpdate
+        id: String, token: String, update: CodeUpdate, now: Date
     ) async throws(StoreError) -> TransitionOutcome
 
     /// Runs ``VerificationRecord/abandonResend(token:)`` atomically.

@@ -51,7 +51,9 @@ import Testing
         let update = CodeUpdate(
             codeHash: [1], attemptsLeft: 3, sendsUsed: 2, expiresAt: Self.at(300), resendAvailableAt: nil,
             purgeAt: Self.at(900))
-        #expect(try await store.finishResend(id: "vf_none", token: "t", update: update) == .notFound)
+        #expect(
+            try await store.finishResend(id: "vf_none", token: "t", update: update, now: Self.at(95))
+                == .notFound)
         try await store.abandonResend(id: "vf_none", token: "t")
         #expect(try await store.record(id: "vf_none") == nil)
     }
@@ -197,14 +199,16 @@ import Testing
             codeHash: Array(repeating: 0xCD, count: 32), attemptsLeft: 3, sendsUsed: 2,
             expiresAt: Self.at(390),
             resendAvailableAt: Self.at(150), purgeAt: Self.at(390 + 86_400))
-        guard case .leaseLost = try await store.finishResend(id: "vf_sample", token: "first", update: update)
+        guard
+            case .leaseLost = try await store.finishResend(
+                id: "vf_sample", token: "first", update: update, now: Self.at(95))
         else {
             Issue.record("a lost lease finished")
             return
         }
         guard
             case .done(let done) = try await store.finishResend(
-                id: "vf_sample", token: "second", update: update)
+                id: "vf_sample", token: "second", update: update, now: Self.at(95))
         else {
             Issue.record("the holder could not finish")
             return
@@ -229,7 +233,9 @@ import Testing
         // A canceled verification cannot finish a resend in progress.
         _ = try await store.beginResend(id: "vf_sample", lease: first, maxSends: 5, now: Self.at(200))
         _ = try await store.cancel(id: "vf_sample")
-        guard case .notPending = try await store.finishResend(id: "vf_sample", token: "first", update: update)
+        guard
+            case .notPending = try await store.finishResend(
+                id: "vf_sample", token: "first", update: update, now: Self.at(95))
         else {
             Issue.record("a canceled verification took a new code")
             return

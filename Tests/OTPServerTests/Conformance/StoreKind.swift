@@ -7,6 +7,7 @@ import Testing
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case memory
     case sqlite
+    case redis
 
     var testDescription: String { rawValue }
 
@@ -19,6 +20,8 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .sqlite:
             let path = temporaryDirectory() + "/otp.sqlite3"
             return try (0..<count).map { _ in try SQLiteStore(path: path) }
+        case .redis:
+            return try RedisTestServer.makeStores(count: count)
         }
     }
 

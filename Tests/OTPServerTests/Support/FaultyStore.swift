@@ -73,10 +73,10 @@ final class FaultyStore: VerificationStore {
     }
 
     func finishResend(
-        id: String, token: String, update: CodeUpdate
+        id: String, token: String, update: CodeUpdate, now: Date
     ) async throws(StoreError) -> TransitionOutcome {
         try check(.finishResend)
-        return await base.finishResend(id: id, token: token, update: update)
+        return await base.finishResend(id: id, token: token, update: update, now: now)
     }
 
     func abandonResend(id: String, token: String) async throws(StoreError) {

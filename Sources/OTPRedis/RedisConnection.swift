@@ -1,0 +1,155 @@
+import CHiredis
+import OTPServer
+
+/// A Redis reply, decoded.
+enum RedisValue: Equatable {
+    case string([UInt8])
+    case integer(Int64)
+    case array([RedisValue])
+    case null
+    case status(String)
+    case error(String)
+
+    /// The value as text, for strings and statuses.
+    var text: String? {
+        switch self {
+        case .string(let bytes): return String(decoding: bytes, as: UTF8.self)
+        case .status(let text): return text
+        default: return nil
+        }
+    }
+}
+
+/// One connection to Redis, reconnecting after an I/O error.
+///
+/// Not thread-safe by itself (a `redisContext` is not): ``RedisStore`` owns each connection
+/// and uses it from that connection's serial queue only.
+final class RedisConnection: @unchecked Sendable {
+    private let host: String
+    private let port: Int
+    private let database: Int
+    private var context: UnsafeMutablePointer<redisContext>?
+    private var scriptHashes: [String: String] = [:]
+
+    /// How long connecting and each command may take.
+    static let timeoutMilliseconds = 2000
+
+    init(host: String, port: Int, database: Int) throws(StoreError) {
+        self.host = host
+        self.port = port
+        self.database = database
+        try connect()
+    }
+
+    deinit {
+        if let context { redisFree(context) }
+    }
+
+    /// Sends one command and returns its reply; a Redis error reply is returned, not thrown.
+    func command(_ arguments: [[UInt8]]) throws(StoreError) -> RedisValue {
+        if context == nil { try connect() }
+        guard let context else { throw StoreError("redis: not connected") }
+        let reply = Self.send(arguments, on: context)
+        guard let reply else {
+            let reason = String(cString: otp_redis_error_text(context))
+            redisFree(context)
+            self.context = nil
+            throw StoreError("redis: \(reason)")
+        }
+        defer { freeReplyObject(reply) }
+        return Self.decode(reply)
+    }
+
+    /// Sends a command given as text.
+    func command(_ arguments: String...) throws(StoreError) -> RedisValue {
+        try command(arguments.map { Array($0.utf8) })
+    }
+
+    /// Runs a Lua script by its hash, loading it first when Redis does not know it.
+    func evaluate(_ script: String, keys: [String], arguments: [[UInt8]]) throws(StoreError) -> RedisValue {
+        let tail = keys.map { Array($0.utf8) } + arguments
+        if let hash = scriptHashes[script] {
+            let reply = try command(
+                [Array("EVALSHA".utf8), Array(hash.utf8), Array(String(keys.count).utf8)] + tail)
+            guard case .error(let message) = reply, message.hasPrefix("NOSCRIPT") else { return reply }
+        }
+        guard case .string(let hashBytes) = try command("SCRIPT", "LOAD", script) else {
+            throw StoreError("redis: SCRIPT LOAD failed")
+        }
+        let hash = String(decoding: hashBytes, as: UTF8.self)
+        scriptHashes[script] = hash
+        return try command([Array("EVALSHA".utf8), hashBytes, Array(String(keys.count).utf8)] + tail)
+    }
+
+    private func connect() throws(StoreError) {
+        guard let opened = otp_redis_connect(host, Int32(port), Self.timeoutMilliseconds) else {
+            throw StoreError("redis: could not allocate a connection")
+        }
+        guard otp_redis_error(opened) == 0 else {
+            let reason = String(cString: otp_redis_error_text(opened))
+            redisFree(opened)
+            throw StoreError("redis: \(reason)")
+        }
+        _ = otp_redis_set_timeout(opened, Self.timeoutMilliseconds)
+        context = opened
+        scriptHashes = [:]
+        if database != 0 {
+            let reply = try command("SELECT", String(database))
+            guard reply == .status("OK") else {
+                throw StoreError("redis: could not select database \(database)")
+            }
+        }
+    }
+
+    private static func send(
+        _ arguments: [[UInt8]], on context: UnsafeMutablePointer<redisContext>
+    )
+        -> UnsafeMutablePointer<redisReply>?
+    {
+        var pointers: [UnsafePointer<CChar>?] = []
+        var lengths: [Int] = []
+        var storage: [UnsafeMutableBufferPointer<CChar>] = []
+        defer { storage.forEach { $0.deallocate() } }
+        for argument in arguments {
+            let buffer = UnsafeMutableBufferPointer<CChar>.allocate(capacity: max(1, argument.count))
+            argument.withUnsafeBytes { bytes in
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: bytes)
+            }
+            storage.append(buffer)
+            pointers.append(UnsafePointer(buffer.baseAddress))
+            lengths.append(argument.count)
+        }
+        return pointers.withUnsafeMutableBufferPointer { pointerBuffer in
+            lengths.withUnsafeBufferPointer { lengthBuffer in
+                otp_redis_command(
+                    context, Int32(arguments.count), pointerBuffer.baseAddress, lengthBuffer.baseAddress)
+            }
+        }
+    }
+
+    private static func decode(_ reply: UnsafeMutablePointer<redisReply>) -> RedisValue {
+        let value = reply.pointee
+        switch value.type {
+        case REDIS_REPLY_STRING:
+            return .string(bytes(value.str, value.len))
+        case REDIS_REPLY_STATUS:
+            return .status(String(decoding: bytes(value.str, value.len), as: UTF8.self))
+        case REDIS_REPLY_ERROR:
+            return .error(String(decoding: bytes(value.str, value.len), as: UTF8.self))
+        case REDIS_REPLY_INTEGER:
+            return .integer(value.integer)
+        case REDIS_REPLY_ARRAY:
+            guard let elements = value.element else { return .array([]) }
+            return .array((0..<value.elements).map { index in elements[index].map(decode) ?? .null })
+        default:
+            return .null
+        }
+    }
+
+    private static func bytes(_ pointer: UnsafeMutablePointer<CChar>?, _ count: Int) -> [UInt8] {
+        guard let pointer, count > 0 else { return [] }
+        return pointer.withMemoryRebound(to: UInt8.self, capacity: count) {
+            Array(UnsafeBufferPointer(start: $0, count: count))
+        }
+    }
+}

@@ -1,0 +1,215 @@
+/// The Lua scripts of ``RedisStore``: each read-modify-write runs inside Redis as one atomic script.
+///
+/// They follow the rules of `VerificationRecord`'s transitions and `RatePermit`'s GCRA
+/// exactly; the shared conformance suite holds them to it. Every time comes in as a
+/// millisecond argument, never from Redis's clock. Replies are `{outcome, extra,
+/// field, value, …}` with the record's hash fields after the first two.
+enum RedisScripts {
+    /// Helpers every record script starts with.
+    private static let prelude = """
+        local function load(key)
+          local flat = redis.call('HGETALL', key)
+          if #flat == 0 then return nil end
+          local r = {}
+          for i = 1, #flat, 2 do r[flat[i]] = flat[i + 1] end
+          return r
+        end
+        local function answer(outcome, extra, key)
+          local reply = {outcome, extra}
+          if key then
+            local flat = redis.call('HGETALL', key)
+            for i = 1, #flat do reply[#reply + 1] = flat[i] end
+          end
+          return reply
+        end
+        local function status(r, now)
+          if r.st ~= 'pending' then return r.st end
+          if now >= tonumber(r.exp) then return 'expired' end
+          if tonumber(r.att) <= 0 then return 'locked' end
+          return 'pending'
+        end
+
+        """
+
+    /// Stores a record and claims its idempotency key unless that key is live.
+    ///
+    /// KEYS: record, idempotency key (or the record again), record index, key index.
+    /// ARGV: now, claimed ("1"/"0"), fingerprint, claim expiry, record id, record key prefix, then the
+    /// record's field pairs. Also purges up to 8 records and 8 keys whose time has passed, so the
+    /// indexes stay small without a timer.
+    static let insert =
+        prelude + """
+            local now = tonumber(ARGV[1])
+            if ARGV[2] == '1' then
+              local e = load(KEYS[2])
+              if e and tonumber(e.exp) > now then
+                return {'replay', '', 'vid', e.vid, 'fp', e.fp, 'exp', e.exp}
+              end
+              redis.call('DEL', KEYS[2])
+              redis.call('HSET', KEYS[2], 'vid', ARGV[5], 'fp', ARGV[3], 'exp', ARGV[4])
+              redis.call('PEXPIRE', KEYS[2], math.max(1, tonumber(ARGV[4]) - now))
+              redis.call('ZADD', KEYS[4], ARGV[4], KEYS[2])
+            end
+            for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, 8)) do
+              redis.call('DEL', ARGV[6] .. id)
+              redis.call('ZREM', KEYS[3], id)
+            end
+            for _, key in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now, 'LIMIT', 0, 8)) do
+              redis.call('DEL', key)
+              redis.call('ZREM', KEYS[4], key)
+            end
+            redis.call('DEL', KEYS[1])
+            redis.call('HSET', KEYS[1], unpack(ARGV, 7))
+            local purge = tonumber(redis.call('HGET', KEYS[1], 'pur'))
+            redis.call('PEXPIRE', KEYS[1], math.max(1, purge - now))
+            redis.call('ZADD', KEYS[3], purge, ARGV[5])
+            return {'inserted', ''}
+            """
+
+    /// Takes one attempt (`VerificationRecord.takeAttempt`).
+    ///
+    /// KEYS: record. ARGV: now.
+    static let takeAttempt =
+        prelude + """
+            local r = load(KEYS[1])
+            if not r then return {'notFound', ''} end
+            local s = status(r, tonumber(ARGV[1]))
+            if s == 'approved' or s == 'canceled' then return answer('notPending', '', KEYS[1]) end
+            if s == 'expired' or s == 'locked' then return answer(s, '', KEYS[1]) end
+            redis.call('HINCRBY', KEYS[1], 'att', -1)
+            return answer('taken', '', KEYS[1])
+            """
+
+    /// Approves or cancels a pending verification.
+    ///
+    /// KEYS: record. ARGV: the new state, `approved` or `canceled`.
+    static let settle =
+        prelude + """
+            local r = load(KEYS[1])
+            if not r then return {'notFound', ''} end
+            if r.st ~= 'pending' then return answer('notPending', '', KEYS[1]) end
+            redis.call('HSET', KEYS[1], 'st', ARGV[1], 'lt', '', 'lu', '')
+            return answer('done', '', KEYS[1])
+            """
+
+    /// Claims the next send (`VerificationRecord.beginResend`).
+    ///
+    /// KEYS: record. ARGV: lease token, lease end, max sends, now.
+    static let beginResend =
+        prelude + """
+            local r = load(KEYS[1])
+            if not r then return {'notFound', ''} end
+            local now = tonumber(ARGV[4])
+            if r.st ~= 'pending' then return answer('notPending', '', KEYS[1]) end
+            if tonumber(r.sent) >= tonumber(ARGV[3]) then return answer('maxSendsReached', '', KEYS[1]) end
+            if r.rav ~= '' and now < tonumber(r.rav) then return answer('tooSoon', r.rav, KEYS[1]) end
+            if r.lt ~= '' and now < tonumber(r.lu) then return answer('tooSoon', r.lu, KEYS[1]) end
+            redis.call('HSET', KEYS[1], 'lt', ARGV[1], 'lu', ARGV[2])
+            return answer('begun', '', KEYS[1])
+            """
+
+    /// Puts a resend's new code in place while its lease is held.
+    ///
+    /// KEYS: record, record index. ARGV: token, hash, attempts, sends, expiry, next resend, purge time, now, id.
+    static let finishResend =
+        prelude + """
+            local r = load(KEYS[1])
+            if not r then return {'notFound', ''} end
+            if r.st ~= 'pending' then return answer('notPending', '', KEYS[1]) end
+            if r.lt ~= ARGV[1] then return answer('leaseLost', '', KEYS[1]) end
+            redis.call('HSET', KEYS[1], 'hash', ARGV[2], 'att', ARGV[3], 'sent', ARGV[4], 'exp', ARGV[5],
+              'rav', ARGV[6], 'pur', ARGV[7], 'lt', '', 'lu', '')
+            redis.call('PEXPIRE', KEYS[1], math.max(1, tonumber(ARGV[7]) - tonumber(ARGV[8])))
+            redis.call('ZADD', KEYS[2], ARGV[7], ARGV[9])
+            return answer('done', '', KEYS[1])
+            """
+
+    /// Gives up a resend's lease.
+    ///
+    /// KEYS: record. ARGV: token.
+    static let abandonResend =
+        prelude + """
+            local r = load(KEYS[1])
+            if r and r.lt == ARGV[1] then redis.call('HSET', KEYS[1], 'lt', '', 'lu', '') end
+            return {'done', ''}
+            """
+
+    /// Frees an idempotency key that still belongs to the verification.
+    ///
+    /// KEYS: idempotency key, key index. ARGV: verification id.
+    static let releaseKey = """
+        if redis.call('HGET', KEYS[1], 'vid') == ARGV[1] then
+          redis.call('DEL', KEYS[1])
+          redis.call('ZREM', KEYS[2], KEYS[1])
+        end
+        return 1
+        """
+
+    /// Takes every rate permit or none (GCRA, as `RatePermit.admit`).
+    ///
+    /// KEYS: counters. ARGV: now, then interval and window per counter. Takes all or none.
+    static let acquire = """
+        local now = tonumber(ARGV[1])
+        local arrivals = {}
+        local wait = 0
+        for i, key in ipairs(KEYS) do
+          local interval = tonumber(ARGV[2 * i])
+          local window = tonumber(ARGV[2 * i + 1])
+          local stored = tonumber(redis.call('GET', key) or now)
+          local arrival = math.max(stored, now) + interval
+          local late = arrival - window - now
+          if late > 0 then
+            if late > wait then wait = late end
+          else
+            arrivals[i] = arrival
+          end
+        end
+        if wait > 0 then return {'denied', string.format('%.0f', wait)} end
+        for i, key in ipairs(KEYS) do
+          redis.call('SET', key, string.format('%.0f', arrivals[i]), 'PX', math.max(1, arrivals[i] - now))
+        end
+        return {'allowed', ''}
+        """
+
+    /// Gives rate permits back (as `RatePermit.refund`).
+    ///
+    /// KEYS: counters. ARGV: now, then the interval per counter.
+    static let release = """
+        local now = tonumber(ARGV[1])
+        for i, key in ipairs(KEYS) do
+          local stored = redis.call('GET', key)
+          if stored then
+            local arrival = tonumber(stored) - tonumber(ARGV[i + 1])
+            if arrival > now then
+              redis.call('SET', key, string.format('%.0f', arrival), 'PX', arrival - now)
+            else
+              redis.call('DEL', key)
+            end
+          end
+        end
+        return 1
+        """
+
+    /// Deletes one batch of records and idempotency keys whose time has passed.
+    ///
+    /// KEYS: record index, key index. ARGV: now, record key prefix, batch size.
+    /// Returns the records deleted and whether a full batch was taken.
+    static let purge = """
+        local now = ARGV[1]
+        local batch = tonumber(ARGV[3])
+        local deleted = 0
+        local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, batch)
+        for _, id in ipairs(ids) do
+          deleted = deleted + redis.call('DEL', ARGV[2] .. id)
+          redis.call('ZREM', KEYS[1], id)
+        end
+        local keys = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, batch)
+        for _, key in ipairs(keys) do
+          redis.call('DEL', key)
+          redis.call('ZREM', KEYS[2], key)
+        end
+        local full = 0
+        if #ids == batch or #keys == batch then full = 1 end
+        return {deleted, full}
+        """
+}

@@ -1,0 +1,379 @@
+import Dispatch
+import Foundation
+import OTPCore
+import OTPServer
+
+/// The shared store: Redis, so several server instances judge the same verifications.
+///
+/// Every read-modify-write is one Lua script (`EVALSHA`), so it is atomic in Redis. Keys
+/// carry TTLs from the verifier's times, and two sorted sets index records and
+/// idempotency keys by the time they may go, for ``purgeExpired(now:)``. Each store holds
+/// a small pool of connections, each used from its own serial queue so a slow reply never
+/// blocks Swift's cooperative threads.
+public final class RedisStore: VerificationStore, @unchecked Sendable {
+    // Each connection is used only on its own serial queue: that is what makes this type Sendable.
+    private let pool: [(connection: RedisConnection, queue: DispatchQueue)]
+    private let next = Counter()
+    private let prefix: String
+
+    /// Connects to Redis and keeps every key under a prefix.
+    ///
+    /// - Parameters:
+    ///   - host: the server's address.
+    ///   - port: the server's port.
+    ///   - database: the database to `SELECT`.
+    ///   - keyPrefix: the start of every key, so several deployments or tests can share a server.
+    ///   - connections: how many connections to open; commands spread over them.
+    /// - Throws: `StoreError` when a connection cannot be opened.
+    public init(
+        host: String, port: Int, database: Int = 0, keyPrefix: String = "otp:", connections: Int = 2
+    ) throws {
+        prefix = keyPrefix
+        var pool: [(connection: RedisConnection, queue: DispatchQueue)] = []
+        for index in 0..<max(1, connections) {
+            let connection = try RedisConnection(host: host, port: port, database: database)
+            pool.append((connection, DispatchQueue(label: "otp.redis-store.\(index)")))
+        }
+        self.pool = pool
+    }
+
+    // MARK: - Keys
+
+    private func recordKey(_ id: String) -> String { prefix + "v:" + id }
+    private func idempotencyKey(_ key: String) -> String { prefix + "i:" + key }
+    private func rateKey(_ key: String) -> String { prefix + "r:" + key }
+    private var recordIndex: String { prefix + "purge:v" }
+    private var keyIndex: String { prefix + "purge:i" }
+
+    // MARK: - VerificationStore
+
+    /// Stores a new verification and its idempotency key, unless the key is live.
+    public func insert(
+        _ record: VerificationRecord, claim: IdempotencyClaim?, now: Date
+    ) async throws(StoreError)
+        -> InsertOutcome
+    {
+        let keys = [
+            recordKey(record.id), claim.map { idempotencyKey($0.key) } ?? recordKey(record.id), recordIndex,
+            keyIndex,
+        ]
+        var arguments: [[UInt8]] = [
+            Self.time(now), Array((claim == nil ? "0" : "1").utf8), Array((claim?.fingerprint ?? "").utf8),
+            claim.map { Self.time($0.expiresAt) } ?? [], Array(record.id.utf8), Array(recordKey("").utf8),
+        ]
+        arguments += Self.fields(of: record)
+        let reply = try await evaluate(RedisScripts.insert, keys: keys, arguments: arguments)
+        let (outcome, _, fields) = try Self.parse(reply)
+        switch outcome {
+        case "inserted": return .inserted
+        case "replay":
+            guard let id = fields["vid"].map(Self.text), let fingerprint = fields["fp"].map(Self.text),
+                let expires = fields["exp"].flatMap(Self.number)
+            else { throw StoreError("redis: malformed idempotency entry") }
+            return .replay(
+                IdempotencyEntry(
+                    verificationID: id, fingerprint: fingerprint,
+                    expiresAt: StoreTime.date(milliseconds: expires)))
+        default: throw StoreError("redis: unexpected insert outcome")
+        }
+    }
+
+    /// The verification with an identifier.
+    public func record(id: String) async throws(StoreError) -> VerificationRecord? {
+        let reply = try await run { connection throws(StoreError) in
+            try connection.command("HGETALL", self.recordKey(id))
+        }
+        guard case .array(let flat) = reply else { throw Self.failure(reply) }
+        guard !flat.isEmpty else { return nil }
+        return try Self.record(from: Self.pairs(flat))
+    }
+
+    /// The live entry of an idempotency key.
+    public func idempotencyEntry(key: String, now: Date) async throws(StoreError) -> IdempotencyEntry? {
+        let reply = try await run { connection throws(StoreError) in
+            try connection.command("HGETALL", self.idempotencyKey(key))
+        }
+        guard case .array(let flat) = reply else { throw Self.failure(reply) }
+        let fields = Self.pairs(flat)
+        guard let id = fields["vid"].map(Self.text), let fingerprint = fields["fp"].map(Self.text),
+            let expires = fields["exp"].flatMap(Self.number)
+        else { return nil }
+        guard expires > StoreTime.milliseconds(now) else { return nil }
+        return IdempotencyEntry(
+            verificationID: id, fingerprint: fingerprint, expiresAt: StoreTime.date(milliseconds: expires))
+    }
+
+    /// Frees an idempotency key that still belongs to the verification.
+    public func releaseIdempotencyKey(_ key: String, verificationID: String) async throws(StoreError) {
+        let reply = try await evaluate(
+            RedisScripts.releaseKey, keys: [idempotencyKey(key), keyIndex],
+            arguments: [Array(verificationID.utf8)])
+        if case .error = reply { throw Self.failure(reply) }
+    }
+
+    /// Takes one attempt.
+    public func takeAttempt(id: String, now: Date) async throws(StoreError) -> AttemptOutcome {
+        let reply = try await evaluate(
+            RedisScripts.takeAttempt, keys: [recordKey(id)], arguments: [Self.time(now)])
+        let (outcome, _, fields) = try Self.parse(reply)
+        if outcome == "notFound" { return .notFound }
+        let record = try Self.record(from: fields)
+        switch outcome {
+        case "taken": return .taken(record)
+        case "notPending": return .notPending(record)
+        case "expired": return .expired(record)
+        case "locked": return .locked(record)
+        default: throw StoreError("redis: unexpected attempt outcome")
+        }
+    }
+
+    /// Approves a pending verification.
+    public func approve(id: String) async throws(StoreError) -> TransitionOutcome {
+        try await settle(id, to: .approved)
+    }
+
+    /// Cancels a pending verification.
+    public func cancel(id: String) async throws(StoreError) -> TransitionOutcome {
+        try await settle(id, to: .canceled)
+    }
+
+    /// Claims the next send.
+    public func beginResend(
+        id: String, lease: ResendLease, maxSends: Int, now: Date
+    ) async throws(StoreError)
+        -> BeginResendOutcome
+    {
+        let reply = try await evaluate(
+            RedisScripts.beginResend, keys: [recordKey(id)],
+            arguments: [
+                Array(lease.token.utf8), Self.time(lease.until), Array(String(maxSends).utf8), Self.time(now),
+            ])
+        let (outcome, extra, fields) = try Self.parse(reply)
+        if outcome == "notFound" { return .notFound }
+        let record = try Self.record(from: fields)
+        switch outcome {
+        case "begun": return .begun(record)
+        case "notPending": return .notPending(record)
+        case "maxSendsReached": return .maxSendsReached(record)
+        case "tooSoon":
+            guard let until = Self.number(extra) else { throw StoreError("redis: malformed wait") }
+            return .tooSoon(record, until: StoreTime.date(milliseconds: until))
+        default: throw StoreError("redis: unexpected resend outcome")
+        }
+    }
+
+    /// Puts a resend's code in place.
+    public func finishResend(
+        id: String, token: String, update: CodeUpdate, now: Date
+    ) async throws(StoreError)
+        -> TransitionOutcome
+    {
+        let reply = try await evaluate(
+            RedisScripts.finishResend, keys: [recordKey(id), recordIndex],
+            arguments: [
+                Array(token.utf8), update.codeHash, Array(String(update.attemptsLeft).utf8),
+                Array(String(update.sendsUsed).utf8), Self.time(update.expiresAt),
+                update.resendAvailableAt.map(Self.time) ?? [], Self.time(update.purgeAt),
+                Self.time(now), Array(id.utf8),
+            ])
+        return try transition(reply)
+    }
+
+    /// Gives up a resend's lease.
+    public func abandonResend(id: String, token: String) async throws(StoreError) {
+        let reply = try await evaluate(
+            RedisScripts.abandonResend, keys: [recordKey(id)], arguments: [Array(token.utf8)])
+        if case .error = reply { throw Self.failure(reply) }
+    }
+
+    /// Takes every permit or none.
+    public func acquire(_ permits: [RatePermit], now: Date) async throws(StoreError) -> RateDecision {
+        guard !permits.isEmpty else { return .allowed }
+        var arguments = [Self.time(now)]
+        for permit in permits {
+            arguments.append(Array(String(permit.intervalMilliseconds).utf8))
+            arguments.append(Array(String(permit.windowMilliseconds).utf8))
+        }
+        let reply = try await evaluate(
+            RedisScripts.acquire, keys: permits.map { rateKey($0.key) }, arguments: arguments)
+        let (outcome, extra, _) = try Self.parse(reply)
+        switch outcome {
+        case "allowed": return .allowed
+        case "denied":
+            guard let wait = Self.number(extra) else { throw StoreError("redis: malformed wait") }
+            return .denied(waitMilliseconds: wait)
+        default: throw StoreError("redis: unexpected rate outcome")
+        }
+    }
+
+    /// Gives permits back.
+    public func release(_ permits: [RatePermit], now: Date) async throws(StoreError) {
+        guard !permits.isEmpty else { return }
+        let arguments = [Self.time(now)] + permits.map { Array(String($0.intervalMilliseconds).utf8) }
+        let reply = try await evaluate(
+            RedisScripts.release, keys: permits.map { rateKey($0.key) }, arguments: arguments)
+        if case .error = reply { throw Self.failure(reply) }
+    }
+
+    /// Deletes records and idempotency keys whose time has passed; counters expire by their TTL.
+    public func purgeExpired(now: Date) async throws(StoreError) -> Int {
+        var deleted = 0
+        while true {
+            let reply = try await evaluate(
+                RedisScripts.purge, keys: [recordIndex, keyIndex],
+                arguments: [Self.time(now), Array(recordKey("").utf8), Array("500".utf8)])
+            guard case .array(let parts) = reply, parts.count == 2, case .integer(let count) = parts[0],
+                case .integer(let full) = parts[1]
+            else { throw Self.failure(reply) }
+            deleted += Int(count)
+            if full == 0 { return deleted }
+        }
+    }
+
+    /// Whether Redis answers `PING`.
+    public func ping() async -> Bool {
+        (try? await run { connection throws(StoreError) in try connection.command("PING") })
+            == .status("PONG")
+    }
+
+    // MARK: - Helpers
+
+    private func settle(
+        _ id: String, to state: VerificationRecord.State
+    ) async throws(StoreError) -> TransitionOutcome {
+        let reply = try await evaluate(
+            RedisScripts.settle, keys: [recordKey(id)], arguments: [Array(state.rawValue.utf8)])
+        return try transition(reply)
+    }
+
+    private func transition(_ reply: RedisValue) throws(StoreError) -> TransitionOutcome {
+        let (outcome, _, fields) = try Self.parse(reply)
+        if outcome == "notFound" { return .notFound }
+        let record = try Self.record(from: fields)
+        switch outcome {
+        case "done": return .done(record)
+        case "notPending": return .notPending(record)
+        case "leaseLost": return .leaseLost(record)
+        default: throw StoreError("redis: unexpected outcome")
+        }
+    }
+
+    private func evaluate(
+        _ script: String, keys: [String], arguments: [[UInt8]]
+    ) async throws(StoreError)
+        -> RedisValue
+    {
+        try await run { connection throws(StoreError) in
+            try connection.evaluate(script, keys: keys, arguments: arguments)
+        }
+    }
+
+    /// Runs `body` on the next connection's queue.
+    private func run(
+        _ body: @escaping @Sendable (RedisConnection) throws(StoreError) -> RedisValue
+    )
+        async throws(StoreError) -> RedisValue
+    {
+        let (connection, queue) = pool[next.increment() % pool.count]
+        let outcome: Result<RedisValue, StoreError> = await withCheckedContinuation { continuation in
+            queue.async {
+                do throws(StoreError) {
+                    continuation.resume(returning: .success(try body(connection)))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try outcome.get()
+    }
+
+    private static func time(_ date: Date) -> [UInt8] {
+        Array(String(StoreTime.milliseconds(date)).utf8)
+    }
+
+    private static func text(_ bytes: [UInt8]) -> String {
+        String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func number(_ bytes: [UInt8]) -> Int64? {
+        Int64(String(decoding: bytes, as: UTF8.self))
+    }
+
+    private static func failure(_ reply: RedisValue) -> StoreError {
+        if case .error(let message) = reply { return StoreError("redis: \(message)") }
+        return StoreError("redis: unexpected reply")
+    }
+
+    private static func pairs(_ flat: [RedisValue]) -> [String: [UInt8]] {
+        var fields: [String: [UInt8]] = [:]
+        var index = 0
+        while index + 1 < flat.count {
+            if let name = flat[index].text, case .string(let value) = flat[index + 1] {
+                fields[name] = value
+            }
+            index += 2
+        }
+        return fields
+    }
+
+    /// Splits a script's reply into its outcome, its extra value and the record's fields.
+    private static func parse(_ reply: RedisValue) throws(StoreError) -> (String, [UInt8], [String: [UInt8]])
+    {
+        guard case .array(let parts) = reply, parts.count >= 2, let outcome = parts[0].text,
+            case .string(let extra) = parts[1]
+        else { throw failure(reply) }
+        return (outcome, extra, pairs(Array(parts.dropFirst(2))))
+    }
+
+    private static func fields(of record: VerificationRecord) -> [[UInt8]] {
+        let pairs: [(String, [UInt8])] = [
+            ("id", Array(record.id.utf8)), ("ch", Array(record.channel.rawValue.utf8)),
+            ("dst", Array(record.destination.utf8)), ("len", Array(String(record.codeLength).utf8)),
+            ("hash", record.codeHash), ("st", Array(record.state.rawValue.utf8)),
+            ("att", Array(String(record.attemptsLeft).utf8)), ("sent", Array(String(record.sendsUsed).utf8)),
+            ("cat", time(record.createdAt)), ("exp", time(record.expiresAt)),
+            ("rav", record.resendAvailableAt.map(time) ?? []), ("pur", time(record.purgeAt)),
+            ("lt", Array((record.resendLease?.token ?? "").utf8)),
+            ("lu", record.resendLease.map { time($0.until) } ?? []),
+        ]
+        return pairs.flatMap { [Array($0.0.utf8), $0.1] }
+    }
+
+    private static func record(from fields: [String: [UInt8]]) throws(StoreError) -> VerificationRecord {
+        guard let id = fields["id"].map(text),
+            let channel = fields["ch"].map(text).flatMap(Channel.init(rawValue:)),
+            let destination = fields["dst"].map(text), let length = fields["len"].flatMap(number),
+            let hash = fields["hash"],
+            let state = fields["st"].map(text).flatMap(VerificationRecord.State.init(rawValue:)),
+            let attempts = fields["att"].flatMap(number), let sends = fields["sent"].flatMap(number),
+            let created = fields["cat"].flatMap(number), let expires = fields["exp"].flatMap(number),
+            let purge = fields["pur"].flatMap(number)
+        else { throw StoreError("redis: malformed verification") }
+        var lease: ResendLease?
+        if let token = fields["lt"].map(text), !token.isEmpty, let until = fields["lu"].flatMap(number) {
+            lease = ResendLease(token: token, until: StoreTime.date(milliseconds: until))
+        }
+        return VerificationRecord(
+            id: id, channel: channel, destination: destination, codeLength: Int(length), codeHash: hash,
+            state: state,
+            attemptsLeft: Int(attempts), sendsUsed: Int(sends),
+            createdAt: StoreTime.date(milliseconds: created),
+            expiresAt: StoreTime.date(milliseconds: expires),
+            resendAvailableAt: fields["rav"].flatMap(number).map { StoreTime.date(milliseconds: $0) },
+            purgeAt: StoreTime.date(milliseconds: purge), resendLease: lease)
+    }
+}
+
+/// A counter shared by concurrent callers.
+private final class Counter: @unchecked Sendable {
+    // Guards `value`.
+    private let lock = NSLock()
+    private var value = 0
+
+    func increment() -> Int {
+        lock.withLock {
+            value &+= 1
+            return value & Int.max
+        }
+    }
+}
