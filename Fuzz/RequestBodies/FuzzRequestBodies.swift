@@ -1,0 +1,82 @@
+// libFuzzer target: the HTTP API's request body decoding (OTPHTTP's RequestBodies), the route
+// matching of paths, and what the engine does first with a decoded body (Destination.parse for a
+// start, CodeNormalizer for a check).
+//
+// Built by scripts/reliability/fuzz.sh with OTPCore's sources and the few OTPHTTP and OTPServer
+// files these need, in one module. The first byte picks what the rest of the input is; every
+// property below must hold, or the target traps and libFuzzer saves the input.
+
+import Foundation
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzRequestBodies(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = UnsafeBufferPointer(start: data, count: size)
+    guard let selector = bytes.first else { return 0 }
+    let body = Array(bytes.dropFirst())
+    switch selector % 3 {
+    case 0: startBody(body)
+    case 1: checkBody(body)
+    default: path(body)
+    }
+    return 0
+}
+
+/// A start body: either a destination within the byte limit, or 400 invalid_request with a JSON body.
+func startBody(_ body: [UInt8]) {
+    switch RequestBodies.start(body) {
+    case .failure(let error):
+        refusal(error)
+    case .success(let (to, channel)):
+        require(!to.isEmpty && to.utf8.count <= RequestBodies.maxDestinationBytes, "destination out of bounds")
+        guard let destination = try? Destination.parse(to, channel: channel) else { return }
+        require(destination.address.utf8.count <= Destination.maximumLength, "address over the maximum")
+        require(channel == nil || channel == destination.channel, "channel differs from the one asked for")
+        let again = try? Destination.parse(destination.address, channel: destination.channel)
+        require(again == destination, "a parsed address does not parse to itself")
+        let masked = destination.masked
+        require(!masked.isEmpty, "empty mask")
+        if destination.channel == .sms {
+            require(masked != destination.address, "a phone number's mask shows it whole")
+            require(!masked.contains(String(destination.address.dropFirst())), "mask shows every digit")
+        }
+    }
+}
+
+/// A check body: either a code within the byte limit that normalises into the format, or 400.
+func checkBody(_ body: [UInt8]) {
+    switch RequestBodies.check(body) {
+    case .failure(let error):
+        refusal(error)
+    case .success(let code):
+        require(code.utf8.count <= RequestBodies.maxCodeBytes, "code over the byte limit")
+        for length in CodeFormat.minimumLength...CodeFormat.maximumLength {
+            let format = CodeFormat(length: length, kind: .digits)
+            let candidate = CodeNormalizer.normalizeUncut(code, for: format)
+            require(candidate.allSatisfy { format.allows($0) }, "normalised code outside the format")
+        }
+    }
+}
+
+/// A request path: a route or none; a route's template is one of the known ones.
+func path(_ body: [UInt8]) {
+    let text = String(decoding: body, as: UTF8.self)
+    if let route = Route(path: text) {
+        require(Route.templates.contains(route.template), "a route outside the templates")
+        require(!route.methods.isEmpty, "a route without methods")
+    }
+    _ = Route.needsKey(text)
+}
+
+/// A refused body: 400 invalid_request, and the error body is JSON that reads back the same.
+func refusal(_ error: APIError) {
+    require(error.code == .invalidRequest, "a refused body that is not invalid_request")
+    let response = APIResponses.error(error, route: "/v1/verifications")
+    require(response.status == 400, "a refused body that is not 400")
+    let decoded = try? JSONDecoder().decode(APIErrorBody.self, from: Data(response.body))
+    require(decoded?.error.code == .invalidRequest, "the error body does not decode")
+}
+
+/// Stops the run with a message when a property does not hold.
+func require(_ condition: Bool, _ message: StaticString) {
+    if !condition { fatalError("\(message)") }
+}
