@@ -1,0 +1,172 @@
+"""Test 4, soak: mixed start, check and resend traffic at about 70% of the measured maximum.
+
+First a server of its own is driven flat out for a few seconds by the same workload to measure
+the maximum rate this load generator and server reach together on this machine; then a fresh
+server (SQLite store, outbox sender) gets 70% of that rate, paced, for the soak's duration.
+
+Each simulated user starts a verification for a new destination from one of many client
+addresses (through --trust-proxy), sometimes types a wrong code, sometimes asks for a resend
+(sometimes too soon), then types the right code. Expected answers: 201, 200, 422
+incorrect_code, 429 resend_too_soon. Bounds: no other answer and no failed connection; the p99
+latency of the last minute at most 1.5 times the first minute's; resident memory at the end at
+most 5% above its level at the end of the first minute (the first minute is warm-up: SQLite's
+page cache and the allocator's arenas fill).
+
+Usage: soak.py SECONDS MEASURE_SECONDS
+"""
+
+import heapq
+import itertools
+import os
+import random
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from common import (LIFTED_LIMITS, Outbox, Serve, figure, note, percentile, phone, run_threads,
+                    work_directory, wrong_code)
+
+duration = float(sys.argv[1]) if len(sys.argv) > 1 else 600
+measure_seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 10
+THREADS = 8
+EXPECTED = {("start", 201), ("check", 200), ("check", 422), ("resend", 200), ("resend", 429),
+            ("status", 200)}
+
+
+def start_server(name):
+    directory = work_directory(f"soak-{name}")
+    outbox_path = os.path.join(directory, "outbox.jsonl")
+    serve = Serve(["--store", f"sqlite:{os.path.join(directory, 'otp.sqlite3')}", "--sender",
+                   f"outbox:{outbox_path}", "--trust-proxy", "--resend-cooldowns", "1"] + LIFTED_LIMITS,
+                  directory)
+    return serve, Outbox(outbox_path)
+
+
+def drive(serve, outbox, seconds, rate_per_thread, record):
+    """Runs the workload from THREADS threads; rate_per_thread None means flat out.
+
+    Each thread keeps up to 20 users in progress, as a server sees them: each user's next step
+    is due at a time (a resend that should be allowed waits out the 1 s cooldown), and the
+    thread takes whichever step is due, or starts a new user when none is.
+    """
+    began = time.monotonic()
+    deadline = began + seconds
+
+    def worker(index):
+        local = random.Random(index * 104729 + int(began * 1000))
+        client = serve.client(timeout=30)
+        next_at = time.monotonic()
+        due = []  # (time, sequence, user)
+        made = 0
+        sequence = itertools.count()
+        while time.monotonic() < deadline:
+            if rate_per_thread:
+                next_at += 1.0 / rate_per_thread
+                pause = next_at - time.monotonic()
+                if pause > 0:
+                    time.sleep(pause)
+            now = time.monotonic()
+            if due and (due[0][0] <= now or len(due) >= 20):
+                if due[0][0] > now:
+                    time.sleep(due[0][0] - now)
+                _, _, user = heapq.heappop(due)
+            else:
+                made += 1
+                steps = ["wrong"] if local.random() < 0.3 else []
+                if local.random() < 0.2:
+                    steps.append("resend-late" if local.random() < 0.5 else "resend-early")
+                if local.random() < 0.1:
+                    steps.append("status")
+                steps.append("right")
+                user = {"address": f"10.{index}.{made // 250 % 250}.{made % 250 + 1}",
+                        "to": phone(index * 1_000_000 + made), "steps": ["start"] + steps}
+            step = user["steps"].pop(0)
+            client.forwarded_for = user["address"]
+            if step == "start":
+                response = client.start(user["to"])
+                record("start", response, time.monotonic() - began)
+                if response.status != 201:
+                    continue
+                user["id"] = response.json()["id"]
+            elif step in ("wrong", "right"):
+                code = outbox.code(user["id"])
+                response = client.check(user["id"], wrong_code(code) if step == "wrong" else code)
+                record("check", response, time.monotonic() - began)
+            elif step.startswith("resend"):
+                record("resend", client.resend(user["id"]), time.monotonic() - began)
+            else:
+                record("status", client.status(user["id"]), time.monotonic() - began)
+            if user["steps"]:
+                wait = 1.1 if user["steps"][0] == "resend-late" else 0.0
+                heapq.heappush(due, (time.monotonic() + wait, next(sequence), user))
+        client.close()
+
+    for thread in run_threads(THREADS, worker):
+        thread.join(seconds + 120)
+
+
+# 1. The maximum: the same workload flat out, on a server of its own.
+serve, outbox = start_server("measure")
+measured = []
+drive(serve, outbox, measure_seconds, None, lambda kind, response, at: measured.append(at))
+serve.stop()
+settled = [at for at in measured if at >= 1.0]  # leave out the first second's ramp-up
+maximum = len(settled) / max(0.001, measure_seconds - 1.0)
+target = 0.7 * maximum
+note(f"soak: measured maximum {maximum:.0f} requests/s; soaking at {target:.0f} requests/s for {duration:.0f} s")
+
+# 2. The soak.
+serve, outbox = start_server("run")
+records = []
+unexpected = {}
+rss = []
+record_lock = threading.Lock()
+
+
+def record(kind, response, at):
+    with record_lock:
+        records.append((at, response.elapsed))
+        if (kind, response.status) not in EXPECTED:
+            label = f"{kind} {response.status} {response.error_code() or response.error or ''}".strip()
+            unexpected[label] = unexpected.get(label, 0) + 1
+
+
+sampling = threading.Event()
+
+
+def sample_memory():
+    began = time.monotonic()
+    while not sampling.is_set():
+        if serve.alive():
+            rss.append((time.monotonic() - began, serve.rss_kib()))
+        sampling.wait(2.0)
+
+
+sampler = threading.Thread(target=sample_memory, daemon=True)
+sampler.start()
+drive(serve, outbox, duration, target / THREADS, record)
+sampling.set()
+sampler.join()
+alive = serve.alive()
+status = serve.stop()
+
+minute = min(60.0, duration / 2)
+first = [latency for at, latency in records if at < minute]
+last = [latency for at, latency in records if at >= duration - minute]
+p99_first = percentile(first, 0.99)
+p99_last = percentile(last, 0.99)
+rss_warm = [kib for at, kib in rss if at <= minute]
+rss_base = rss_warm[-1] if rss_warm else rss[0][1]
+rss_end = rss[-1][1]
+growth = (rss_end - rss_base) / rss_base
+achieved = len(records) / duration
+errors = sum(unexpected.values())
+for label, count in sorted(unexpected.items()):
+    note(f"soak: unexpected answer {label}: {count}")
+ok = errors == 0 and alive and status == 0 and p99_last <= 1.5 * p99_first and growth < 0.05
+figure(f"soak: {duration / 60:.0f} min at {achieved:.0f} req/s (70% of a measured {maximum:.0f} req/s), "
+       f"{len(records)} requests, {errors} unexpected answers, p99 {p99_first * 1000:.1f} ms first minute, "
+       f"{p99_last * 1000:.1f} ms last ({p99_last / p99_first:.2f}x), RSS {rss_base / 1024:.1f} → "
+       f"{rss_end / 1024:.1f} MiB ({growth * 100:+.1f}%)")
+sys.exit(0 if ok else 1)
