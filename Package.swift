@@ -41,6 +41,10 @@ let package = Package(
             name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"]), .brew(["hiredis"])]),
         .target(name: "OTPRedis", dependencies: ["OTPServer", "OTPCore", "CHiredis"]),
         .testTarget(name: "OTPServerTests", dependencies: ["OTPServer", "OTPCore", "OTPSQLite", "OTPRedis"]),
+        .executableTarget(
+            name: "OTPBenchmarks",
+            dependencies: ["OTPServer", "OTPCore", "OTPSQLite", "OTPRedis", "CSQLite", "CHiredis"],
+            path: "Benchmarks/OTPBenchmarks"),
 
         // MARK: Delivery and the HTTP front
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
