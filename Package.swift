@@ -53,7 +53,8 @@ let package = Package(
         .target(name: "OTPDelivery", dependencies: ["OTPServer", "CCurl"]),
         .testTarget(name: "OTPDeliveryTests", dependencies: ["OTPDelivery"], exclude: ["Receivers"]),
         .target(
-            name: "OTPHTTP", dependencies: ["OTPServer", "OTPDelivery", "OTPSQLite", "CMicroHTTPD"]),
+            name: "OTPHTTP",
+            dependencies: ["OTPServer", "OTPDelivery", "OTPSQLite", "OTPRedis", "CMicroHTTPD"]),
         .testTarget(
             name: "OTPHTTPTests", dependencies: ["OTPHTTP", "OTPServer", "OTPCore", "OTPDelivery", "otp"]),
         .executableTarget(

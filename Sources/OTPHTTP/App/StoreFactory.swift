@@ -1,3 +1,4 @@
+import OTPRedis
 import OTPSQLite
 import OTPServer
 
@@ -15,8 +16,13 @@ enum StoreFactory {
             } catch {
                 throw ServerStartError("cannot open the SQLite store at \(path): \(error)")
             }
-        case .redis:
-            throw ServerStartError("the Redis store is not built into this server")
+        case .redis(let host, let port, let database):
+            do {
+                return try RedisStore(host: host, port: port, database: database)
+            } catch {
+                throw ServerStartError(
+                    "cannot reach the Redis store at \(host):\(port)/\(database): \(error)")
+            }
         }
     }
 }

@@ -31,6 +31,7 @@ final class LogLines: @unchecked Sendable {
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case memory
     case sqlite
+    case redis
 
     var testDescription: String { rawValue }
 }
@@ -49,7 +50,8 @@ final class Harness: @unchecked Sendable {
     init(
         store: StoreKind = .memory, policy: Policy = Policy(), senders: [ServerConfiguration.Sender]? = nil,
         trustProxy: Bool = false, connectionTimeout: Duration = .seconds(10),
-        metricsAddress: (host: String, port: Int)? = nil, environment: [String: String] = [:]
+        metricsAddress: (host: String, port: Int)? = nil, environment: [String: String] = [:],
+        redisPort: Int? = nil
     ) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "otp-http-\(UUID().uuidString)")
@@ -59,8 +61,11 @@ final class Harness: @unchecked Sendable {
         self.clock = clock
         let log = self.log
         let configuration = ServerConfiguration(
-            host: "127.0.0.1", port: 0, apiKeys: ["other-key", key], store: Self.store(store, in: directory),
+            host: "127.0.0.1", port: 0, apiKeys: ["other-key", key],
+            store: redisPort.map { .redis(host: "127.0.0.1", port: $0, database: 0) }
+                ?? Self.store(store, in: directory),
             senders: senders ?? [.outbox(path: outbox)], policy: policy, trustProxy: trustProxy,
+            secretFile: directory.appendingPathComponent("secret").path,
             metricsAddress: metricsAddress, connectionTimeout: connectionTimeout,
             requestLog: RequestLog(now: { clock.now }, write: { log.append($0) }), now: { clock.now },
             environment: environment)
@@ -71,6 +76,7 @@ final class Harness: @unchecked Sendable {
         switch kind {
         case .memory: .memory
         case .sqlite: .sqlite(path: directory.appendingPathComponent("otp.sqlite3").path)
+        case .redis: .redis(host: "127.0.0.1", port: (try? TestRedis.port()) ?? 1, database: 0)
         }
     }
 
@@ -138,11 +144,12 @@ extension Harness {
         store: StoreKind = .memory, policy: Policy = Policy(), senders: [ServerConfiguration.Sender]? = nil,
         trustProxy: Bool = false, connectionTimeout: Duration = .seconds(10),
         metricsAddress: (host: String, port: Int)? = nil, environment: [String: String] = [:],
-        _ body: (Harness) async throws -> T
+        redisPort: Int? = nil, _ body: (Harness) async throws -> T
     ) async throws -> T {
         let harness = try await Harness(
             store: store, policy: policy, senders: senders, trustProxy: trustProxy,
-            connectionTimeout: connectionTimeout, metricsAddress: metricsAddress, environment: environment)
+            connectionTimeout: connectionTimeout, metricsAddress: metricsAddress, environment: environment,
+            redisPort: redisPort)
         do {
             let result = try await body(harness)
             await harness.stop()
