@@ -99,8 +99,8 @@ import Testing
             }
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
-        #expect(wrongStatuses.filter { $0 == 422 }.count == 3)
-        #expect(wrongStatuses.filter { $0 == 423 }.count == 27)
+        #expect(wrongStatuses.filter { $0 == 422 }.count == 3, "\(wrongStatuses.sorted())")
+        #expect(wrongStatuses.filter { $0 == 423 }.count == 27, "\(wrongStatuses.sorted())")
         #expect(
             try await cluster.post(ports[1], "/v1/verifications/\(id)/check", "{\"code\":\"\(code)\"}").status
                 == 423)
@@ -119,8 +119,10 @@ import Testing
             }
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
-        #expect(rightStatuses.filter { $0 == 200 }.count == 1)
-        #expect(rightStatuses.filter { $0 == 409 }.count == 29)
+        #expect(rightStatuses.filter { $0 == 200 }.count == 1, "\(rightStatuses.sorted())")
+        // The others find it approved (409), or, while the winner is still being judged, find the attempts
+        // taken by parallel checks (423): never a second approval.
+        #expect(rightStatuses.allSatisfy { [200, 409, 423].contains($0) }, "\(rightStatuses.sorted())")
         #expect(await cluster.stop() == [0, 0, 0])
     }
 }
