@@ -10,9 +10,9 @@ enum APIResponses {
 
     /// A verification object with a status.
     static func verification(_ verification: Verification, status: Int, route: Route) -> HTTPResponse {
-        let body = (try? WireCoding.encoder().encode(verification)).map(Array.init) ?? []
         return HTTPResponse(
-            status: status, headers: jsonHeaders, body: body, route: route.template,
+            status: status, headers: jsonHeaders, body: ResponseJSON.verification(verification),
+            route: route.template,
             note: idPrefix(verification.id))
     }
 
@@ -26,8 +26,8 @@ enum APIResponses {
             error.retryAfter = seconds
             headers.append(("Retry-After", String(seconds)))
         }
-        let body = (try? WireCoding.encoder().encode(APIErrorBody(error: error))).map(Array.init) ?? []
-        return HTTPResponse(status: status, headers: headers, body: body, route: route, note: note)
+        return HTTPResponse(
+            status: status, headers: headers, body: ResponseJSON.error(error), route: route, note: note)
     }
 
     /// `/healthz`'s answer.

@@ -34,7 +34,7 @@ public struct RequestLog: Sendable {
         let (seconds, attoseconds) = request.duration.components
         let microseconds = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
         let milliseconds = "\(microseconds / 1000).\(String(1000 + microseconds % 1000).dropFirst())"
-        var line = "{\"time\":\"\(WireCoding.format(time))\",\"method\":\(quoted(request.method))"
+        var line = "{\"time\":\"\(ResponseJSON.timestamp(time))\",\"method\":\(quoted(request.method))"
         line += ",\"route\":\(quoted(request.route)),\"status\":\(request.status.map(String.init) ?? "null")"
         line += ",\"durationMs\":\(milliseconds)"
         if let note = request.note {

@@ -1,0 +1,79 @@
+import Foundation
+import OTPCore
+import Testing
+
+@testable import OTPHTTP
+
+@Suite struct ResponseJSONTests {
+    static let texts = [
+        "plain", "+1 ••• ••• 0100", "a•••@example.org", "quote \" backslash \\ slash /",
+        "tab\tnew\nline\rret",
+        "bell \u{07} form \u{0C} back \u{08} nul \u{00} unit \u{1F}", "emoji 🙂 and é", "",
+    ]
+
+    static let dates = [
+        Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 1_800_000_000.25),
+        Date(timeIntervalSince1970: 1_796_027_477.682), Date(timeIntervalSince1970: 951_782_400.999),
+        Date(timeIntervalSince1970: 4_102_444_799.5),
+    ]
+
+    @Test("verification objects are byte for byte what WireCoding's encoder writes")
+    func verifications() throws {
+        for (index, text) in Self.texts.enumerated() {
+            for date in Self.dates {
+                let verification = Verification(
+                    id: "vf_\(index)", status: VerificationStatus.allCases[index % 5],
+                    channel: index % 2 == 0 ? .sms : .email,
+                    to: text, codeLength: 4 + index % 5, attemptsLeft: index, sendsLeft: 10 - index,
+                    expiresAt: date,
+                    resendAvailableAt: index % 3 == 0 ? nil : date.addingTimeInterval(30.5), createdAt: date)
+                let expected = try WireCoding.encoder().encode(verification)
+                #expect(
+                    String(decoding: ResponseJSON.verification(verification), as: UTF8.self)
+                        == String(decoding: expected, as: UTF8.self))
+            }
+        }
+    }
+
+    @Test("error bodies are byte for byte what WireCoding's encoder writes")
+    func errors() throws {
+        for (index, text) in Self.texts.enumerated() {
+            let error = APIError(
+                code: OTPErrorCode.all[index % OTPErrorCode.all.count], message: text,
+                attemptsLeft: index % 2 == 0 ? nil : index, retryAfter: index % 3 == 0 ? index : nil)
+            let expected = try WireCoding.encoder().encode(APIErrorBody(error: error))
+            #expect(
+                String(decoding: ResponseJSON.error(error), as: UTF8.self)
+                    == String(decoding: expected, as: UTF8.self))
+        }
+    }
+
+    @Test("timestamps match WireCoding.format, whole milliseconds or not")
+    func timestamps() {
+        var generator = SeededGenerator(seed: 7)
+        var dates = Self.dates
+        for _ in 0..<500 {
+            let milliseconds = Int64.random(in: 0...4_102_444_799_999, using: &generator)
+            dates.append(Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+            dates.append(Date(timeIntervalSince1970: Double.random(in: 0...4_102_444_799, using: &generator)))
+        }
+        for date in dates {
+            #expect(ResponseJSON.timestamp(date) == WireCoding.format(date), "\(date.timeIntervalSince1970)")
+        }
+    }
+}
+
+/// A small deterministic generator (SplitMix64) so the test sees the same dates every run.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+}
