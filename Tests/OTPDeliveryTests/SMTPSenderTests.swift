@@ -28,7 +28,7 @@ import Testing
 
     @Test("a plain SMTP delivery carries a text and an HTML part to the one recipient")
     func plainDelivery() async throws {
-        let server = try Receiver("smtp")
+        let server = try await Receiver.start("smtp")
         defer { server.stop() }
         try await sender(port: server.port).send(message())
         let records = try server.records()
@@ -48,7 +48,7 @@ import Testing
 
     @Test("STARTTLS with an account authenticates over the upgraded connection")
     func startTLSWithAccount() async throws {
-        let server = try Receiver("smtp", ["--security", "starttls", "--auth", "mailer:s3cret"])
+        let server = try await Receiver.start("smtp", ["--security", "starttls", "--auth", "mailer:s3cret"])
         defer { server.stop() }
         try await sender(
             port: server.port, security: .startTLS, user: "mailer", password: "s3cret",
@@ -61,7 +61,7 @@ import Testing
 
     @Test("SMTPS speaks TLS from the first byte")
     func implicitTLS() async throws {
-        let server = try Receiver("smtp", ["--security", "tls", "--auth", "mailer:s3cret"])
+        let server = try await Receiver.start("smtp", ["--security", "tls", "--auth", "mailer:s3cret"])
         defer { server.stop() }
         try await sender(
             port: server.port, security: .tls, user: "mailer", password: "s3cret", caFile: server.certificate
@@ -71,7 +71,7 @@ import Testing
 
     @Test("a wrong password is a delivery failure")
     func wrongPassword() async throws {
-        let server = try Receiver("smtp", ["--security", "starttls", "--auth", "mailer:s3cret"])
+        let server = try await Receiver.start("smtp", ["--security", "starttls", "--auth", "mailer:s3cret"])
         defer { server.stop() }
         let failing = sender(
             port: server.port, security: .startTLS, user: "mailer", password: "wrong",
@@ -82,7 +82,7 @@ import Testing
 
     @Test("a server that does not offer STARTTLS is refused when STARTTLS is required")
     func startTLSRequired() async throws {
-        let server = try Receiver("smtp")
+        let server = try await Receiver.start("smtp")
         defer { server.stop() }
         await #expect(throws: DeliveryError.self) {
             try await sender(port: server.port, security: .startTLS).send(message())
@@ -92,7 +92,7 @@ import Testing
 
     @Test("a certificate nobody vouches for is refused")
     func untrustedCertificate() async throws {
-        let server = try Receiver("smtp", ["--security", "tls"])
+        let server = try await Receiver.start("smtp", ["--security", "tls"])
         defer { server.stop() }
         await #expect(throws: DeliveryError.self) {
             try await sender(port: server.port, security: .tls).send(message())
@@ -101,7 +101,7 @@ import Testing
 
     @Test("a recipient the server rejects is a delivery failure that names no address")
     func rejectedRecipient() async throws {
-        let server = try Receiver("smtp", ["--reject"])
+        let server = try await Receiver.start("smtp", ["--reject"])
         defer { server.stop() }
         do {
             try await sender(port: server.port).send(message())

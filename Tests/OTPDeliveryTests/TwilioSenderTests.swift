@@ -31,7 +31,7 @@ import Testing
 
     @Test("a message is one form POST to the account's Messages resource with basic auth")
     func delivers() async throws {
-        let provider = try Receiver("http", ["--status", "201"])
+        let provider = try await Receiver.start("http", ["--status", "201"])
         defer { provider.stop() }
         try await sender(port: provider.port).send(sms)
         let record = try #require(try provider.records().first)
@@ -45,7 +45,7 @@ import Testing
 
     @Test("a messaging service replaces the From number")
     func messagingService() async throws {
-        let provider = try Receiver("http")
+        let provider = try await Receiver.start("http")
         defer { provider.stop() }
         try await sender(port: provider.port, service: "MG1").send(sms)
         let fields = try form(try #require(try provider.records().first))
@@ -55,7 +55,7 @@ import Testing
 
     @Test("a provider that refuses the message is a delivery failure", arguments: [400, 401, 500, 503])
     func refused(status: Int) async throws {
-        let provider = try Receiver("http", ["--status", "\(status)"])
+        let provider = try await Receiver.start("http", ["--status", "\(status)"])
         defer { provider.stop() }
         await #expect(throws: DeliveryError("SMS delivery: the provider answered \(status)")) {
             try await sender(port: provider.port).send(sms)
@@ -71,7 +71,7 @@ import Testing
 
     @Test("a provider that does not answer in time is a delivery failure, tried once")
     func timeout() async throws {
-        let provider = try Receiver("http", ["--hang"])
+        let provider = try await Receiver.start("http", ["--hang"])
         defer { provider.stop() }
         await #expect(throws: DeliveryError.self) {
             try await sender(port: provider.port, timeout: .milliseconds(300)).send(sms)

@@ -19,7 +19,7 @@ import Testing
 
     @Test("the body is the message as JSON and the signature is the HMAC-SHA256 of those exact bytes")
     func signedPost() async throws {
-        let endpoint = try Receiver("http", ["--status", "204"])
+        let endpoint = try await Receiver.start("http", ["--status", "204"])
         defer { endpoint.stop() }
         try await sender(port: endpoint.port).send(email)
         let record = try #require(try endpoint.records().first)
@@ -47,7 +47,7 @@ import Testing
 
     @Test("an endpoint that answers with an error is a delivery failure", arguments: [400, 404, 500])
     func refused(status: Int) async throws {
-        let endpoint = try Receiver("http", ["--status", "\(status)"])
+        let endpoint = try await Receiver.start("http", ["--status", "\(status)"])
         defer { endpoint.stop() }
         await #expect(throws: DeliveryError("webhook delivery: the endpoint answered \(status)")) {
             try await sender(port: endpoint.port).send(email)
@@ -62,7 +62,7 @@ import Testing
 
     @Test("an endpoint that stalls is given up after the timeout, with no retry")
     func timeout() async throws {
-        let endpoint = try Receiver("http", ["--hang"])
+        let endpoint = try await Receiver.start("http", ["--hang"])
         defer { endpoint.stop() }
         await #expect(throws: DeliveryError.self) {
             try await sender(port: endpoint.port, timeout: .milliseconds(300)).send(email)

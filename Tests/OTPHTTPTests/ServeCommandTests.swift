@@ -47,12 +47,16 @@ import Testing
         #expect(stderr.filter { $0 == "\n" }.count == 1)
     }
 
-    @Test("a malformed environment value exits 2 too")
-    func environmentErrors() async throws {
-        let serve = try ServeProcess(["serve", "--dev"], environment: ["OTP_MAX_SENDS": "many"])
+    @Test(
+        "a malformed environment value exits 2 too",
+        arguments: [
+            ("OTP_MAX_SENDS", "many", "--max-sends"), ("OTP_TRUST_PROXY", "maybe", "OTP_TRUST_PROXY"),
+        ])
+    func environmentErrors(variable: String, value: String, named: String) async throws {
+        let serve = try ServeProcess(["serve", "--dev"], environment: [variable: value])
         let (status, _, stderr) = await serve.finish()
         #expect(status == 2)
-        #expect(stderr.contains("--max-sends"))
+        #expect(stderr.contains(named))
     }
 
     @Test(

@@ -150,6 +150,39 @@ import Testing
         }
     }
 
+    @Test("a secret file, SQLite file or metrics address that cannot be used refuses to start")
+    func unusablePaths() async throws {
+        let missing = "/nonexistent-\(UUID().uuidString)/x"
+        await #expect(throws: ServerStartError.self) {
+            try await OTPServerApp.start(
+                ServerConfiguration(port: 0, apiKeys: ["k"], secretFile: missing, requestLog: .silent))
+        }
+        await #expect(throws: ServerStartError.self) {
+            try await OTPServerApp.start(
+                ServerConfiguration(
+                    port: 0, apiKeys: ["k"], store: .sqlite(path: missing), secretFile: nil,
+                    requestLog: .silent))
+        }
+        let first = try await OTPServerApp.start(
+            ServerConfiguration(port: 0, apiKeys: ["k"], requestLog: .silent))
+        await #expect(throws: ServerStartError.self) {
+            try await OTPServerApp.start(
+                ServerConfiguration(
+                    port: 0, apiKeys: ["k"], metricsAddress: ("127.0.0.1", first.port), requestLog: .silent))
+        }
+        await first.stop()
+    }
+
+    @Test("HEAD answers like GET without a body")
+    func head() async throws {
+        let server = try await OTPServerApp.start(
+            ServerConfiguration(port: 0, apiKeys: ["k"], requestLog: .silent))
+        let response = try await RawHTTP.request(port: server.port, method: "HEAD", path: "/healthz")
+        #expect(response.status == 200)
+        #expect(response.body.isEmpty)
+        await server.stop()
+    }
+
     @Test("the channels offered are those the senders serve")
     func channelsFollowSenders() async throws {
         let server = try await OTPServerApp.start(

@@ -7,8 +7,14 @@ final class Receiver: @unchecked Sendable {
     private let process: Process
     private let input: Pipe
 
-    /// Starts `receiver.py KIND DIR ARGUMENTS…` and waits for the port it prints.
-    init(_ kind: String, _ arguments: [String] = []) throws {
+    /// Starts `receiver.py KIND DIR ARGUMENTS…` and waits, on a thread of its own, for the port it prints.
+    static func start(_ kind: String, _ arguments: [String] = []) async throws -> Receiver {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try Receiver(kind, arguments) }) }.start()
+        }
+    }
+
+    private init(_ kind: String, _ arguments: [String]) throws {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("otp-receiver-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
