@@ -10,13 +10,15 @@
 #include <microhttpd.h>
 
 /// Starts a daemon bound to `host` (an IPv4 or IPv6 literal) and `port` (0 picks a free one).
-/// `pool_size` above 1 asks for a thread pool; `timeout_seconds` drops stalled connections.
+/// `pool_size` above 1 asks for a thread pool; `timeout_seconds` drops stalled connections;
+/// `connection_limit` caps open connections (libmicrohttpd's default is about a thousand).
 /// Returns NULL when the host is not a literal address or the daemon cannot start.
 static inline struct MHD_Daemon *otp_mhd_start(unsigned int flags, const char *host, uint16_t port,
                                                MHD_AccessHandlerCallback handler, void *handler_cls,
                                                MHD_RequestCompletedCallback completed,
                                                void *completed_cls, unsigned int pool_size,
-                                               unsigned int timeout_seconds, size_t memory_limit) {
+                                               unsigned int timeout_seconds, size_t memory_limit,
+                                               unsigned int connection_limit) {
     struct sockaddr_in v4;
     struct sockaddr_in6 v6;
     const struct sockaddr *address = NULL;
@@ -40,6 +42,7 @@ static inline struct MHD_Daemon *otp_mhd_start(unsigned int flags, const char *h
                                 MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                                 MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
                                 MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+                                MHD_OPTION_CONNECTION_LIMIT, connection_limit,
                                 MHD_OPTION_THREAD_POOL_SIZE, pool_size,
                                 MHD_OPTION_END);
     }
@@ -48,6 +51,7 @@ static inline struct MHD_Daemon *otp_mhd_start(unsigned int flags, const char *h
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                             MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+                            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
                             MHD_OPTION_END);
 }
 

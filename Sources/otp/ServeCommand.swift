@@ -101,6 +101,7 @@ enum ServeCommand {
             printError(
                 "otp serve: warning: the console sender prints codes to standard error: development only")
         }
+        raiseOpenFileLimit()
         let signals = SignalWaiter(signals: [SIGTERM, SIGINT])
         let server: RunningServer
         do {
@@ -209,6 +210,16 @@ enum ServeCommand {
             metricsAddress: metricsAddress,
             threads: threads, connectionTimeout: .seconds(timeout), environment: environment)
         return (configuration, madeKey)
+    }
+
+    /// Lifts the soft open-file limit to the hard one, so idle connections cannot use up the descriptors.
+    static func raiseOpenFileLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else {
+            return
+        }
+        limit.rlim_cur = limit.rlim_max
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     /// A fresh key for `--dev`: `dev_` and 32 hexadecimal digits.

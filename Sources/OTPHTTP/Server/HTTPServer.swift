@@ -34,7 +34,7 @@ public final class HTTPServer: Sendable {
             UInt32(flags), configuration.host, UInt16(configuration.port), otpAccessHandler,
             retained.toOpaque(), otpRequestCompleted, retained.toOpaque(),
             UInt32(max(1, configuration.threads)),
-            UInt32(timeout), configuration.connectionMemoryLimit)
+            UInt32(timeout), configuration.connectionMemoryLimit, UInt32(Self.connectionLimit(configuration)))
         guard let started else {
             retained.release()
             throw HTTPServerError(
@@ -46,6 +46,14 @@ public final class HTTPServer: Sendable {
         self.retainedCore = retained
         self.daemon = DaemonHandle(raw: started)
         self.port = Int(otp_mhd_bound_port(started))
+    }
+
+    /// The configured connection cap, lowered to leave 64 descriptors of the open-file limit for the rest
+    /// of the process (stores, senders, logs).
+    static func connectionLimit(_ configuration: HTTPServerConfiguration) -> Int {
+        var limit = rlimit()
+        let available = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 ? Int(limit.rlim_cur) : 1024
+        return max(16, min(configuration.maxConnections, available - 64))
     }
 
     /// Requests started and not yet finished.

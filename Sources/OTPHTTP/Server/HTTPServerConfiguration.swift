@@ -14,12 +14,15 @@ public struct HTTPServerConfiguration: Sendable {
     public var connectionMemoryLimit: Int
     /// The request headers kept for handlers (case-insensitive names).
     public var headerNames: [String]
+    /// Open connections allowed at once, lowered to fit the process's open-file limit.
+    public var maxConnections: Int
 
     /// Creates a configuration; the defaults are those of `otp serve`.
     public init(
         host: String = "127.0.0.1", port: Int = 8080, threads: Int = 2,
         connectionTimeout: Duration = .seconds(10),
-        bodyLimit: Int = 16 * 1024, connectionMemoryLimit: Int = 32 * 1024, headerNames: [String] = []
+        bodyLimit: Int = 16 * 1024, connectionMemoryLimit: Int = 32 * 1024, headerNames: [String] = [],
+        maxConnections: Int = 10_000
     ) {
         self.host = host
         self.port = port
@@ -28,6 +31,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.bodyLimit = bodyLimit
         self.connectionMemoryLimit = connectionMemoryLimit
         self.headerNames = headerNames
+        self.maxConnections = maxConnections
     }
 }
 
