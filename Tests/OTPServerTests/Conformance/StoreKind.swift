@@ -1,4 +1,5 @@
 import Foundation
+import OTPRedis
 import OTPSQLite
 import OTPServer
 import Testing
@@ -28,5 +29,19 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// One fresh, empty store.
     func makeStore() async throws -> any VerificationStore {
         try await makeStores(count: 1)[0]
+    }
+}
+
+/// Opens SQLite stores for tests outside the conformance suite.
+enum SQLiteStoreFactory {
+    static func open(_ path: String) throws -> any VerificationStore {
+        try SQLiteStore(path: path)
+    }
+}
+
+/// Opens Redis stores for tests outside the conformance suite.
+enum RedisStoreFactory {
+    static func open(port: Int) throws -> any VerificationStore {
+        try RedisStore(host: "127.0.0.1", port: port, connections: 1)
     }
 }
