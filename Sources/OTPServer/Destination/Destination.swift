@@ -51,6 +51,11 @@ public struct Destination: Sendable, Hashable {
 
     /// The form rate limits count by: the address with an email's local part lower-cased too.
     var limitKey: String {
+        Self.limitKey(channel: channel, address: address)
+    }
+
+    /// The form rate limits count a stored destination by.
+    static func limitKey(channel: Channel, address: String) -> String {
         channel == .email ? address.lowercased() : address
     }
 

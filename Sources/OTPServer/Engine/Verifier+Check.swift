@@ -18,7 +18,9 @@ extension Verifier {
         try judgeBeforeAttempt(record, now: now)
 
         let failed = RatePermit(
-            key: try limitKey("fd", record.destination), limit: policy.failedChecksPerDestination)
+            key: try limitKey(
+                "fd", Destination.limitKey(channel: record.channel, address: record.destination)),
+            limit: policy.failedChecksPerDestination)
         let perAddress = RatePermit(
             key: try limitKey("ca", ClientAddress.limitKey(clientAddress)), limit: policy.checksPerAddress)
         do {

@@ -135,6 +135,18 @@ import Testing
         #expect(await check(h, third.id, thirdCode) == nil)
     }
 
+    @Test("failed checks count an email destination case-insensitively")
+    func failedChecksByEmail() async throws {
+        let h = Harness(
+            policy: relaxedPolicy {
+                $0.failedChecksPerDestination = RateLimit(limit: 1, window: .seconds(86_400))
+            })
+        let (first, firstCode) = try await h.started(to: "Ana@example.org")
+        #expect(await check(h, first.id, Harness.wrong(firstCode))?.code == .incorrectCode)
+        let (second, secondCode) = try await h.started(to: "ana@EXAMPLE.org")
+        #expect(await check(h, second.id, secondCode)?.code == .rateLimited)
+    }
+
     @Test("order of judgement: 409, 410 and 423 come before 429, and 429 before 400")
     func orderOfJudgement() async throws {
         let h = Harness(
