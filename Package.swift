@@ -22,7 +22,7 @@ let package = Package(
 
         // MARK: Client
         .target(name: "OTPClient", dependencies: ["OTPCore"]),
-        .testTarget(name: "OTPClientTests", dependencies: ["OTPClient", "OTPCore"]),
+        .testTarget(name: "OTPClientTests", dependencies: ["OTPClient", "OTPCore", "OTPHTTP", "OTPServer"]),
 
         // MARK: Terminal rendering (Linux and macOS)
         .target(name: "OTPTerminal", dependencies: ["OTPCore"]),
