@@ -8,6 +8,7 @@
 
 import Foundation
 
+/// libFuzzer calls this once per input.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRequestBodies(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: data, count: size)
@@ -27,7 +28,8 @@ func startBody(_ body: [UInt8]) {
     case .failure(let error):
         refusal(error)
     case .success(let (to, channel)):
-        require(!to.isEmpty && to.utf8.count <= RequestBodies.maxDestinationBytes, "destination out of bounds")
+        require(
+            !to.isEmpty && to.utf8.count <= RequestBodies.maxDestinationBytes, "destination out of bounds")
         guard let destination = try? Destination.parse(to, channel: channel) else { return }
         require(destination.address.utf8.count <= Destination.maximumLength, "address over the maximum")
         require(channel == nil || channel == destination.channel, "channel differs from the one asked for")

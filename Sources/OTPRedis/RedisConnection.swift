@@ -34,6 +34,13 @@ final class RedisConnection: @unchecked Sendable {
     /// How long connecting and each command may take.
     static let timeoutMilliseconds = 2000
 
+    /// When the call now running must be done, set by ``RedisStore`` on the connection's queue.
+    ///
+    /// The time a call spends waiting for this connection counts against the same 2 s, so a
+    /// request never waits out several timeouts in turn.
+    var deadline: ContinuousClock.Instant?
+    private var appliedTimeout = 0
+
     init(host: String, port: Int, database: Int) throws(StoreError) {
         self.host = host
         self.port = port
@@ -49,6 +56,7 @@ final class RedisConnection: @unchecked Sendable {
     func command(_ arguments: [[UInt8]]) throws(StoreError) -> RedisValue {
         if context == nil { try connect() }
         guard let context else { throw StoreError("redis: not connected") }
+        try applyTimeout(to: context)
         let reply = Self.send(arguments, on: context)
         guard let reply else {
             let reason = String(cString: otp_redis_error_text(context))
@@ -81,8 +89,28 @@ final class RedisConnection: @unchecked Sendable {
         return try command([Array("EVALSHA".utf8), hashBytes, Array(String(keys.count).utf8)] + tail)
     }
 
+    /// Shortens the socket timeout when the call has waited for the connection (setting it costs two
+    /// system calls, so a call that did not wait keeps the full timeout set at connection).
+    private func applyTimeout(to context: UnsafeMutablePointer<redisContext>) throws(StoreError) {
+        let left = try remainingMilliseconds()
+        let wanted = left < Self.timeoutMilliseconds - 100 ? left : Self.timeoutMilliseconds
+        if wanted != appliedTimeout {
+            _ = otp_redis_set_timeout(context, wanted)
+            appliedTimeout = wanted
+        }
+    }
+
+    /// The time left before the deadline, at most the timeout; throws when none is left.
+    private func remainingMilliseconds() throws(StoreError) -> Int {
+        guard let deadline else { return Self.timeoutMilliseconds }
+        let left = ContinuousClock.now.duration(to: deadline).components
+        let milliseconds = Int(left.seconds) * 1000 + Int(left.attoseconds / 1_000_000_000_000_000)
+        guard milliseconds > 0 else { throw StoreError("redis: timed out") }
+        return min(milliseconds, Self.timeoutMilliseconds)
+    }
+
     private func connect() throws(StoreError) {
-        guard let opened = otp_redis_connect(host, Int32(port), Self.timeoutMilliseconds) else {
+        guard let opened = otp_redis_connect(host, Int32(port), try remainingMilliseconds()) else {
             throw StoreError("redis: could not allocate a connection")
         }
         guard otp_redis_error(opened) == 0 else {
@@ -91,6 +119,7 @@ final class RedisConnection: @unchecked Sendable {
             throw StoreError("redis: \(reason)")
         }
         _ = otp_redis_set_timeout(opened, Self.timeoutMilliseconds)
+        appliedTimeout = Self.timeoutMilliseconds
         context = opened
         scriptHashes = [:]
         if database != 0 {

@@ -275,8 +275,12 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
         async throws(StoreError) -> RedisValue
     {
         let (connection, queue) = pool[next.increment() % pool.count]
+        // One timeout for the whole call, the wait for the connection's queue included.
+        let deadline = ContinuousClock.now.advanced(by: .milliseconds(RedisConnection.timeoutMilliseconds))
         let outcome: Result<RedisValue, StoreError> = await withCheckedContinuation { continuation in
             queue.async {
+                connection.deadline = deadline
+                defer { connection.deadline = nil }
                 do throws(StoreError) {
                     continuation.resume(returning: .success(try body(connection)))
                 } catch {

@@ -1,0 +1,80 @@
+import Foundation
+import OTPRedis
+import OTPServer
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Defects the reliability tests (scripts/reliability/) found, each held down by a focused test.
+@Suite struct ReliabilityRegressionTests {
+    /// Found by scripts/reliability/store_outage.py: with Redis frozen, calls queued behind one
+    /// another on a connection, each waiting out the 2 s timeout in turn, so a request could wait
+    /// many times the timeout.
+    @Test(
+        "with Redis accepting but never answering, every one of many parallel calls fails within the timeout")
+    func frozenRedis() async throws {
+        let silent = try SilentListener()
+        defer { silent.close() }
+        let store = try RedisStore(host: "127.0.0.1", port: silent.port, connections: 2)
+        let clock = ContinuousClock()
+        let began = clock.now
+        let outcomes = await withTaskGroup(of: (Bool, Duration).self) { group in
+            for index in 0..<8 {
+                group.addTask {
+                    let failed: Bool
+                    do {
+                        _ = try await store.record(id: "vf_frozen\(index)")
+                        failed = false
+                    } catch {
+                        failed = true
+                    }
+                    return (failed, clock.now - began)
+                }
+            }
+            var all: [(Bool, Duration)] = []
+            for await outcome in group { all.append(outcome) }
+            return all
+        }
+        #expect(outcomes.allSatisfy { $0.0 }, "a call to a frozen Redis succeeded")
+        let slowest = outcomes.map(\.1).max() ?? .zero
+        #expect(slowest < .seconds(3), "the slowest call took \(slowest); the timeout is 2 s")
+    }
+}
+
+/// A loopback port that completes TCP handshakes (the kernel's backlog) and never reads or answers:
+/// a Redis server that is frozen.
+private struct SilentListener {
+    let descriptor: Int32
+    let port: Int
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, listen(fd, 64) == 0 else {
+            Glibc.close(fd)
+            throw ListenerError.cannotListen
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        descriptor = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() {
+        Glibc.close(descriptor)
+    }
+
+    enum ListenerError: Error { case cannotListen }
+}
