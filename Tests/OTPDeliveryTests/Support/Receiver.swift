@@ -47,7 +47,9 @@ final class Receiver: @unchecked Sendable {
     /// Stops the receiver and removes its directory.
     func stop() {
         try? input.fileHandleForWriting.close()
-        if process.isRunning { process.terminate() }
+        // SIGKILL: a child may inherit a signal mask that blocks SIGTERM (it does under the
+        // sanitizers), and then terminate() would leave waitUntilExit() blocked for ever.
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: directory)
     }
