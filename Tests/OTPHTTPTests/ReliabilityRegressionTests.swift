@@ -85,7 +85,7 @@ private final class IdleConnections: @unchecked Sendable {
 
     deinit {
         if process.isRunning {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
     }

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Test 7, bad input: the whole unit and integration test suite once under AddressSanitizer and once
+# under ThreadSanitizer, each in a scratch path of its own (.build-asan, .build-tsan), against a
+# throwaway Redis. Bound: every test passes and neither sanitizer reports anything. Prints one figure
+# line with what each part cost (build and run, seconds).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+command -v swift >/dev/null || export PATH=/opt/swift/usr/bin:$PATH
+source scripts/lib.sh
+
+work=$(mktemp -d)
+stop_all() {
+  kill "${REDIS_PID:-}" 2>/dev/null || true
+  wait "${REDIS_PID:-}" 2>/dev/null || true
+  rm -rf "$work"
+}
+start_redis >/dev/null
+trap stop_all EXIT
+export OTP_TEST_REDIS_PORT="$REDIS_PORT"
+
+# Known toolchain defects only (see the file); everything else is reported.
+export ASAN_OPTIONS="suppressions=$PWD/scripts/reliability/asan-suppressions.txt:detect_leaks=0"
+export TSAN_OPTIONS="halt_on_error=0"
+
+summary=()
+status=0
+for sanitizer in address thread; do
+  scratch=".build-${sanitizer:0:1}san"
+  began=$(date +%s)
+  if ! swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch" >"$work/build-$sanitizer.log" 2>&1; then
+    grep -v -e "prohibited flag" -e "Cannot export local symbol" "$work/build-$sanitizer.log" | tail -n 30 >&2
+    echo "sanitizers: the $sanitizer build failed" >&2
+    status=1
+    summary+=("$sanitizer: build failed")
+    continue
+  fi
+  built=$(date +%s)
+  swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" --parallel \
+    >"$work/test-$sanitizer.log" 2>&1 && passed=1 || passed=0
+  ran=$(date +%s)
+  reports=$(grep -c -E "^(==[0-9]+==)?(ERROR|WARNING): (AddressSanitizer|ThreadSanitizer|LeakSanitizer)" \
+    "$work/test-$sanitizer.log" || true)
+  tests=$(sed -n 's/.*Test run with \([0-9]*\) tests.*/\1/p' "$work/test-$sanitizer.log" | tail -n 1)
+  if [ "$passed" != 1 ] || [ "$reports" != 0 ]; then
+    status=1
+    grep -E -A 30 "(ERROR|WARNING): (AddressSanitizer|ThreadSanitizer|LeakSanitizer)" "$work/test-$sanitizer.log" \
+      | head -n 120 >&2 || true
+    grep -E "✘" "$work/test-$sanitizer.log" | head -n 20 >&2 || true
+    tail -n 5 "$work/test-$sanitizer.log" >&2
+  fi
+  summary+=("$sanitizer: ${tests:-?} tests $([ "$passed" = 1 ] && echo passed || echo FAILED), $reports reports (build $((built - began)) s, run $((ran - built)) s)")
+done
+(
+  IFS=';'
+  echo "sanitizers: ${summary[*]}" | sed 's/;/; /g'
+)
+exit "$status"
