@@ -18,11 +18,12 @@ import Testing
         let silent = try SilentListener()
         defer { silent.close() }
         let store = try RedisStore(host: "127.0.0.1", port: silent.port, connections: 2)
-        let clock = ContinuousClock()
-        let began = clock.now
         let outcomes = await withTaskGroup(of: (Bool, Duration).self) { group in
             for index in 0..<8 {
                 group.addTask {
+                    // Each call's own wait, from the moment it is made.
+                    let clock = ContinuousClock()
+                    let began = clock.now
                     let failed: Bool
                     do {
                         _ = try await store.record(id: "vf_frozen\(index)")

@@ -9,14 +9,21 @@ command -v swift >/dev/null || export PATH=/opt/swift/usr/bin:$PATH
 source scripts/lib.sh
 
 work=$(mktemp -d)
-stop_all() {
+stop_redis() {
   kill "${REDIS_PID:-}" 2>/dev/null || true
   wait "${REDIS_PID:-}" 2>/dev/null || true
+}
+stop_all() {
+  stop_redis
   rm -rf "$work"
 }
-start_redis >/dev/null
-trap stop_all EXIT
-export OTP_TEST_REDIS_PORT="$REDIS_PORT"
+
+# Under the sanitizers, Foundation's Process (swift-corelibs-foundation 6.3.1) loses track of
+# children: a stand-in killed with SIGKILL stays a zombie and waitUntilExit() never returns, which
+# hangs the run. The suites that start helper processes (provider stand-ins, `otp serve` children,
+# the YAML reader) are left out here; they run in the normal test command. Everything in-process
+# (engine, stores with SQLite and Redis, the HTTP server and API through the harness) runs.
+skip='OTPDeliveryTests\.(SMTPSenderTests|TwilioSenderTests|WebhookSenderTests)|OTPHTTPTests\.(ServeCommandTests|ReliabilityRegressionTests|OpenAPIContractTests)|RedisTests/raceAcrossProcesses'
 
 # Known toolchain defects only (see the file); everything else is reported.
 export ASAN_OPTIONS="suppressions=$PWD/scripts/reliability/asan-suppressions.txt:detect_leaks=0"
@@ -35,9 +42,15 @@ for sanitizer in address thread; do
     continue
   fi
   built=$(date +%s)
-  swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" --parallel \
+  # A fresh Redis for each run: the tests' keys (idempotency keys among them) must not meet a
+  # previous run's.
+  start_redis >/dev/null
+  trap stop_all EXIT
+  export OTP_TEST_REDIS_PORT="$REDIS_PORT"
+  swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" --parallel --skip "$skip" \
     >"$work/test-$sanitizer.log" 2>&1 && passed=1 || passed=0
   ran=$(date +%s)
+  stop_redis
   reports=$(grep -c -E "^(==[0-9]+==)?(ERROR|WARNING): (AddressSanitizer|ThreadSanitizer|LeakSanitizer)" \
     "$work/test-$sanitizer.log" || true)
   tests=$(sed -n 's/.*Test run with \([0-9]*\) tests.*/\1/p' "$work/test-$sanitizer.log" | tail -n 1)
