@@ -1,6 +1,7 @@
 // libFuzzer target: the HTTP API's request body decoding (OTPHTTP's RequestBodies), the route
-// matching of paths, and what the engine does first with a decoded body (Destination.parse for a
-// start, CodeNormalizer for a check).
+// matching of paths, what the engine does first with a decoded body (Destination.parse for a
+// start, CodeNormalizer for a check), and the hand-written response writer (ResponseJSON) against
+// Foundation's encoder for any text that can reach a response.
 //
 // Built by scripts/reliability/fuzz.sh with OTPCore's sources and the few OTPHTTP and OTPServer
 // files these need, in one module. The first byte picks what the rest of the input is; every
@@ -14,10 +15,11 @@ public func fuzzRequestBodies(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt
     let bytes = UnsafeBufferPointer(start: data, count: size)
     guard let selector = bytes.first else { return 0 }
     let body = Array(bytes.dropFirst())
-    switch selector % 3 {
+    switch selector % 4 {
     case 0: startBody(body)
     case 1: checkBody(body)
-    default: path(body)
+    case 2: path(body)
+    default: responseText(String(decoding: body, as: UTF8.self))
     }
     return 0
 }
@@ -37,6 +39,7 @@ func startBody(_ body: [UInt8]) {
         require(again == destination, "a parsed address does not parse to itself")
         let masked = destination.masked
         require(!masked.isEmpty, "empty mask")
+        responseText(masked)
         if destination.channel == .sms {
             require(masked != destination.address, "a phone number's mask shows it whole")
             require(!masked.contains(String(destination.address.dropFirst())), "mask shows every digit")
@@ -67,6 +70,24 @@ func path(_ body: [UInt8]) {
         require(!route.methods.isEmpty, "a route without methods")
     }
     _ = Route.needsKey(text)
+}
+
+/// A verification object and an error body carrying `text` are written byte for byte as Foundation's
+/// encoder (WireCoding) writes them, and read back to the same text.
+func responseText(_ text: String) {
+    let time = Date(timeIntervalSince1970: 1_800_000_000.123)
+    let verification = Verification(
+        id: "vf_fuzz", status: .pending, channel: .email, to: text, codeLength: 6, attemptsLeft: 3,
+        sendsLeft: 4, expiresAt: time, resendAvailableAt: nil, createdAt: time)
+    let written = ResponseJSON.verification(verification)
+    let reference = (try? WireCoding.encoder().encode(verification)).map(Array.init)
+    require(written == reference, "ResponseJSON differs from the encoder for a verification")
+    let read = try? WireCoding.decoder().decode(Verification.self, from: Data(written))
+    require(read?.to == text, "a verification's text does not read back")
+    let error = APIError(code: .invalidRequest, message: text)
+    let body = ResponseJSON.error(error)
+    let expected = (try? WireCoding.encoder().encode(APIErrorBody(error: error))).map(Array.init)
+    require(body == expected, "ResponseJSON differs from the encoder for an error body")
 }
 
 /// A refused body: 400 invalid_request, and the error body is JSON that reads back the same.

@@ -29,7 +29,8 @@ mapfile -t core < <(find Sources/OTPCore -name '*.swift' | sort)
 snapshot "$work/normalizer" "${core[@]}" Fuzz/Normalizer/FuzzNormalizer.swift
 snapshot "$work/bodies" "${core[@]}" Fuzz/RequestBodies/FuzzRequestBodies.swift \
   Sources/OTPHTTP/API/RequestBodies.swift Sources/OTPHTTP/API/APIResponses.swift \
-  Sources/OTPHTTP/API/Route.swift Sources/OTPHTTP/Server/HTTPResponse.swift Sources/OTPHTTP/Server/HTTPRequest.swift \
+  Sources/OTPHTTP/API/ResponseJSON.swift Sources/OTPHTTP/API/Route.swift \
+  Sources/OTPHTTP/Server/HTTPResponse.swift Sources/OTPHTTP/Server/HTTPRequest.swift \
   Sources/OTPServer/Destination/Destination.swift Sources/OTPServer/Destination/CallingCodes.swift
 
 build() {  # $1: name
@@ -55,6 +56,7 @@ printf '\x00{"to":"Ana@Example.org"}' >"$work/seeds-bodies/start-email"
 printf '\x01{"code":"482 019"}' >"$work/seeds-bodies/check"
 printf '\x01{"code":482019}' >"$work/seeds-bodies/check-number"
 printf '\x02/v1/verifications/vf_abc/check' >"$work/seeds-bodies/path"
+printf '\x03a\xe2\x80\xa2\xe2\x80\xa2\xe2\x80\xa2@ex\\ample.org/"\x01' >"$work/seeds-bodies/response-text"
 
 run() {  # $1: name; prints the executions done
   mkdir -p "$work/corpus-$1"
