@@ -20,6 +20,9 @@ let package = Package(
         // MARK: SwiftUI views (Apple platforms; every file is inside #if canImport(SwiftUI), so empty on Linux)
         .target(name: "OTPUI", dependencies: ["OTPCore"]),
 
+        // MARK: Test support shared by the test targets (not a product)
+        .target(name: "OTPTestSupport", path: "Tests/OTPTestSupport"),
+
         // MARK: Client
         .target(name: "OTPClient", dependencies: ["OTPCore"]),
         .testTarget(name: "OTPClientTests", dependencies: ["OTPClient", "OTPCore", "OTPHTTP", "OTPServer"]),
@@ -51,12 +54,14 @@ let package = Package(
         .systemLibrary(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "OTPDelivery", dependencies: ["OTPServer", "CCurl"]),
-        .testTarget(name: "OTPDeliveryTests", dependencies: ["OTPDelivery"], exclude: ["Receivers"]),
+        .testTarget(
+            name: "OTPDeliveryTests", dependencies: ["OTPDelivery", "OTPTestSupport"], exclude: ["Receivers"]),
         .target(
             name: "OTPHTTP",
             dependencies: ["OTPServer", "OTPDelivery", "OTPSQLite", "OTPRedis", "CMicroHTTPD"]),
         .testTarget(
-            name: "OTPHTTPTests", dependencies: ["OTPHTTP", "OTPServer", "OTPCore", "OTPDelivery", "otp"]),
+            name: "OTPHTTPTests",
+            dependencies: ["OTPHTTP", "OTPServer", "OTPCore", "OTPDelivery", "otp", "OTPTestSupport"]),
         .executableTarget(
             name: "otp", dependencies: ["OTPHTTP", "OTPServer", "OTPCore", "OTPClient", "OTPTerminal"]),
     ],

@@ -1,5 +1,6 @@
 import Foundation
 import OTPCore
+import OTPTestSupport
 import Testing
 
 @testable import OTPHTTP
@@ -21,7 +22,7 @@ import Testing
         process.standardOutput = output
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        awaitExit(process)
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import OTPTestSupport
 import Testing
 
 /// Defects the reliability tests (scripts/reliability/) found, each held down by a focused test.
@@ -80,13 +81,13 @@ private final class IdleConnections: @unchecked Sendable {
     /// Closes every connection and waits for the child to exit.
     func stop() {
         try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        awaitExit(process)
     }
 
     deinit {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            awaitExit(process)
         }
     }
 }

@@ -47,18 +47,20 @@ import Testing
     func idempotentReplay(store: StoreKind) async throws {
         try await Harness.with(store: store) { harness in
             let body = #"{"to":"+15550100","channel":"sms"}"#
+            // A key of its own: a shared Redis may still hold one from an earlier run.
+            let key = "order-\(UUID().uuidString)"
             let first = try await harness.call(
-                "POST", "/v1/verifications", json: body, headers: [("Idempotency-Key", "order-42")])
+                "POST", "/v1/verifications", json: body, headers: [("Idempotency-Key", key)])
             let same = try await harness.call(
                 "POST", "/v1/verifications", json: #"{"channel":"sms", "to":"+15550100"}"#,
-                headers: [("Idempotency-Key", "order-42")])
+                headers: [("Idempotency-Key", key)])
             #expect(first.status == 201)
             #expect(same.status == 200)
             #expect(same.json["id"] as? String == first.json["id"] as? String)
             #expect(harness.sends(for: try #require(first.json["id"] as? String)) == 1)
             let other = try await harness.call(
                 "POST", "/v1/verifications", json: #"{"to":"+15550111"}"#,
-                headers: [("Idempotency-Key", "order-42")])
+                headers: [("Idempotency-Key", key)])
             #expect(other.status == 422)
             #expect(other.errorCode == "idempotency_key_reused")
         }

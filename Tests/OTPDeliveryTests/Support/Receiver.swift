@@ -1,4 +1,5 @@
 import Foundation
+import OTPTestSupport
 
 /// A provider stand-in (`Receivers/receiver.py`) running on its own loopback port and directory.
 final class Receiver: @unchecked Sendable {
@@ -48,9 +49,9 @@ final class Receiver: @unchecked Sendable {
     func stop() {
         try? input.fileHandleForWriting.close()
         // SIGKILL: a child may inherit a signal mask that blocks SIGTERM (it does under the
-        // sanitizers), and then terminate() would leave waitUntilExit() blocked for ever.
+        // sanitizers), and then terminate() would leave the child running.
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        awaitExit(process)
         try? FileManager.default.removeItem(at: directory)
     }
 

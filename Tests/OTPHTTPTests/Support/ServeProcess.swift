@@ -1,4 +1,5 @@
 import Foundation
+import OTPTestSupport
 
 /// An `otp serve` child process with its own port, files and key; stopped by signal, never left running.
 final class ServeProcess: @unchecked Sendable {
@@ -80,7 +81,7 @@ final class ServeProcess: @unchecked Sendable {
     deinit {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            awaitExit(process)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import OTPTestSupport
 
 /// A `redis-server` on its own loopback port, kept only while this object (or the test process) lives.
 final class RedisProcess: @unchecked Sendable {
@@ -36,7 +37,7 @@ final class RedisProcess: @unchecked Sendable {
     /// Stops the server and waits for it to exit.
     func stop() {
         try? keepAlive.fileHandleForWriting.close()
-        process.waitUntilExit()
+        awaitExit(process)
     }
 
     deinit { stop() }
