@@ -41,7 +41,9 @@ public struct AccessibilityTraits: SetAlgebra, Sendable {
     // https://developer.apple.com/documentation/swiftui/accessibilitytraits/init()
     public init() { bits = [] }
 
-    public func union(_ other: AccessibilityTraits) -> AccessibilityTraits { .init(bits: bits.union(other.bits)) }
+    public func union(_ other: AccessibilityTraits) -> AccessibilityTraits {
+        .init(bits: bits.union(other.bits))
+    }
     public func intersection(_ other: AccessibilityTraits) -> AccessibilityTraits {
         .init(bits: bits.intersection(other.bits))
     }
@@ -49,7 +51,9 @@ public struct AccessibilityTraits: SetAlgebra, Sendable {
         .init(bits: bits.symmetricDifference(other.bits))
     }
     public func contains(_ member: AccessibilityTraits) -> Bool { member.bits.isSubset(of: bits) }
-    public mutating func insert(_ newMember: AccessibilityTraits) -> (inserted: Bool, memberAfterInsert: AccessibilityTraits) {
+    public mutating func insert(
+        _ newMember: AccessibilityTraits
+    ) -> (inserted: Bool, memberAfterInsert: AccessibilityTraits) {
         let inserted = !contains(newMember)
         bits.formUnion(newMember.bits)
         return (inserted, newMember)
@@ -74,18 +78,23 @@ public struct AccessibilityTraits: SetAlgebra, Sendable {
 extension View {
     // https://developer.apple.com/documentation/swiftui/view/accessibilityelement(children:)
     @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
-    nonisolated public func accessibilityElement(children: AccessibilityChildBehavior = .ignore) -> some View { self }
+    nonisolated public func accessibilityElement(children: AccessibilityChildBehavior = .ignore) -> some View
+    { self }
 
     // https://developer.apple.com/documentation/swiftui/view/accessibilitylabel(_:)
     // (the `Text` overload)
     @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
-    nonisolated public func accessibilityLabel(_ label: Text) -> ModifiedContent<Self, AccessibilityAttachmentModifier> {
+    nonisolated public func accessibilityLabel(
+        _ label: Text
+    ) -> ModifiedContent<Self, AccessibilityAttachmentModifier> {
         ModifiedContent(content: self, modifier: AccessibilityAttachmentModifier())
     }
 
     // https://developer.apple.com/documentation/swiftui/view/accessibilityvalue(_:)-z9mo
     @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
-    nonisolated public func accessibilityValue(_ valueDescription: Text)
+    nonisolated public func accessibilityValue(
+        _ valueDescription: Text
+    )
         -> ModifiedContent<Self, AccessibilityAttachmentModifier>
     {
         ModifiedContent(content: self, modifier: AccessibilityAttachmentModifier())
@@ -94,13 +103,17 @@ extension View {
     // https://developer.apple.com/documentation/swiftui/view/accessibilityhint(_:)
     // (the `Text` overload)
     @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
-    nonisolated public func accessibilityHint(_ hint: Text) -> ModifiedContent<Self, AccessibilityAttachmentModifier> {
+    nonisolated public func accessibilityHint(
+        _ hint: Text
+    ) -> ModifiedContent<Self, AccessibilityAttachmentModifier> {
         ModifiedContent(content: self, modifier: AccessibilityAttachmentModifier())
     }
 
     // https://developer.apple.com/documentation/swiftui/view/accessibilityaddtraits(_:)
     @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
-    nonisolated public func accessibilityAddTraits(_ traits: AccessibilityTraits)
+    nonisolated public func accessibilityAddTraits(
+        _ traits: AccessibilityTraits
+    )
         -> ModifiedContent<Self, AccessibilityAttachmentModifier>
     {
         ModifiedContent(content: self, modifier: AccessibilityAttachmentModifier())
@@ -108,14 +121,17 @@ extension View {
 
     // https://developer.apple.com/documentation/swiftui/view/accessibilityhidden(_:)
     @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
-    nonisolated public func accessibilityHidden(_ hidden: Bool) -> ModifiedContent<Self, AccessibilityAttachmentModifier>
-    {
+    nonisolated public func accessibilityHidden(
+        _ hidden: Bool
+    ) -> ModifiedContent<Self, AccessibilityAttachmentModifier> {
         ModifiedContent(content: self, modifier: AccessibilityAttachmentModifier())
     }
 
     // https://developer.apple.com/documentation/swiftui/view/accessibilityfocused(_:)
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
-    nonisolated public func accessibilityFocused(_ condition: AccessibilityFocusState<Bool>.Binding) -> some View {
+    nonisolated public func accessibilityFocused(
+        _ condition: AccessibilityFocusState<Bool>.Binding
+    ) -> some View {
         self
     }
 }

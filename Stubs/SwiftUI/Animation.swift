@@ -61,7 +61,8 @@ struct StubKeyframeTrackContent<Value: Animatable>: KeyframeTrackContent {}
 @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
 public struct CubicKeyframe<Value>: KeyframeTrackContent where Value: Animatable {
     // https://developer.apple.com/documentation/swiftui/cubickeyframe/init(_:duration:startvelocity:endvelocity:)
-    public init(_ to: Value, duration: TimeInterval, startVelocity: Value? = nil, endVelocity: Value? = nil) {}
+    public init(_ to: Value, duration: TimeInterval, startVelocity: Value? = nil, endVelocity: Value? = nil) {
+    }
 }
 
 // https://developer.apple.com/documentation/swiftui/keyframetrack
@@ -78,12 +79,15 @@ where Value == Content.Value, Content: KeyframeTrackContent {
 @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
 @resultBuilder public struct KeyframeTrackContentBuilder<Value> where Value: Animatable {
     // https://developer.apple.com/documentation/swiftui/keyframetrackcontentbuilder/buildexpression(_:)
-    public static func buildExpression<K>(_ expression: K) -> K where Value == K.Value, K: KeyframeTrackContent {
+    public static func buildExpression<K>(_ expression: K) -> K
+    where Value == K.Value, K: KeyframeTrackContent {
         expression
     }
 
     // https://developer.apple.com/documentation/swiftui/keyframetrackcontentbuilder/buildarray(_:)
-    public static func buildArray(_ components: [some KeyframeTrackContent<Value>]) -> some KeyframeTrackContent<Value> {
+    public static func buildArray(
+        _ components: [some KeyframeTrackContent<Value>]
+    ) -> some KeyframeTrackContent<Value> {
         StubKeyframeTrackContent<Value>()
     }
 
@@ -92,7 +96,9 @@ where Value == Content.Value, Content: KeyframeTrackContent {
 
     // https://developer.apple.com/documentation/swiftui/keyframetrackcontentbuilder/buildpartialblock(first:)
     // The stored page shows no declaration; the generic `K` matches `buildExpression(_:)`.
-    public static func buildPartialBlock<K>(first: K) -> K where Value == K.Value, K: KeyframeTrackContent { first }
+    public static func buildPartialBlock<K>(first: K) -> K where Value == K.Value, K: KeyframeTrackContent {
+        first
+    }
 
     // https://developer.apple.com/documentation/swiftui/keyframetrackcontentbuilder/buildpartialblock(accumulated:next:)
     // Written as `KeyframesBuilder.buildPartialBlock(accumulated:next:)`, whose page shows it.
@@ -108,12 +114,15 @@ where Value == Content.Value, Content: KeyframeTrackContent {
 @resultBuilder public struct KeyframesBuilder<Value> {
     // https://developer.apple.com/documentation/swiftui/keyframesbuilder/buildexpression(_:)
     // (the `KeyframeTrackContent` overload, as on KeyframeTrackContentBuilder's page)
-    public static func buildExpression<K>(_ expression: K) -> K where Value == K.Value, K: KeyframeTrackContent {
+    public static func buildExpression<K>(_ expression: K) -> K
+    where Value == K.Value, K: KeyframeTrackContent {
         expression
     }
 
     // https://developer.apple.com/documentation/swiftui/keyframesbuilder/buildarray(_:)
-    public static func buildArray(_ components: [some KeyframeTrackContent<Value>]) -> some KeyframeTrackContent<Value>
+    public static func buildArray(
+        _ components: [some KeyframeTrackContent<Value>]
+    ) -> some KeyframeTrackContent<Value>
     where Value: Animatable {
         StubKeyframeTrackContent<Value>()
     }
@@ -125,7 +134,9 @@ where Value == Content.Value, Content: KeyframeTrackContent {
 
     // https://developer.apple.com/documentation/swiftui/keyframesbuilder/buildpartialblock(first:)
     // The stored page shows no declaration; the generic `K` matches `buildExpression(_:)`.
-    public static func buildPartialBlock<K>(first: K) -> K where Value == K.Value, K: KeyframeTrackContent { first }
+    public static func buildPartialBlock<K>(first: K) -> K where Value == K.Value, K: KeyframeTrackContent {
+        first
+    }
 
     // https://developer.apple.com/documentation/swiftui/keyframesbuilder/buildpartialblock(accumulated:next:)
     public static func buildPartialBlock(

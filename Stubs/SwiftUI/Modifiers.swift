@@ -34,13 +34,16 @@ extension ModifiedContent: View where Content: View, Modifier: ViewModifier {
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 extension View {
     // https://developer.apple.com/documentation/swiftui/view/frame(width:height:alignment:)
-    nonisolated public func frame(width: CGFloat? = nil, height: CGFloat? = nil, alignment: Alignment = .center)
+    nonisolated public func frame(
+        width: CGFloat? = nil, height: CGFloat? = nil, alignment: Alignment = .center
+    )
         -> some View
     { self }
 
     // https://developer.apple.com/documentation/swiftui/view/frame(minwidth:idealwidth:maxwidth:minheight:idealheight:maxheight:alignment:)
     nonisolated public func frame(
-        minWidth: CGFloat? = nil, idealWidth: CGFloat? = nil, maxWidth: CGFloat? = nil, minHeight: CGFloat? = nil,
+        minWidth: CGFloat? = nil, idealWidth: CGFloat? = nil, maxWidth: CGFloat? = nil,
+        minHeight: CGFloat? = nil,
         idealHeight: CGFloat? = nil, maxHeight: CGFloat? = nil, alignment: Alignment = .center
     ) -> some View { self }
 
@@ -63,21 +66,27 @@ extension View {
 
     // https://developer.apple.com/documentation/swiftui/view/background(_:in:fillstyle:)-89n7j
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
-    nonisolated public func background<S, T>(_ style: S, in shape: T, fillStyle: FillStyle = FillStyle()) -> some View
+    nonisolated public func background<S, T>(
+        _ style: S, in shape: T, fillStyle: FillStyle = FillStyle()
+    ) -> some View
     where S: ShapeStyle, T: Shape {
         self
     }
 
     // https://developer.apple.com/documentation/swiftui/view/background(_:in:fillstyle:)-20tq5
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
-    nonisolated public func background<S, T>(_ style: S, in shape: T, fillStyle: FillStyle = FillStyle()) -> some View
+    nonisolated public func background<S, T>(
+        _ style: S, in shape: T, fillStyle: FillStyle = FillStyle()
+    ) -> some View
     where S: ShapeStyle, T: InsettableShape {
         self
     }
 
     // https://developer.apple.com/documentation/swiftui/view/overlay(alignment:content:)
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
-    nonisolated public func overlay<V>(alignment: Alignment = .center, @ViewBuilder content: () -> V) -> some View
+    nonisolated public func overlay<V>(
+        alignment: Alignment = .center, @ViewBuilder content: () -> V
+    ) -> some View
     where V: View {
         self
     }
@@ -94,11 +103,15 @@ extension View {
     nonisolated public func multilineTextAlignment(_ alignment: TextAlignment) -> some View { self }
 
     // https://developer.apple.com/documentation/swiftui/view/contentshape(_:eofill:)
-    nonisolated public func contentShape<S>(_ shape: S, eoFill: Bool = false) -> some View where S: Shape { self }
+    nonisolated public func contentShape<S>(_ shape: S, eoFill: Bool = false) -> some View where S: Shape {
+        self
+    }
 
     // https://developer.apple.com/documentation/swiftui/view/ontapgesture(count:perform:)
     @available(iOS 13.0, macOS 10.15, tvOS 16.0, watchOS 6.0, *)
-    nonisolated public func onTapGesture(count: Int = 1, perform action: @escaping () -> Void) -> some View { self }
+    nonisolated public func onTapGesture(count: Int = 1, perform action: @escaping () -> Void) -> some View {
+        self
+    }
 
     // https://developer.apple.com/documentation/swiftui/view/allowshittesting(_:)
     nonisolated public func allowsHitTesting(_ enabled: Bool) -> some View { self }
@@ -110,7 +123,9 @@ extension View {
     nonisolated public func disabled(_ disabled: Bool) -> some View { self }
 
     // https://developer.apple.com/documentation/swiftui/view/environment(_:_:)
-    nonisolated public func environment<V>(_ keyPath: WritableKeyPath<EnvironmentValues, V>, _ value: V) -> some View {
+    nonisolated public func environment<V>(
+        _ keyPath: WritableKeyPath<EnvironmentValues, V>, _ value: V
+    ) -> some View {
         self
     }
 
@@ -123,14 +138,18 @@ extension View {
 
     // https://developer.apple.com/documentation/swiftui/view/focused(_:equals:)
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
-    nonisolated public func focused<Value>(_ binding: FocusState<Value>.Binding, equals value: Value) -> some View
+    nonisolated public func focused<Value>(
+        _ binding: FocusState<Value>.Binding, equals value: Value
+    ) -> some View
     where Value: Hashable {
         self
     }
 
     // https://developer.apple.com/documentation/swiftui/view/onchange(of:initial:_:)-4psgg
     @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
-    nonisolated public func onChange<V>(of value: V, initial: Bool = false, _ action: @escaping (V, V) -> Void)
+    nonisolated public func onChange<V>(
+        of value: V, initial: Bool = false, _ action: @escaping (V, V) -> Void
+    )
         -> some View
     where V: Equatable {
         self
@@ -139,7 +158,9 @@ extension View {
     // https://developer.apple.com/documentation/swiftui/view/onchange(of:initial:_:)
     // (the zero-parameter overload)
     @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
-    nonisolated public func onChange<V>(of value: V, initial: Bool = false, _ action: @escaping () -> Void) -> some View
+    nonisolated public func onChange<V>(
+        of value: V, initial: Bool = false, _ action: @escaping () -> Void
+    ) -> some View
     where V: Equatable {
         self
     }
@@ -149,12 +170,15 @@ extension View {
     // rendered on the page): a task started from a view body runs on the main actor.
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
     nonisolated public func task(
-        name: String? = nil, priority: TaskPriority = .userInitiated, file: String = #fileID, line: Int = #line,
+        name: String? = nil, priority: TaskPriority = .userInitiated, file: String = #fileID,
+        line: Int = #line,
         @_inheritActorContext _ action: sending @escaping @isolated(any) () async -> Void
     ) -> some View { self }
 
     // https://developer.apple.com/documentation/swiftui/view/animation(_:value:)
-    nonisolated public func animation<V>(_ animation: Animation?, value: V) -> some View where V: Equatable { self }
+    nonisolated public func animation<V>(_ animation: Animation?, value: V) -> some View where V: Equatable {
+        self
+    }
 
     // https://developer.apple.com/documentation/swiftui/view/transition(_:)
     // (the `AnyTransition` overload)

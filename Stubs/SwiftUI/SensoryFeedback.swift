@@ -28,7 +28,9 @@ public struct SensoryFeedback: Equatable, Hashable, Sendable {
     }
 
     // https://developer.apple.com/documentation/swiftui/sensoryfeedback/impact(weight:intensity:)
-    public static func impact(weight: SensoryFeedback.Weight = .medium, intensity: Double = 1.0) -> SensoryFeedback {
+    public static func impact(
+        weight: SensoryFeedback.Weight = .medium, intensity: Double = 1.0
+    ) -> SensoryFeedback {
         SensoryFeedback(id: 3)
     }
 }
@@ -53,7 +55,9 @@ extension View {
     // https://developer.apple.com/documentation/swiftui/view/sensoryfeedback(trigger:_:)
     // (the overload whose closure takes no arguments)
     @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
-    nonisolated public func sensoryFeedback<T>(trigger: T, _ feedback: @escaping () -> SensoryFeedback?) -> some View
+    nonisolated public func sensoryFeedback<T>(
+        trigger: T, _ feedback: @escaping () -> SensoryFeedback?
+    ) -> some View
     where T: Equatable {
         self
     }

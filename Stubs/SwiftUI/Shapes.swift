@@ -25,7 +25,10 @@ nonisolated public struct Color: Hashable, CustomStringConvertible, Sendable, Sh
     }
 
     // https://developer.apple.com/documentation/swiftui/color/init(_:red:green:blue:opacity:)
-    public init(_ colorSpace: Color.RGBColorSpace = .sRGB, red: Double, green: Double, blue: Double, opacity: Double = 1) {
+    public init(
+        _ colorSpace: Color.RGBColorSpace = .sRGB, red: Double, green: Double, blue: Double,
+        opacity: Double = 1
+    ) {
         components = [red, green, blue, opacity]
     }
 
@@ -94,7 +97,8 @@ public protocol InsettableShape: Shape {}
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 extension Shape {
     // https://developer.apple.com/documentation/swiftui/shape/fill(_:style:)
-    nonisolated public func fill<S>(_ content: S, style: FillStyle = FillStyle()) -> some View where S: ShapeStyle {
+    nonisolated public func fill<S>(_ content: S, style: FillStyle = FillStyle()) -> some View
+    where S: ShapeStyle {
         self
     }
 }
@@ -102,7 +106,9 @@ extension Shape {
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 extension InsettableShape {
     // https://developer.apple.com/documentation/swiftui/insettableshape/strokeborder(_:linewidth:antialiased:)
-    nonisolated public func strokeBorder<S>(_ content: S, lineWidth: CGFloat = 1, antialiased: Bool = true) -> some View
+    nonisolated public func strokeBorder<S>(
+        _ content: S, lineWidth: CGFloat = 1, antialiased: Bool = true
+    ) -> some View
     where S: ShapeStyle {
         self
     }
@@ -132,7 +138,9 @@ public struct RoundedRectangle: InsettableShape {
     }
 
     // https://developer.apple.com/documentation/swiftui/roundedrectangle/path(in:)
-    public func path(in rect: CGRect) -> Path { Path(roundedRect: rect, cornerRadius: cornerSize.width, style: style) }
+    public func path(in rect: CGRect) -> Path {
+        Path(roundedRect: rect, cornerRadius: cornerSize.width, style: style)
+    }
 
     public var body: EmptyView { EmptyView() }
 }
@@ -159,7 +167,9 @@ public struct Capsule: InsettableShape {
     public init(style: RoundedCornerStyle = .continuous) { self.style = style }
 
     // https://developer.apple.com/documentation/swiftui/capsule/path(in:)
-    public func path(in rect: CGRect) -> Path { Path(roundedRect: rect, cornerRadius: rect.height / 2, style: style) }
+    public func path(in rect: CGRect) -> Path {
+        Path(roundedRect: rect, cornerRadius: rect.height / 2, style: style)
+    }
 
     public var body: EmptyView { EmptyView() }
 }

@@ -177,7 +177,9 @@ func stubNeverEvaluated<T>() -> T {
     public init(wrappedValue: Value) { self.wrappedValue = wrappedValue }
 
     // https://developer.apple.com/documentation/swiftui/scaledmetric/init(wrappedvalue:relativeto:)
-    public init(wrappedValue: Value, relativeTo textStyle: Font.TextStyle) { self.wrappedValue = wrappedValue }
+    public init(wrappedValue: Value, relativeTo textStyle: Font.TextStyle) {
+        self.wrappedValue = wrappedValue
+    }
 }
 
 // https://developer.apple.com/documentation/swiftui/environmentkey

@@ -66,7 +66,9 @@ public struct Font: Hashable, Sendable {
 
     // https://developer.apple.com/documentation/swiftui/font/system(_:design:weight:)
     @available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, *)
-    public static func system(_ style: Font.TextStyle, design: Font.Design? = nil, weight: Font.Weight? = nil) -> Font {
+    public static func system(
+        _ style: Font.TextStyle, design: Font.Design? = nil, weight: Font.Weight? = nil
+    ) -> Font {
         Font(name: "system")
     }
 

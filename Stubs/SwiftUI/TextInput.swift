@@ -17,7 +17,9 @@
 
         // https://developer.apple.com/documentation/swiftui/view/textinputautocapitalization(_:)
         @available(iOS 15.0, *)
-        nonisolated public func textInputAutocapitalization(_ autocapitalization: TextInputAutocapitalization?)
+        nonisolated public func textInputAutocapitalization(
+            _ autocapitalization: TextInputAutocapitalization?
+        )
             -> some View
         { self }
     }

@@ -34,7 +34,9 @@
     public static func buildBlock<Content>(_ content: Content) -> Content where Content: View { content }
 
     // https://developer.apple.com/documentation/swiftui/viewbuilder/buildblock(_:)-2bj1g
-    public static func buildBlock<each Content>(_ content: repeat each Content) -> TupleView<(repeat each Content)>
+    public static func buildBlock<each Content>(
+        _ content: repeat each Content
+    ) -> TupleView<(repeat each Content)>
     where repeat each Content: View {
         TupleView((repeat each content))
     }
@@ -45,7 +47,9 @@
 
     // https://developer.apple.com/documentation/swiftui/viewbuilder/buildeither(first:)
     // The stub keeps the iOS 17 SDK's `where TrueContent: View, FalseContent: View`.
-    public static func buildEither<TrueContent, FalseContent>(first: TrueContent) -> _ConditionalContent<
+    public static func buildEither<TrueContent, FalseContent>(
+        first: TrueContent
+    ) -> _ConditionalContent<
         TrueContent, FalseContent
     > where TrueContent: View, FalseContent: View {
         _ConditionalContent(first: first)
@@ -53,7 +57,9 @@
 
     // https://developer.apple.com/documentation/swiftui/viewbuilder/buildeither(second:)
     // The stub keeps the iOS 17 SDK's `where TrueContent: View, FalseContent: View`.
-    public static func buildEither<TrueContent, FalseContent>(second: FalseContent) -> _ConditionalContent<
+    public static func buildEither<TrueContent, FalseContent>(
+        second: FalseContent
+    ) -> _ConditionalContent<
         TrueContent, FalseContent
     > where TrueContent: View, FalseContent: View {
         _ConditionalContent(second: second)
@@ -75,7 +81,8 @@ nonisolated public struct TupleView<T>: View {
 // https://developer.apple.com/documentation/swiftui/_conditionalcontent
 // The page is not in the documentation set; the type is what `buildEither` returns.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
-nonisolated public struct _ConditionalContent<TrueContent, FalseContent>: View where TrueContent: View, FalseContent: View {
+nonisolated public struct _ConditionalContent<TrueContent, FalseContent>: View
+where TrueContent: View, FalseContent: View {
     private let isFirst: Bool
     init(first: TrueContent) { isFirst = true }
     init(second: FalseContent) { isFirst = false }

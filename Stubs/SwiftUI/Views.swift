@@ -17,7 +17,9 @@ public struct LocalizedStringKey: Equatable, ExpressibleByStringInterpolation, S
     public init(stringLiteral value: String) { key = value }
 
     // https://developer.apple.com/documentation/swiftui/localizedstringkey/init(stringinterpolation:)
-    public init(stringInterpolation: LocalizedStringKey.StringInterpolation) { key = stringInterpolation.text }
+    public init(stringInterpolation: LocalizedStringKey.StringInterpolation) {
+        key = stringInterpolation.text
+    }
 
     // https://developer.apple.com/documentation/swiftui/localizedstringkey/stringinterpolation
     public struct StringInterpolation: StringInterpolationProtocol {
@@ -45,13 +47,18 @@ nonisolated public struct Text: View, Equatable, Sendable {
     private let content: String
 
     // https://developer.apple.com/documentation/swiftui/text/init(_:tablename:bundle:comment:)
-    public init(_ key: LocalizedStringKey, tableName: String? = nil, bundle: Bundle? = nil, comment: StaticString? = nil) {
+    public init(
+        _ key: LocalizedStringKey, tableName: String? = nil, bundle: Bundle? = nil,
+        comment: StaticString? = nil
+    ) {
         content = ""
     }
 
     // https://developer.apple.com/documentation/swiftui/text/init(_:)-9d1g4
     // (the `StringProtocol` overload, `@_disfavoredOverload` in the SDK)
-    @_disfavoredOverload public init<S>(_ content: S) where S: StringProtocol { self.content = String(content) }
+    @_disfavoredOverload public init<S>(_ content: S) where S: StringProtocol {
+        self.content = String(content)
+    }
 
     // https://developer.apple.com/documentation/swiftui/text/init(verbatim:)
     public init(verbatim content: String) { self.content = content }
@@ -78,7 +85,9 @@ nonisolated public struct Button<Label>: View where Label: View {
 
     // https://developer.apple.com/documentation/swiftui/button/init(action:label:)
     // The page shows `@ContentBuilder` (Xcode 27); the iOS 17 SDK spells it `@ViewBuilder`.
-    @preconcurrency nonisolated public init(action: @escaping @MainActor () -> Void, @ViewBuilder label: () -> Label) {
+    @preconcurrency nonisolated public init(
+        action: @escaping @MainActor () -> Void, @ViewBuilder label: () -> Label
+    ) {
         self.label = label()
     }
 
@@ -101,7 +110,8 @@ extension TextField where Label == Text {
 
     // https://developer.apple.com/documentation/swiftui/textfield/init(_:text:)-2laoi
     // (the `StringProtocol` overload, `@_disfavoredOverload` in the SDK)
-    @_disfavoredOverload nonisolated public init<S>(_ title: S, text: Binding<String>) where S: StringProtocol {
+    @_disfavoredOverload nonisolated public init<S>(_ title: S, text: Binding<String>)
+    where S: StringProtocol {
         self.text = text
     }
 }
@@ -187,7 +197,9 @@ extension ForEach where Content: View {
     // https://developer.apple.com/documentation/swiftui/foreach/init(_:id:content:)
     // The stored documentation has no copy of this page; `id: KeyPath<Data.Element, ID>` is the form that
     // List's https://developer.apple.com/documentation/swiftui/list/init(_:id:rowcontent:)-4s0aj passes on.
-    public init(_ data: Data, id: KeyPath<Data.Element, ID>, @ViewBuilder content: @escaping (Data.Element) -> Content) {
+    public init(
+        _ data: Data, id: KeyPath<Data.Element, ID>, @ViewBuilder content: @escaping (Data.Element) -> Content
+    ) {
         self.data = data
         self.content = content
     }
