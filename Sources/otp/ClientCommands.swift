@@ -15,78 +15,33 @@ enum ClientCommands {
                otp resend ID
                otp status ID
                otp cancel ID
-        options for every client command:
-          --server URL     the server (env OTP_SERVER; default http://127.0.0.1:8080)
-          --api-key KEY    an API key (env OTP_API_KEY)
         """
+
+    static let specs: [OptionSpec] = [
+        .value("server", "URL", default: "http://127.0.0.1:8080", "the server to call"),
+        .value("api-key", "KEY", default: "none", "an API key the server accepts"),
+        .value("to", "DESTINATION", default: "none", "otp start: an E.164 phone number or an email address"),
+        .value("channel", "sms|email", default: "inferred", "otp start: the channel"),
+        .value("idempotency-key", "KEY", default: "random", "otp start: replays instead of sending twice"),
+    ]
 
     /// Runs one client command; returns the process's exit status.
     static func main(_ command: String, _ arguments: [String]) async -> Int32 {
-        var positional: [String] = []
-        var options: [String: String] = [:]
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            if argument == "--help" || argument == "-h" {
-                print(usage)
+        let request: Request
+        do throws(UsageError) {
+            let options = try ParsedOptions.parse(
+                arguments, specs: specs, environment: ProcessInfo.processInfo.environment)
+            if options.wantsHelp {
+                print(ParsedOptions.help(usage: usage, specs: specs))
                 return 0
             }
-            if argument.hasPrefix("--") {
-                var name = String(argument.dropFirst(2))
-                var value: String?
-                if let equals = name.firstIndex(of: "=") {
-                    value = String(name[name.index(after: equals)...])
-                    name = String(name[..<equals])
-                }
-                guard ["server", "api-key", "to", "channel", "idempotency-key"].contains(name) else {
-                    return usageError("unknown option --\(name)")
-                }
-                if value == nil {
-                    index += 1
-                    guard index < arguments.count else { return usageError("--\(name) needs a value") }
-                    value = arguments[index]
-                }
-                options[name] = value
-            } else {
-                positional.append(argument)
-            }
-            index += 1
-        }
-        let environment = ProcessInfo.processInfo.environment
-        let serverText = options["server"] ?? environment["OTP_SERVER"] ?? "http://127.0.0.1:8080"
-        guard let server = URL(string: serverText), server.scheme == "http" || server.scheme == "https",
-            server.host != nil
-        else {
-            return usageError("--server must be an http or https URL, not \(serverText)")
-        }
-        guard let apiKey = options["api-key"] ?? environment["OTP_API_KEY"], !apiKey.isEmpty else {
-            return usageError("an API key is needed: --api-key KEY or OTP_API_KEY")
-        }
-        let client = VerificationClient(baseURL: server, apiKey: apiKey)
-        let expected = command == "start" ? 0 : command == "check" ? 2 : 1
-        guard positional.count == expected else {
-            return usageError("otp \(command) takes \(expected) argument\(expected == 1 ? "" : "s")")
+            request = try Request(command, options)
+        } catch {
+            printError("otp \(command): \(error.message) (see otp \(command) --help)")
+            return 2
         }
         do {
-            let verification: Verification
-            switch command {
-            case "start":
-                guard let to = options["to"] else { return usageError("otp start needs --to") }
-                var channel: Channel?
-                if let text = options["channel"] {
-                    guard let parsed = Channel(rawValue: text) else {
-                        return usageError("--channel must be sms or email")
-                    }
-                    channel = parsed
-                }
-                verification = try await client.startVerification(
-                    to: to, channel: channel, idempotencyKey: options["idempotency-key"]
-                ).verification
-            case "check": verification = try await client.checkCode(id: positional[0], code: positional[1])
-            case "resend": verification = try await client.resendCode(id: positional[0])
-            case "status": verification = try await client.status(id: positional[0])
-            default: verification = try await client.cancel(id: positional[0])
-            }
+            let verification = try await request.send()
             let encoder = WireCoding.encoder()
             encoder.outputFormatting.insert(.prettyPrinted)
             guard let data = try? encoder.encode(verification) else { return 1 }
@@ -98,13 +53,51 @@ enum ClientCommands {
         }
     }
 
-    private static func usageError(_ message: String) -> Int32 {
-        printError("otp: \(message)")
-        return 2
-    }
-}
+    /// One call of the API, checked before anything is sent.
+    struct Request {
+        let command: String
+        let client: VerificationClient
+        let arguments: [String]
+        let options: ParsedOptions
 
-/// Writes a line to standard error.
-func printError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+        init(_ command: String, _ options: ParsedOptions) throws(UsageError) {
+            let serverText = options.value("server") ?? "http://127.0.0.1:8080"
+            guard let server = URL(string: serverText), server.scheme == "http" || server.scheme == "https",
+                server.host != nil
+            else {
+                throw UsageError("--server must be an http or https URL, not \(serverText)")
+            }
+            guard let apiKey = options.value("api-key"), !apiKey.isEmpty else {
+                throw UsageError("an API key is needed: --api-key KEY or OTP_API_KEY")
+            }
+            let expected = command == "start" ? 0 : command == "check" ? 2 : 1
+            guard options.positional.count == expected else {
+                throw UsageError("otp \(command) takes \(expected) argument\(expected == 1 ? "" : "s")")
+            }
+            if command == "start" {
+                guard options.value("to") != nil else { throw UsageError("otp start needs --to") }
+                if let channel = options.value("channel"), Channel(rawValue: channel) == nil {
+                    throw UsageError("--channel must be sms or email")
+                }
+            }
+            self.command = command
+            self.client = VerificationClient(baseURL: server, apiKey: apiKey)
+            self.arguments = options.positional
+            self.options = options
+        }
+
+        func send() async throws(ClientError) -> Verification {
+            switch command {
+            case "start":
+                try await client.startVerification(
+                    to: options.value("to") ?? "", channel: options.value("channel").flatMap(Channel.init),
+                    idempotencyKey: options.value("idempotency-key")
+                ).verification
+            case "check": try await client.checkCode(id: arguments[0], code: arguments[1])
+            case "resend": try await client.resendCode(id: arguments[0])
+            case "status": try await client.status(id: arguments[0])
+            default: try await client.cancel(id: arguments[0])
+            }
+        }
+    }
 }

@@ -12,15 +12,18 @@ import OTPTerminal
 enum DemoCommand {
     static let usage = """
         usage: otp demo [options]
-          --to DESTINATION     where the code goes (default +15550100)
-          --length N           code length, 4-8 (default 6)
-          --cooldown SECONDS   resend cooldown (default 15)
-          --reduce-motion      no shake (also OTP_REDUCE_MOTION=1)
-          --server URL         use a running `otp serve` instead of an in-process one
-          --api-key KEY        its API key (env OTP_API_KEY)
-          --offline            no server at all: an in-memory service with the same rules
         keys: digits type, Backspace deletes, Tab takes the suggestion, r resends, Enter retries, q quits
         """
+
+    static let specs: [OptionSpec] = [
+        .value("to", "DESTINATION", default: "+15550100", "where the code goes"),
+        .value("length", "N", default: "6", "code length, 4-8"),
+        .value("cooldown", "SECONDS", default: "15", "resend cooldown"),
+        .flag("reduce-motion", "no shake"),
+        .value("server", "URL", default: "in-process", "use a running `otp serve` instead"),
+        .value("api-key", "KEY", default: "none", "its API key"),
+        .flag("offline", "no server at all: an in-memory service with the same rules"),
+    ]
 
     /// How long the phone takes to show a sent code.
     static let phoneDelay: Duration = .milliseconds(1200)
@@ -35,68 +38,47 @@ enum DemoCommand {
         var offline = false
     }
 
-    /// Parses the demo's options; returns an error sentence for bad ones.
-    static func parse(_ arguments: [String], environment: [String: String]) -> Result<Options, DemoUsageError>
-    {
+    /// Reads the demo's options from parsed command-line and environment values.
+    static func options(from parsed: ParsedOptions) throws(UsageError) -> Options {
+        guard parsed.positional.isEmpty else {
+            throw UsageError("unexpected argument \(parsed.positional[0])")
+        }
         var options = Options()
-        options.reduceMotion = environment["OTP_REDUCE_MOTION"] == "1"
-        options.apiKey = environment["OTP_API_KEY"]
-        var index = 0
-        func value(_ name: String) -> String? {
-            index += 1
-            return index < arguments.count ? arguments[index] : nil
+        options.to = parsed.value("to") ?? options.to
+        if let text = parsed.value("length") {
+            options.length = try OptionValue.integer(text, "length", in: 4...8)
         }
-        while index < arguments.count {
-            let argument = arguments[index]
-            switch argument {
-            case "--to":
-                guard let text = value(argument) else { return .failure(.init("--to needs a value")) }
-                options.to = text
-            case "--length":
-                guard let text = value(argument), let number = Int(text), (4...8).contains(number) else {
-                    return .failure(.init("--length must be a number from 4 to 8"))
-                }
-                options.length = number
-            case "--cooldown":
-                guard let text = value(argument), let number = Int(text), (1...3600).contains(number) else {
-                    return .failure(.init("--cooldown must be a number of seconds from 1 to 3600"))
-                }
-                options.cooldown = number
-            case "--reduce-motion": options.reduceMotion = true
-            case "--offline": options.offline = true
-            case "--server":
-                guard let text = value(argument), let url = URL(string: text), url.host != nil,
-                    url.scheme == "http" || url.scheme == "https"
-                else { return .failure(.init("--server must be an http or https URL")) }
-                options.server = url
-            case "--api-key":
-                guard let text = value(argument), !text.isEmpty else {
-                    return .failure(.init("--api-key needs a value"))
-                }
-                options.apiKey = text
-            default:
-                return .failure(.init("unknown option \(argument)"))
+        if let text = parsed.value("cooldown") {
+            options.cooldown = try OptionValue.integer(text, "cooldown", in: 1...3600)
+        }
+        options.reduceMotion = parsed.flag("reduce-motion")
+        options.offline = parsed.flag("offline")
+        options.apiKey = parsed.value("api-key")
+        if let text = parsed.value("server") {
+            guard let url = URL(string: text), url.host != nil, url.scheme == "http" || url.scheme == "https"
+            else {
+                throw UsageError("--server must be an http or https URL")
             }
-            index += 1
+            options.server = url
+            guard options.apiKey != nil else { throw UsageError("--server needs --api-key or OTP_API_KEY") }
         }
-        if options.server != nil, options.apiKey == nil {
-            return .failure(.init("--server needs --api-key or OTP_API_KEY"))
-        }
-        return .success(options)
+        return options
     }
 
     /// Runs the demo; returns the exit status.
     @MainActor
     static func main(_ arguments: [String]) async -> Int32 {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            print(usage)
-            return 0
-        }
         let options: Options
-        switch parse(arguments, environment: ProcessInfo.processInfo.environment) {
-        case .success(let parsed): options = parsed
-        case .failure(let error):
-            printError("otp demo: \(error.message)")
+        do throws(UsageError) {
+            let parsed = try ParsedOptions.parse(
+                arguments, specs: specs, environment: ProcessInfo.processInfo.environment)
+            if parsed.wantsHelp {
+                print(ParsedOptions.help(usage: usage, specs: specs))
+                return 0
+            }
+            options = try Self.options(from: parsed)
+        } catch {
+            printError("otp demo: \(error.message) (see otp demo --help)")
             return 2
         }
         guard RawTerminal.isInteractive else {
@@ -175,10 +157,4 @@ enum DemoCommand {
         var generator = SystemRandomNumberGenerator()
         return String((0..<length).map { _ in Character(String(Int.random(in: 0...9, using: &generator))) })
     }
-}
-
-/// A bad option of `otp demo`.
-struct DemoUsageError: Error {
-    let message: String
-    init(_ message: String) { self.message = message }
 }

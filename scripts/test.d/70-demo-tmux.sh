@@ -2,6 +2,7 @@
 # End to end: drives `otp demo` in tmux like a person would, and checks the terminal is restored.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source scripts/lib.sh
 bin="$(swift build --show-bin-path)/otp"
 [ -x "$bin" ] || swift build --product otp >/dev/null
 work=$(mktemp -d)
@@ -74,3 +75,24 @@ set -e
 [ "$status" -eq 2 ] || { echo "expected exit 2, got $status: $out"; exit 1; }
 echo "$out" | grep -q "interactive terminal" || { echo "unclear message: $out"; exit 1; }
 echo "  ok: $out"
+
+echo "client commands and demo options: bad usage exits 2, no server exits 1, each with one line"
+expect_exit() {  # expected status, text the message must hold, command...
+  local want=$1 text=$2; shift 2
+  set +e
+  out=$(env -u OTP_API_KEY -u OTP_SERVER "$@" 2>&1 </dev/null)
+  got=$?
+  set -e
+  [ "$got" -eq "$want" ] || { echo "expected exit $want from $*, got $got: $out"; exit 1; }
+  echo "$out" | grep -qF -- "$text" || { echo "no '$text' in: $out"; exit 1; }
+}
+expect_exit 2 "--length must be a whole number from 4 to 8" "$bin" demo --length 9
+expect_exit 2 "--server needs --api-key" "$bin" demo --server http://127.0.0.1:1
+expect_exit 2 "OTP_REDUCE_MOTION must be 1 or 0" env OTP_REDUCE_MOTION=maybe "$bin" demo
+expect_exit 2 "an API key is needed" "$bin" check vf_x 482019
+expect_exit 2 "otp check takes 2 arguments" "$bin" check vf_x --api-key k
+expect_exit 2 "--channel must be sms or email" "$bin" start --to +15550100 --channel fax --api-key k
+expect_exit 2 "--server must be an http or https URL" "$bin" status vf_x --api-key k --server ftp://x
+expect_exit 2 "unknown option --color" "$bin" status vf_x --api-key k --color
+expect_exit 1 "network_failure" "$bin" status vf_x --api-key k --server "http://127.0.0.1:$(free_port)"
+echo "  ok: 9 usage and failure paths"
