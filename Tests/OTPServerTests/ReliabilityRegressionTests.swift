@@ -19,7 +19,8 @@ import Testing
         defer { silent.close() }
         let store = try RedisStore(host: "127.0.0.1", port: silent.port, connections: 2)
         let outcomes = await withTaskGroup(of: (Bool, Duration).self) { group in
-            for index in 0..<8 {
+            // 16 calls on 2 connections: with the defect, the last in each queue waits 8 timeouts (16 s).
+            for index in 0..<16 {
                 group.addTask {
                     // Each call's own wait, from the moment it is made.
                     let clock = ContinuousClock()
@@ -40,7 +41,9 @@ import Testing
         }
         #expect(outcomes.allSatisfy { $0.0 }, "a call to a frozen Redis succeeded")
         let slowest = outcomes.map(\.1).max() ?? .zero
-        #expect(slowest < .seconds(3), "the slowest call took \(slowest); the timeout is 2 s")
+        // One 2 s timeout plus scheduling slack: the suite runs beside many others on a 2-thread
+        // cooperative pool, where a finished call was seen to wait 2.5 s more to be resumed.
+        #expect(slowest < .seconds(5), "the slowest call took \(slowest); the timeout is 2 s")
     }
 }
 
