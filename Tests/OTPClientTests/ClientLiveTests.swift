@@ -42,8 +42,9 @@ struct LiveServer {
             senders: senders ?? [.outbox(path: outbox)], policy: policy, requestLog: .silent,
             now: { clock.now }, environment: ["OTP_WEBHOOK_SECRET": "client-test-webhook-secret"])
         let running = try await OTPServerApp.start(configuration)
+        // No test here waits for the timeout: it is long so that a busy parallel run cannot reach it.
         let client = VerificationClient(
-            baseURL: URL(string: running.url)!, apiKey: "client-test-key", timeout: .seconds(5))
+            baseURL: URL(string: running.url)!, apiKey: "client-test-key", timeout: .seconds(30))
         return LiveServer(
             running: running, client: client, clock: clock, outbox: outbox, directory: directory)
     }

@@ -3,37 +3,37 @@ import OTPHTTP
 
 /// A webhook endpoint in this process, on OTPHTTP's own server: it counts requests and answers 200,
 /// or 500 while `failing`, and can hold answers until released.
+///
+/// It answers on the server's own threads, never through Swift's concurrency pool: the suites run
+/// side by side, and an answer queued behind hundreds of other tests' work could outlast the
+/// sender's timeout and turn into a delivery failure the test did not ask for. A held answer blocks
+/// its server thread on purpose (this stand-in has no other work to do).
 final class ProviderStub: @unchecked Sendable {
     private final class State: @unchecked Sendable {
-        let lock = NSLock()
+        let condition = NSCondition()
         var failing = false
         var received = 0
         var bodies: [[UInt8]] = []
         var holding = false
-        var held: [CheckedContinuation<Void, Never>] = []
+
+        func locked<T>(_ body: () -> T) -> T {
+            condition.lock()
+            defer { condition.unlock() }
+            return body()
+        }
     }
 
     private struct Handler: HTTPHandler {
         let state: State
 
         func handle(_ request: HTTPRequest) -> HTTPReply {
-            .later {
-                let (fail, hold) = state.lock.withLock { () -> (Bool, Bool) in
-                    state.received += 1
-                    state.bodies.append(request.body)
-                    return (state.failing, state.holding)
-                }
-                if hold {
-                    await withCheckedContinuation { continuation in
-                        let stillHolding = state.lock.withLock { () -> Bool in
-                            if state.holding { state.held.append(continuation) }
-                            return state.holding
-                        }
-                        if !stillHolding { continuation.resume() }
-                    }
-                }
-                return HTTPResponse(status: fail ? 500 : 200, route: "/hook")
-            }
+            state.condition.lock()
+            state.received += 1
+            state.bodies.append(request.body)
+            while state.holding { state.condition.wait() }
+            let fail = state.failing
+            state.condition.unlock()
+            return .now(HTTPResponse(status: fail ? 500 : 200, route: "/hook"))
         }
     }
 
@@ -49,15 +49,15 @@ final class ProviderStub: @unchecked Sendable {
     var port: Int { server.port }
 
     var failing: Bool {
-        get { state.lock.withLock { state.failing } }
-        set { state.lock.withLock { state.failing = newValue } }
+        get { state.locked { state.failing } }
+        set { state.locked { state.failing = newValue } }
     }
 
-    var received: Int { state.lock.withLock { state.received } }
+    var received: Int { state.locked { state.received } }
 
     /// The code in the last message received, read from its `text`.
     func lastCode() -> String? {
-        guard let body = state.lock.withLock({ state.bodies.last }),
+        guard let body = state.locked({ state.bodies.last }),
             let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
             let text = object["text"] as? String, let range = text.range(of: "code is ")
         else { return nil }
@@ -65,16 +65,14 @@ final class ProviderStub: @unchecked Sendable {
     }
 
     /// Holds every answer until `release()`.
-    func hold() { state.lock.withLock { state.holding = true } }
+    func hold() { state.locked { state.holding = true } }
 
     /// Lets every held answer go.
     func release() {
-        let waiting = state.lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+        state.locked {
             state.holding = false
-            defer { state.held = [] }
-            return state.held
+            state.condition.broadcast()
         }
-        for continuation in waiting { continuation.resume() }
     }
 
     func stop() async {
