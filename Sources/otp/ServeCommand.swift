@@ -68,6 +68,10 @@ enum ServeCommand {
                 "metrics-address", "HOST:PORT", default: "the main listener",
                 "serve /metrics and /healthz on their own listener"),
             .value("connection-timeout", "SECONDS", default: "10", "drop a connection that stalls this long"),
+            .value(
+                "check-floor", "MILLISECONDS",
+                default: String(Int(ServerConfiguration.defaultCheckFloor / .milliseconds(1))),
+                "the least time a check takes to answer, so right and wrong codes take as long (0: off)"),
             .value("threads", "N", default: "2", "HTTP worker threads"),
         ]
     }()
@@ -202,13 +206,17 @@ enum ServeCommand {
         let timeout = try OptionValue.integer(
             options.value("connection-timeout") ?? "10", "connection-timeout", in: 1...3600)
         let threads = try OptionValue.integer(options.value("threads") ?? "2", "threads", in: 1...64)
+        let floor = try options.value("check-floor").map { text throws(UsageError) in
+            Duration.milliseconds(try OptionValue.integer(text, "check-floor", in: 0...5000))
+        }
         let configuration = ServerConfiguration(
             host: options.value("host") ?? "127.0.0.1", port: port, apiKeys: keys, store: store,
             senders: senders,
             policy: policy, trustProxy: options.flag("trust-proxy"),
             secretFile: options.value("secret-file").flatMap { $0.isEmpty ? nil : $0 },
             metricsAddress: metricsAddress,
-            threads: threads, connectionTimeout: .seconds(timeout), environment: environment)
+            threads: threads, connectionTimeout: .seconds(timeout),
+            checkFloor: floor ?? ServerConfiguration.defaultCheckFloor, environment: environment)
         return (configuration, madeKey)
     }
 

@@ -146,4 +146,26 @@ import Testing
             #expect(statuses.filter { $0 == 423 }.count == 9)
         }
     }
+
+    @Test("every check answer, right, wrong, unknown id or malformed, waits out the check floor")
+    func checkFloor() async throws {
+        let floor = Duration.milliseconds(300)
+        try await Harness.with(checkFloor: floor) { harness in
+            let id = try await harness.start()
+            let code = try harness.code(for: id)
+            let wrong = code == "000000" ? "111111" : "000000"
+            let cases: [(id: String, code: String, status: Int)] = [
+                (id, wrong, 422), ("vf_\(String(repeating: "A", count: 22))", code, 404), (id, "12", 400),
+                (id, code, 200),
+            ]
+            for (target, guess, status) in cases {
+                let clock = ContinuousClock()
+                let began = clock.now
+                let response = try await harness.check(target, guess)
+                let waited = clock.now - began
+                #expect(response.status == status)
+                #expect(waited >= floor, "a \(status) answer came after \(waited), before the \(floor) floor")
+            }
+        }
+    }
 }

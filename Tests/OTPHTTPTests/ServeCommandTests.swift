@@ -9,7 +9,7 @@ import Testing
         "max-attempts", "code-lifetime", "resend-cooldowns", "max-sends", "limit-starts-per-destination",
         "limit-starts-per-address", "limit-checks-per-address", "limit-failed-checks-per-destination",
         "trust-proxy",
-        "secret-file",
+        "secret-file", "check-floor",
     ]
 
     @Test("--help lists every option with its default and environment variable")
@@ -25,6 +25,7 @@ import Testing
         #expect(output.contains("default: 127.0.0.1"))
         #expect(output.contains("default: 30,60,120,300"))
         #expect(output.contains("default: sqlite:otp.sqlite3"))
+        #expect(output.contains("default: 50;"))
     }
 
     @Test(
@@ -34,7 +35,8 @@ import Testing
             ["--resend-cooldowns", "30,x"], ["--limit-checks-per-address", "60"],
             ["--limit-starts-per-address", "0/60"],
             ["--store", "postgres://x"], ["--sender", "pigeon"], ["--dev=yes"],
-            ["--metrics-address", "nowhere"],
+            ["--metrics-address", "nowhere"], ["--check-floor", "-1"], ["--check-floor", "5001"],
+            ["--check-floor", "50ms"],
             ["extra"], [],
         ])
     func usageErrors(arguments: [String]) async throws {

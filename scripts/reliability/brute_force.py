@@ -27,7 +27,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import Outbox, Serve, figure, note, run_threads, work_directory
+from common import NO_CHECK_FLOOR, Outbox, Serve, figure, note, run_threads, work_directory
 
 verifications = int(sys.argv[1]) if len(sys.argv) > 1 else 5
 phase3_seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 10
@@ -114,7 +114,7 @@ def server(name, arguments):
     directory = work_directory(f"brute-{name}")
     outbox_path = os.path.join(directory, "outbox.jsonl")
     serve = Serve(["--store", f"sqlite:{os.path.join(directory, 'otp.sqlite3')}", "--sender",
-                   f"outbox:{outbox_path}", "--trust-proxy", "--resend-cooldowns", "0"] + arguments, directory)
+                   f"outbox:{outbox_path}", "--trust-proxy", "--resend-cooldowns", "0"] + NO_CHECK_FLOOR + arguments, directory)
     return serve, Outbox(outbox_path)
 
 

@@ -17,15 +17,15 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import (LIFTED_LIMITS, Outbox, Serve, figure, note, phone, run_threads, work_directory,
-                    wrong_code)
+from common import (LIFTED_LIMITS, NO_CHECK_FLOOR, Outbox, Serve, figure, note, phone, run_threads,
+                    work_directory, wrong_code)
 
 rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 20
 directory = work_directory("crash")
 database = os.path.join(directory, "otp.sqlite3")
 outbox_path = os.path.join(directory, "outbox.jsonl")
 arguments = ["--store", f"sqlite:{database}", "--sender", f"outbox:{outbox_path}", "--trust-proxy",
-             "--max-attempts", "1000"] + LIFTED_LIMITS
+             "--max-attempts", "1000"] + LIFTED_LIMITS + NO_CHECK_FLOOR
 outbox = Outbox(outbox_path)
 randomness = random.Random(int.from_bytes(os.urandom(8), "big"))
 

@@ -24,8 +24,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import (LIFTED_LIMITS, Outbox, Serve, figure, note, percentile, phone, run_threads,
-                    work_directory, wrong_code)
+from common import (LIFTED_LIMITS, NO_CHECK_FLOOR, Outbox, Serve, figure, note, percentile, phone,
+                    run_threads, work_directory, wrong_code)
 
 duration = float(sys.argv[1]) if len(sys.argv) > 1 else 600
 measure_seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 10
@@ -38,7 +38,7 @@ def start_server(name):
     directory = work_directory(f"soak-{name}")
     outbox_path = os.path.join(directory, "outbox.jsonl")
     serve = Serve(["--store", f"sqlite:{os.path.join(directory, 'otp.sqlite3')}", "--sender",
-                   f"outbox:{outbox_path}", "--trust-proxy", "--resend-cooldowns", "1"] + LIFTED_LIMITS,
+                   f"outbox:{outbox_path}", "--trust-proxy", "--resend-cooldowns", "1"] + LIFTED_LIMITS + NO_CHECK_FLOOR,
                   directory)
     return serve, Outbox(outbox_path)
 

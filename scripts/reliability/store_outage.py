@@ -21,8 +21,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import (LIFTED_LIMITS, Outbox, Serve, figure, free_port, note, phone, run_threads, spawn,
-                    work_directory, wrong_code)
+from common import (LIFTED_LIMITS, NO_CHECK_FLOOR, Outbox, Serve, figure, free_port, note, phone,
+                    run_threads, spawn, work_directory, wrong_code)
 
 STORE_TIMEOUT = 2.0
 outage_seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 5
@@ -47,7 +47,7 @@ redis, _, _ = start_redis()
 outbox = Outbox(os.path.join(directory, "outbox.jsonl"))
 serve = Serve(["--store", f"redis://127.0.0.1:{redis_port}/0", "--secret-file",
                os.path.join(directory, "secret"), "--sender", f"outbox:{outbox.path}", "--trust-proxy",
-               "--max-attempts", "1000"] + LIFTED_LIMITS, directory)
+               "--max-attempts", "1000"] + LIFTED_LIMITS + NO_CHECK_FLOOR, directory)
 setup = serve.client(forwarded_for="203.0.113.9")
 pool = [setup.start(phone(i)).json()["id"] for i in range(40)]
 codes = {vid: outbox.code(vid) for vid in pool}

@@ -15,6 +15,7 @@ public struct APIHandler: HTTPHandler {
     private let trustProxy: Bool
     private let metrics: ServerMetrics
     private let servesMetrics: Bool
+    private let checkFloor: Duration
 
     /// Creates the API.
     ///
@@ -24,15 +25,18 @@ public struct APIHandler: HTTPHandler {
     ///   - trustProxy: take the client address from `X-Forwarded-For`'s first entry.
     ///   - metrics: where outcomes are counted.
     ///   - servesMetrics: answer `/metrics` here (`false` when another listener serves it).
+    ///   - checkFloor: the least time between a check's arrival and its answer, whatever the answer,
+    ///     so that how long the judgement took does not tell a right code from a wrong one.
     public init(
         verifier: Verifier, keys: APIKeys, trustProxy: Bool = false, metrics: ServerMetrics,
-        servesMetrics: Bool = true
+        servesMetrics: Bool = true, checkFloor: Duration = .zero
     ) {
         self.verifier = verifier
         self.keys = keys
         self.trustProxy = trustProxy
         self.metrics = metrics
         self.servesMetrics = servesMetrics
+        self.checkFloor = checkFloor
     }
 
     /// Answers one request.
@@ -120,31 +124,53 @@ public struct APIHandler: HTTPHandler {
         let route = Route.check(id: id)
         let verifier = self.verifier
         let metrics = self.metrics
+        // Every check answer, right, wrong, unknown or malformed, leaves no earlier than this.
+        let earliest = ContinuousClock.now.advanced(by: checkFloor)
         switch RequestBodies.check(request.body) {
         case .failure(let invalid):
             // The verification's existence is judged before the body.
             return .later {
+                let response: HTTPResponse
                 do throws(APIError) {
                     _ = try await verifier.status(id: id)
                     metrics.recordCheck(outcome: invalid.code.rawValue)
-                    return APIResponses.error(invalid, route: route.template, note: APIResponses.idPrefix(id))
+                    response = APIResponses.error(
+                        invalid, route: route.template, note: APIResponses.idPrefix(id))
                 } catch {
                     metrics.recordCheck(outcome: error.code.rawValue)
-                    return Self.failure(error, route: route, metrics: metrics)
+                    response = Self.failure(error, route: route, metrics: metrics)
                 }
+                return await Self.held(response, until: earliest)
             }
         case .success(let code):
             return .later {
+                let response: HTTPResponse
                 do throws(APIError) {
                     let verification = try await verifier.check(id: id, code: code, clientAddress: address)
                     metrics.recordCheck(outcome: verification.status.rawValue)
-                    return APIResponses.verification(verification, status: 200, route: route)
+                    response = APIResponses.verification(verification, status: 200, route: route)
                 } catch {
                     metrics.recordCheck(outcome: error.code.rawValue)
-                    return Self.failure(error, route: route, metrics: metrics)
+                    response = Self.failure(error, route: route, metrics: metrics)
                 }
+                return await Self.held(response, until: earliest)
             }
         }
+    }
+
+    /// Returns `response` once `earliest` has come, sleeping (not spinning) until then.
+    ///
+    /// The answer is built before the wait, so the work that differs between outcomes (the
+    /// approval's writes, a longer body) all falls inside the floor. A cancelled task answers at once.
+    private static func held(
+        _ response: HTTPResponse, until earliest: ContinuousClock.Instant
+    ) async
+        -> HTTPResponse
+    {
+        if ContinuousClock.now < earliest {
+            try? await Task.sleep(until: earliest, tolerance: .zero, clock: .continuous)
+        }
+        return response
     }
 
     private func answer(

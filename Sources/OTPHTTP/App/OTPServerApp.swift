@@ -43,15 +43,16 @@ public enum OTPServerApp {
                     connectionTimeout: configuration.connectionTimeout, headerNames: APIHandler.headerNames),
                 handler: APIHandler(
                     verifier: verifier, keys: keys, trustProxy: configuration.trustProxy, metrics: metrics,
-                    servesMetrics: configuration.metricsAddress == nil),
+                    servesMetrics: configuration.metricsAddress == nil, checkFloor: configuration.checkFloor),
                 observer: observer)
             if let address = configuration.metricsAddress {
                 side = try HTTPServer(
                     configuration: HTTPServerConfiguration(
                         host: address.host, port: address.port, threads: 1,
                         connectionTimeout: configuration.connectionTimeout),
-                    handler: APIHandler(verifier: verifier, keys: keys, metrics: metrics, servesMetrics: true)
-                )
+                    handler: APIHandler(
+                        verifier: verifier, keys: keys, metrics: metrics, servesMetrics: true,
+                        checkFloor: configuration.checkFloor))
             }
         } catch {
             throw ServerStartError(error.description)

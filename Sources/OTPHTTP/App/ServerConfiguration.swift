@@ -49,6 +49,11 @@ public struct ServerConfiguration: Sendable {
     public var threads: Int
     /// Stalled connections are dropped after this long.
     public var connectionTimeout: Duration
+    /// The least time a check takes to answer, whatever the answer.
+    ///
+    /// Right and wrong codes then take the same time, unless the server is so loaded that judging
+    /// takes longer than the floor. `.zero` turns it off.
+    public var checkFloor: Duration
     /// Where the one JSON line per request goes (standard error unless told otherwise).
     public var requestLog: RequestLog
     /// The wall clock of the engine; tests move it by hand.
@@ -56,12 +61,17 @@ public struct ServerConfiguration: Sendable {
     /// The environment that SMTP, webhook and Twilio settings are read from.
     public var environment: [String: String]
 
+    /// The default ``checkFloor``: well above a check's own time on a busy server (a few
+    /// milliseconds at p99), and well below what a person notices.
+    public static let defaultCheckFloor: Duration = .milliseconds(50)
+
     /// Creates a configuration; the defaults are those of `otp serve`.
     public init(
         host: String = "127.0.0.1", port: Int = 8080, apiKeys: [String] = [], store: Store = .memory,
         senders: [Sender] = [.console], policy: Policy = .default, trustProxy: Bool = false,
         secretFile: String? = nil, metricsAddress: (host: String, port: Int)? = nil, threads: Int = 2,
-        connectionTimeout: Duration = .seconds(10), requestLog: RequestLog = .standardError,
+        connectionTimeout: Duration = .seconds(10), checkFloor: Duration = Self.defaultCheckFloor,
+        requestLog: RequestLog = .standardError,
         now: @escaping @Sendable () -> Date = { Date() }, environment: [String: String] = [:]
     ) {
         self.host = host
@@ -75,6 +85,7 @@ public struct ServerConfiguration: Sendable {
         self.metricsAddress = metricsAddress
         self.threads = threads
         self.connectionTimeout = connectionTimeout
+        self.checkFloor = checkFloor
         self.requestLog = requestLog
         self.now = now
         self.environment = environment

@@ -51,7 +51,7 @@ final class Harness: @unchecked Sendable {
         store: StoreKind = .memory, policy: Policy = Policy(), senders: [ServerConfiguration.Sender]? = nil,
         trustProxy: Bool = false, connectionTimeout: Duration = .seconds(10),
         metricsAddress: (host: String, port: Int)? = nil, environment: [String: String] = [:],
-        redisPort: Int? = nil
+        redisPort: Int? = nil, checkFloor: Duration = ServerConfiguration.defaultCheckFloor
     ) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "otp-http-\(UUID().uuidString)")
@@ -66,7 +66,7 @@ final class Harness: @unchecked Sendable {
                 ?? Self.store(store, in: directory),
             senders: senders ?? [.outbox(path: outbox)], policy: policy, trustProxy: trustProxy,
             secretFile: directory.appendingPathComponent("secret").path,
-            metricsAddress: metricsAddress, connectionTimeout: connectionTimeout,
+            metricsAddress: metricsAddress, connectionTimeout: connectionTimeout, checkFloor: checkFloor,
             requestLog: RequestLog(now: { clock.now }, write: { log.append($0) }), now: { clock.now },
             environment: environment)
         server = try await OTPServerApp.start(configuration)
@@ -144,12 +144,13 @@ extension Harness {
         store: StoreKind = .memory, policy: Policy = Policy(), senders: [ServerConfiguration.Sender]? = nil,
         trustProxy: Bool = false, connectionTimeout: Duration = .seconds(10),
         metricsAddress: (host: String, port: Int)? = nil, environment: [String: String] = [:],
-        redisPort: Int? = nil, _ body: (Harness) async throws -> T
+        redisPort: Int? = nil, checkFloor: Duration = ServerConfiguration.defaultCheckFloor,
+        _ body: (Harness) async throws -> T
     ) async throws -> T {
         let harness = try await Harness(
             store: store, policy: policy, senders: senders, trustProxy: trustProxy,
             connectionTimeout: connectionTimeout, metricsAddress: metricsAddress, environment: environment,
-            redisPort: redisPort)
+            redisPort: redisPort, checkFloor: checkFloor)
         do {
             let result = try await body(harness)
             await harness.stop()
