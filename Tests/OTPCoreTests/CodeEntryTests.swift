@@ -123,6 +123,23 @@ import Testing
         #expect(field.shakeTrigger == 2)
     }
 
+    @Test("F5 F6: with a rejection count, a second wrong code in a row shakes again and starts over")
+    func rejectionsInARow() {
+        var field = CodeFieldState()
+        #expect(field.edit("111111") == "111111")
+        field.reject()
+        #expect(field.shakeTrigger == 1)
+        #expect(field.cells(isFocused: true, isMasked: false).allSatisfy { $0.role == .error })
+        #expect(field.edit("1111112") == nil)
+        #expect(field.value == "2")
+        #expect(!field.isInvalid)
+        #expect(field.edit("222222") == "222222")
+        field.reject()
+        #expect(field.shakeTrigger == 2)
+        #expect(field.isInvalid)
+        #expect(field.cells(isFocused: true, isMasked: false).allSatisfy { $0.role == .error })
+    }
+
     @Test("F2: cells split into 3 + 3 and 4 + 4 groups; other lengths stay one group")
     func grouping() {
         #expect(CodeFormat(length: 6).group(Array(1...6)) == [[1, 2, 3], [4, 5, 6]])

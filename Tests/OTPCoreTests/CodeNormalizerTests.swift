@@ -53,6 +53,15 @@ import Testing
         ("ab12cdab12cd", alnum, "AB12CD"),
         ("é12345", alnum, "12345"),
         ("ß12345", alnum, "12345"),
+        ("Your code is AB12CD", alnum, "AB12CD"),
+        ("Your code is ab12cd. It expires in 10 minutes.", alnum, "AB12CD"),
+        ("Your code is ABCDEF", alnum, "ABCDEF"),
+        ("Code: G-AB12CD", alnum, "AB12CD"),
+        ("AB12CD AB12CD", alnum, "AB12CD"),
+        ("ABCDEF AB12CD", alnum, "AB12CD"),
+        ("ABCDEF GHIJKL", alnum, "ABCDEF"),
+        ("AB12CD EF34GH", alnum, "AB12CD"),
+        ("no code here", alnum, "NOCODE"),
     ]
 
     @Test("F3: the normalisation table", arguments: table)

@@ -2,7 +2,7 @@
 ///
 /// It keeps the field's rules (F3 normalisation, F4 submit once, F5 replace after
 /// a rejection, F6 one shake per rejection) so the view only forwards text and
-/// the caller's invalid flag.
+/// the caller's invalid flag or rejection count.
 public struct CodeFieldState: Sendable, Equatable {
     /// What has been entered.
     public private(set) var entry: CodeEntry
@@ -32,6 +32,17 @@ public struct CodeFieldState: Sendable, Equatable {
         if invalid, !isInvalid { entry.markRejected() }
         isInvalid = invalid
         if errors.update(isError: invalid) { shakeTrigger += 1 }
+    }
+
+    /// Marks the code entered rejected: error colour, the next key starts over, and one shake.
+    ///
+    /// Unlike ``setInvalid(_:)``, which shakes on the flag's change only, every call is a new
+    /// rejection, so a second wrong code in a row shakes again.
+    public mutating func reject() {
+        entry.markRejected()
+        isInvalid = true
+        _ = errors.update(isError: true)
+        shakeTrigger += 1
     }
 
     /// The cells to draw.

@@ -5,7 +5,9 @@ import Foundation
 /// Typing, paste and system autofill on the screen, and the server's check,
 /// all use it: separators and a letter prefix such as `G-` are dropped, any
 /// Unicode decimal digit becomes ASCII, letters are upper-cased for an
-/// alphanumeric format, and a code inserted twice is kept once.
+/// alphanumeric format, and a code inserted twice is kept once. For an
+/// alphanumeric format, a pasted sentence gives the one word in it that is a
+/// whole code.
 public enum CodeNormalizer {
     /// Normalises text for a format and cuts it to the format's length (the screen's rule).
     public static func normalize(_ text: String, for format: CodeFormat) -> String {
@@ -16,6 +18,7 @@ public enum CodeNormalizer {
     ///
     /// A result longer than the format's length means the text was not a code.
     public static func normalizeUncut(_ text: String, for format: CodeFormat) -> String {
+        if let word = codeWord(in: text, for: format) { return word }
         var kept = keptCharacters(of: stripPrefix(text, for: format), for: format)
         if kept.count == format.length * 2 {
             let half = kept.index(kept.startIndex, offsetBy: format.length)
@@ -24,6 +27,25 @@ public enum CodeNormalizer {
             }
         }
         return kept
+    }
+
+    /// For an alphanumeric format, the one word of a pasted sentence that is a whole code.
+    ///
+    /// Letters are code characters there, so `Your code is AB12CD` would otherwise keep
+    /// the letters of every word. A word counts when its own characters fill the code
+    /// exactly; when several do, only those with a digit count. Anything but exactly one
+    /// such code leaves the text to the general rule, so `AB 12 CD` is still one code.
+    static func codeWord(in text: String, for format: CodeFormat) -> String? {
+        guard format.kind == .alphanumeric else { return nil }
+        let words = text.split(whereSeparator: { $0.isWhitespace })
+        guard words.count > 1 else { return nil }
+        let whole = words.map { keptCharacters(of: stripPrefix(String($0), for: format), for: format) }
+            .filter { $0.count == format.length }
+        let withDigit = whole.filter { $0.contains(where: { $0.isASCII && $0.isNumber }) }
+        for candidates in [whole, withDigit] where Set(candidates).count == 1 {
+            return candidates[0]
+        }
+        return nil
     }
 
     /// The format's characters of the text, in order, after digit mapping and upper-casing.

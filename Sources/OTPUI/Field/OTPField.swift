@@ -6,10 +6,11 @@
     ///
     /// Inside ``VerificationScreen`` it is driven by a ``VerificationModel``. On
     /// its own it edits a binding and calls `onComplete` once with each complete
-    /// code; set `isInvalid` after a rejection to colour and shake the cells.
+    /// code; count rejections in `rejections` (or set `isInvalid`) to colour and
+    /// shake the cells.
     ///
     /// ```swift
-    /// OTPField(code: $code, isInvalid: rejected) { code in submit(code) }
+    /// OTPField(code: $code, rejections: rejected) { code in submit(code) }
     /// ```
     public struct OTPField: View {
         private enum Source {
@@ -22,6 +23,7 @@
             var format: CodeFormat
             var isMasked: Bool
             var isInvalid: Bool
+            var rejections: Int
             var onComplete: @MainActor (String) -> Void
         }
 
@@ -32,7 +34,11 @@
             source = .model(model)
         }
 
-        /// Creates a field on its own.
+        /// Creates a field on its own, marked wrong while `isInvalid` is set.
+        ///
+        /// The cells shake when `isInvalid` turns on. A caller that leaves it on through two wrong
+        /// codes in a row gets one shake; count rejections with
+        /// ``init(code:format:isMasked:rejections:onComplete:)`` to shake for each.
         ///
         /// - Parameters:
         ///   - code: The normalised code entered so far.
@@ -47,7 +53,26 @@
         ) {
             source = .standalone(
                 Standalone(
-                    code: code, format: format, isMasked: isMasked, isInvalid: isInvalid,
+                    code: code, format: format, isMasked: isMasked, isInvalid: isInvalid, rejections: 0,
+                    onComplete: onComplete))
+        }
+
+        /// Creates a field on its own that counts the caller's rejections, so every wrong code shakes.
+        ///
+        /// - Parameters:
+        ///   - code: The normalised code entered so far.
+        ///   - format: The code's length and characters.
+        ///   - isMasked: Shows `•` instead of the characters (UX F9).
+        ///   - rejections: How many codes the caller has rejected. Each increase marks the code
+        ///     entered rejected: error colour, one shake, the next key starts over (F5, F6).
+        ///   - onComplete: Called once with each complete code (F4).
+        public init(
+            code: Binding<String>, format: CodeFormat = .default, isMasked: Bool = false, rejections: Int,
+            onComplete: @escaping @MainActor (String) -> Void
+        ) {
+            source = .standalone(
+                Standalone(
+                    code: code, format: format, isMasked: isMasked, isInvalid: false, rejections: rejections,
                     onComplete: onComplete))
         }
 
@@ -59,7 +84,7 @@
             case .standalone(let field):
                 StandaloneCodeField(
                     code: field.code, format: field.format, isMasked: field.isMasked,
-                    isInvalid: field.isInvalid,
+                    isInvalid: field.isInvalid, rejections: field.rejections,
                     onComplete: field.onComplete)
             }
         }
@@ -89,24 +114,27 @@
     }
 
     /// The field on its own: a ``CodeFieldState`` keeps normalisation, submit-once,
-    /// replace-after-rejection and the shake; the view forwards text and the invalid flag.
+    /// replace-after-rejection and the shake; the view forwards text, the invalid flag and
+    /// each new rejection.
     struct StandaloneCodeField: View {
         @Binding var code: String
         let isMasked: Bool
         let isInvalid: Bool
+        let rejections: Int
         let onComplete: @MainActor (String) -> Void
 
         @State private var field: CodeFieldState
         @FocusState private var isFocused: Bool
 
         init(
-            code: Binding<String>, format: CodeFormat, isMasked: Bool, isInvalid: Bool,
+            code: Binding<String>, format: CodeFormat, isMasked: Bool, isInvalid: Bool, rejections: Int,
             onComplete: @escaping @MainActor (String) -> Void
         ) {
             _code = code
             _field = State(initialValue: CodeFieldState(format: format))
             self.isMasked = isMasked
             self.isInvalid = isInvalid
+            self.rejections = rejections
             self.onComplete = onComplete
         }
 
@@ -122,6 +150,9 @@
             )
             .onChange(of: code, initial: true) { _, newCode in edit(newCode) }
             .onChange(of: isInvalid, initial: true) { _, invalid in markInvalid(invalid) }
+            .onChange(of: rejections) { old, new in
+                if new > old { field.reject() }
+            }
             .sensoryFeedback(.error, trigger: field.shakeTrigger)
         }
 
@@ -161,12 +192,12 @@
         var format = CodeFormat.default
         var isMasked = false
         @State private var code = ""
-        @State private var isInvalid = false
+        @State private var rejections = 0
 
         var body: some View {
             VStack(spacing: 16) {
-                OTPField(code: $code, format: format, isMasked: isMasked, isInvalid: isInvalid) { entered in
-                    isInvalid = entered != "482019"
+                OTPField(code: $code, format: format, isMasked: isMasked, rejections: rejections) { entered in
+                    if entered != "482019" { rejections += 1 }
                 }
                 Text(verbatim: "Try 482019")
                     .font(.footnote)
