@@ -6,39 +6,39 @@
 
 import Foundation
 
-// https://developer.apple.com/documentation/swiftui/accessibilityattachmentmodifier
+/// Declared as on <https://developer.apple.com/documentation/swiftui/accessibilityattachmentmodifier>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 nonisolated public struct AccessibilityAttachmentModifier: ViewModifier {}
 
-// https://developer.apple.com/documentation/swiftui/accessibilitychildbehavior
+/// Declared as on <https://developer.apple.com/documentation/swiftui/accessibilitychildbehavior>.
 @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
 public struct AccessibilityChildBehavior: Hashable, Sendable {
     private let id: Int
-    // https://developer.apple.com/documentation/swiftui/accessibilitychildbehavior/ignore
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/accessibilitychildbehavior/ignore>.
     public static let ignore = AccessibilityChildBehavior(id: 0)
-    // https://developer.apple.com/documentation/swiftui/accessibilitychildbehavior/contain
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/accessibilitychildbehavior/contain>.
     public static let contain = AccessibilityChildBehavior(id: 1)
-    // https://developer.apple.com/documentation/swiftui/accessibilitychildbehavior/combine
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/accessibilitychildbehavior/combine>.
     public static let combine = AccessibilityChildBehavior(id: 2)
 }
 
-// https://developer.apple.com/documentation/swiftui/accessibilitytraits
+/// Declared as on <https://developer.apple.com/documentation/swiftui/accessibilitytraits>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 public struct AccessibilityTraits: SetAlgebra, Sendable {
     private var bits: Set<Int>
 
-    // https://developer.apple.com/documentation/swiftui/accessibilitytraits/isbutton
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/accessibilitytraits/isbutton>.
     public static let isButton = AccessibilityTraits(bits: [0])
-    // https://developer.apple.com/documentation/swiftui/accessibilitytraits/isstatictext
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/accessibilitytraits/isstatictext>.
     public static let isStaticText = AccessibilityTraits(bits: [1])
-    // https://developer.apple.com/documentation/swiftui/accessibilitytraits/updatesfrequently
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/accessibilitytraits/updatesfrequently>.
     public static let updatesFrequently = AccessibilityTraits(bits: [2])
-    // https://developer.apple.com/documentation/swiftui/accessibilitytraits/isheader
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/accessibilitytraits/isheader>.
     public static let isHeader = AccessibilityTraits(bits: [3])
 
     private init(bits: Set<Int>) { self.bits = bits }
 
-    // https://developer.apple.com/documentation/swiftui/accessibilitytraits/init()
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/accessibilitytraits/init()>.
     public init() { bits = [] }
 
     public func union(_ other: AccessibilityTraits) -> AccessibilityTraits {
@@ -76,12 +76,12 @@ public struct AccessibilityTraits: SetAlgebra, Sendable {
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 extension View {
-    // https://developer.apple.com/documentation/swiftui/view/accessibilityelement(children:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/accessibilityelement(children:)>.
     @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
     nonisolated public func accessibilityElement(children: AccessibilityChildBehavior = .ignore) -> some View
     { self }
 
-    // https://developer.apple.com/documentation/swiftui/view/accessibilitylabel(_:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/accessibilitylabel(_:)>.
     // (the `Text` overload)
     @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
     nonisolated public func accessibilityLabel(
@@ -90,7 +90,7 @@ extension View {
         ModifiedContent(content: self, modifier: AccessibilityAttachmentModifier())
     }
 
-    // https://developer.apple.com/documentation/swiftui/view/accessibilityvalue(_:)-z9mo
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/accessibilityvalue(_:)-z9mo>.
     @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
     nonisolated public func accessibilityValue(
         _ valueDescription: Text
@@ -100,7 +100,7 @@ extension View {
         ModifiedContent(content: self, modifier: AccessibilityAttachmentModifier())
     }
 
-    // https://developer.apple.com/documentation/swiftui/view/accessibilityhint(_:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/accessibilityhint(_:)>.
     // (the `Text` overload)
     @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
     nonisolated public func accessibilityHint(
@@ -109,7 +109,7 @@ extension View {
         ModifiedContent(content: self, modifier: AccessibilityAttachmentModifier())
     }
 
-    // https://developer.apple.com/documentation/swiftui/view/accessibilityaddtraits(_:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/accessibilityaddtraits(_:)>.
     @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
     nonisolated public func accessibilityAddTraits(
         _ traits: AccessibilityTraits
@@ -119,7 +119,7 @@ extension View {
         ModifiedContent(content: self, modifier: AccessibilityAttachmentModifier())
     }
 
-    // https://developer.apple.com/documentation/swiftui/view/accessibilityhidden(_:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/accessibilityhidden(_:)>.
     @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
     nonisolated public func accessibilityHidden(
         _ hidden: Bool
@@ -127,7 +127,7 @@ extension View {
         ModifiedContent(content: self, modifier: AccessibilityAttachmentModifier())
     }
 
-    // https://developer.apple.com/documentation/swiftui/view/accessibilityfocused(_:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/accessibilityfocused(_:)>.
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
     nonisolated public func accessibilityFocused(
         _ condition: AccessibilityFocusState<Bool>.Binding
@@ -136,37 +136,37 @@ extension View {
     }
 }
 
-// https://developer.apple.com/documentation/accessibility/accessibilitynotification
+/// Declared as on <https://developer.apple.com/documentation/accessibility/accessibilitynotification>.
 // `AccessibilityNotification` lives in the Accessibility framework, which SwiftUI re-exports.
 @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
 public enum AccessibilityNotification {
-    // https://developer.apple.com/documentation/accessibility/accessibilitynotification/announcement
+    /// Declared as on <https://developer.apple.com/documentation/accessibility/accessibilitynotification/announcement>.
     public struct Announcement {
         private let text: String
 
-        // https://developer.apple.com/documentation/accessibility/accessibilitynotification/announcement/init(_:)
+        /// Declared as on <https://developer.apple.com/documentation/accessibility/accessibilitynotification/announcement/init(_:)>.
         // (the `String` overload)
         public init(_ announcement: String) { text = announcement }
 
-        // https://developer.apple.com/documentation/accessibility/accessibilitynotification/announcement
+        /// Declared as on <https://developer.apple.com/documentation/accessibility/accessibilitynotification/announcement>.
         // (the `AttributedString` overload of `init(_:)`: the page's Overview names `AttributedString` as an
         // announcement value whose speech attributes, such as `accessibilitySpeechAnnouncementPriority`, set
         // how it is spoken. The stored documentation has no page of its own for this overload; its sibling
         // is .../announcement/init(_:)-46byj, `init(_ announcement: NSAttributedString)`, iOS 17, macOS 14.)
         public init(_ announcement: AttributedString) { text = String(announcement.characters) }
 
-        // https://developer.apple.com/documentation/accessibility/accessibilitynotification/announcement/post()
+        /// Declared as on <https://developer.apple.com/documentation/accessibility/accessibilitynotification/announcement/post()>.
         public func post() {}
     }
 }
 
-// https://developer.apple.com/documentation/foundation/attributescopes/accessibilityattributes
+/// Declared as on <https://developer.apple.com/documentation/foundation/attributescopes/accessibilityattributes>.
 // Declared in Foundation on Apple platforms (with the `AttributeScope` conformance and the attribute
 // properties, which the project does not use); only the announcement priority key is declared here.
 @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
 extension AttributeScopes {
     public struct AccessibilityAttributes {
-        // https://developer.apple.com/documentation/foundation/attributescopes/accessibilityattributes/announcementpriorityattribute
+        /// Declared as on <https://developer.apple.com/documentation/foundation/attributescopes/accessibilityattributes/announcementpriorityattribute>.
         // The key of https://developer.apple.com/documentation/foundation/attributescopes/accessibilityattributes/accessibilityspeechannouncementpriority
         @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
         public enum AnnouncementPriorityAttribute: AttributedStringKey {
@@ -176,13 +176,13 @@ extension AttributeScopes {
             // the value is the stub's own.
             public static let name = "AnnouncementPriority"
 
-            // https://developer.apple.com/documentation/foundation/attributescopes/accessibilityattributes/announcementpriorityattribute/announcementpriority
+            /// Declared as on <https://developer.apple.com/documentation/foundation/attributescopes/accessibilityattributes/announcementpriorityattribute/announcementpriority>.
             public enum AnnouncementPriority: Hashable, Sendable {
-                // https://developer.apple.com/documentation/foundation/attributescopes/accessibilityattributes/announcementpriorityattribute/announcementpriority/default
+                /// Declared as on <https://developer.apple.com/documentation/foundation/attributescopes/accessibilityattributes/announcementpriorityattribute/announcementpriority/default>.
                 case `default`
-                // https://developer.apple.com/documentation/foundation/attributescopes/accessibilityattributes/announcementpriorityattribute/announcementpriority/high
+                /// Declared as on <https://developer.apple.com/documentation/foundation/attributescopes/accessibilityattributes/announcementpriorityattribute/announcementpriority/high>.
                 case high
-                // https://developer.apple.com/documentation/foundation/attributescopes/accessibilityattributes/announcementpriorityattribute/announcementpriority/low
+                /// Declared as on <https://developer.apple.com/documentation/foundation/attributescopes/accessibilityattributes/announcementpriorityattribute/announcementpriority/low>.
                 case low
             }
         }

@@ -6,20 +6,20 @@
 
 import Foundation
 
-// https://developer.apple.com/documentation/swiftui/viewmodifier
+/// Declared as on <https://developer.apple.com/documentation/swiftui/viewmodifier>.
 // The stub declares no requirements: the project never writes its own modifier.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 @MainActor @preconcurrency public protocol ViewModifier {}
 
-// https://developer.apple.com/documentation/swiftui/modifiedcontent
+/// Declared as on <https://developer.apple.com/documentation/swiftui/modifiedcontent>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 nonisolated public struct ModifiedContent<Content, Modifier> {
-    // https://developer.apple.com/documentation/swiftui/modifiedcontent/content
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/modifiedcontent/content>.
     public var content: Content
-    // https://developer.apple.com/documentation/swiftui/modifiedcontent/modifier
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/modifiedcontent/modifier>.
     public var modifier: Modifier
 
-    // https://developer.apple.com/documentation/swiftui/modifiedcontent/init(content:modifier:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/modifiedcontent/init(content:modifier:)>.
     public init(content: Content, modifier: Modifier) {
         self.content = content
         self.modifier = modifier
@@ -33,38 +33,38 @@ extension ModifiedContent: View where Content: View, Modifier: ViewModifier {
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 extension View {
-    // https://developer.apple.com/documentation/swiftui/view/frame(width:height:alignment:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/frame(width:height:alignment:)>.
     nonisolated public func frame(
         width: CGFloat? = nil, height: CGFloat? = nil, alignment: Alignment = .center
     )
         -> some View
     { self }
 
-    // https://developer.apple.com/documentation/swiftui/view/frame(minwidth:idealwidth:maxwidth:minheight:idealheight:maxheight:alignment:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/frame(minwidth:idealwidth:maxwidth:minheight:idealheight:maxheight:alignment:)>.
     nonisolated public func frame(
         minWidth: CGFloat? = nil, idealWidth: CGFloat? = nil, maxWidth: CGFloat? = nil,
         minHeight: CGFloat? = nil,
         idealHeight: CGFloat? = nil, maxHeight: CGFloat? = nil, alignment: Alignment = .center
     ) -> some View { self }
 
-    // https://developer.apple.com/documentation/swiftui/view/padding(_:_:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/padding(_:_:)>.
     nonisolated public func padding(_ edges: Edge.Set = .all, _ length: CGFloat? = nil) -> some View { self }
 
-    // https://developer.apple.com/documentation/swiftui/view/padding(_:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/padding(_:)>.
     // (the `CGFloat` overload)
     nonisolated public func padding(_ length: CGFloat) -> some View { self }
 
-    // https://developer.apple.com/documentation/swiftui/view/opacity(_:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/opacity(_:)>.
     nonisolated public func opacity(_ opacity: Double) -> some View { self }
 
-    // https://developer.apple.com/documentation/swiftui/view/offset(x:y:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/offset(x:y:)>.
     nonisolated public func offset(x: CGFloat = 0, y: CGFloat = 0) -> some View { self }
 
-    // https://developer.apple.com/documentation/swiftui/view/scaleeffect(_:anchor:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/scaleeffect(_:anchor:)>.
     // (the `CGFloat` overload)
     nonisolated public func scaleEffect(_ s: CGFloat, anchor: UnitPoint = .center) -> some View { self }
 
-    // https://developer.apple.com/documentation/swiftui/view/background(_:in:fillstyle:)-89n7j
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/background(_:in:fillstyle:)-89n7j>.
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
     nonisolated public func background<S, T>(
         _ style: S, in shape: T, fillStyle: FillStyle = FillStyle()
@@ -73,7 +73,7 @@ extension View {
         self
     }
 
-    // https://developer.apple.com/documentation/swiftui/view/background(_:in:fillstyle:)-20tq5
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/background(_:in:fillstyle:)-20tq5>.
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
     nonisolated public func background<S, T>(
         _ style: S, in shape: T, fillStyle: FillStyle = FillStyle()
@@ -82,7 +82,7 @@ extension View {
         self
     }
 
-    // https://developer.apple.com/documentation/swiftui/view/overlay(alignment:content:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/overlay(alignment:content:)>.
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
     nonisolated public func overlay<V>(
         alignment: Alignment = .center, @ViewBuilder content: () -> V
@@ -91,52 +91,52 @@ extension View {
         self
     }
 
-    // https://developer.apple.com/documentation/swiftui/view/foregroundstyle(_:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/foregroundstyle(_:)>.
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
     nonisolated public func foregroundStyle<S>(_ style: S) -> some View where S: ShapeStyle { self }
 
-    // https://developer.apple.com/documentation/swiftui/view/font(_:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/font(_:)>.
     nonisolated public func font(_ font: Font?) -> some View { self }
 
-    // https://developer.apple.com/documentation/swiftui/view/multilinetextalignment(_:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/multilinetextalignment(_:)>.
     // (the `TextAlignment` overload)
     nonisolated public func multilineTextAlignment(_ alignment: TextAlignment) -> some View { self }
 
-    // https://developer.apple.com/documentation/swiftui/view/contentshape(_:eofill:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/contentshape(_:eofill:)>.
     nonisolated public func contentShape<S>(_ shape: S, eoFill: Bool = false) -> some View where S: Shape {
         self
     }
 
-    // https://developer.apple.com/documentation/swiftui/view/ontapgesture(count:perform:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/ontapgesture(count:perform:)>.
     @available(iOS 13.0, macOS 10.15, tvOS 16.0, watchOS 6.0, *)
     nonisolated public func onTapGesture(count: Int = 1, perform action: @escaping () -> Void) -> some View {
         self
     }
 
-    // https://developer.apple.com/documentation/swiftui/view/allowshittesting(_:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/allowshittesting(_:)>.
     nonisolated public func allowsHitTesting(_ enabled: Bool) -> some View { self }
 
-    // https://developer.apple.com/documentation/swiftui/view/onappear(perform:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/onappear(perform:)>.
     nonisolated public func onAppear(perform action: (() -> Void)? = nil) -> some View { self }
 
-    // https://developer.apple.com/documentation/swiftui/view/disabled(_:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/disabled(_:)>.
     nonisolated public func disabled(_ disabled: Bool) -> some View { self }
 
-    // https://developer.apple.com/documentation/swiftui/view/environment(_:_:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/environment(_:_:)>.
     nonisolated public func environment<V>(
         _ keyPath: WritableKeyPath<EnvironmentValues, V>, _ value: V
     ) -> some View {
         self
     }
 
-    // https://developer.apple.com/documentation/swiftui/view/preferredcolorscheme(_:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/preferredcolorscheme(_:)>.
     nonisolated public func preferredColorScheme(_ colorScheme: ColorScheme?) -> some View { self }
 
-    // https://developer.apple.com/documentation/swiftui/view/focused(_:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/focused(_:)>.
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
     nonisolated public func focused(_ condition: FocusState<Bool>.Binding) -> some View { self }
 
-    // https://developer.apple.com/documentation/swiftui/view/focused(_:equals:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/focused(_:equals:)>.
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
     nonisolated public func focused<Value>(
         _ binding: FocusState<Value>.Binding, equals value: Value
@@ -145,7 +145,7 @@ extension View {
         self
     }
 
-    // https://developer.apple.com/documentation/swiftui/view/onchange(of:initial:_:)-4psgg
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/onchange(of:initial:_:)-4psgg>.
     @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
     nonisolated public func onChange<V>(
         of value: V, initial: Bool = false, _ action: @escaping (V, V) -> Void
@@ -155,7 +155,7 @@ extension View {
         self
     }
 
-    // https://developer.apple.com/documentation/swiftui/view/onchange(of:initial:_:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/onchange(of:initial:_:)>.
     // (the zero-parameter overload)
     @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
     nonisolated public func onChange<V>(
@@ -165,7 +165,7 @@ extension View {
         self
     }
 
-    // https://developer.apple.com/documentation/swiftui/view/task(name:priority:file:line:_:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/task(name:priority:file:line:_:)>.
     // The SDK interface also marks `action` `@_inheritActorContext` (underscored attributes are not
     // rendered on the page): a task started from a view body runs on the main actor.
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
@@ -175,16 +175,16 @@ extension View {
         @_inheritActorContext _ action: sending @escaping @isolated(any) () async -> Void
     ) -> some View { self }
 
-    // https://developer.apple.com/documentation/swiftui/view/animation(_:value:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/animation(_:value:)>.
     nonisolated public func animation<V>(_ animation: Animation?, value: V) -> some View where V: Equatable {
         self
     }
 
-    // https://developer.apple.com/documentation/swiftui/view/transition(_:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/transition(_:)>.
     // (the `AnyTransition` overload)
     nonisolated public func transition(_ t: AnyTransition) -> some View { self }
 
-    // https://developer.apple.com/documentation/swiftui/view/keyframeanimator(initialvalue:trigger:content:keyframes:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/keyframeanimator(initialvalue:trigger:content:keyframes:)>.
     // The page shows `@ContentBuilder` (Xcode 27) and `some Keyframes`; the iOS 17 SDK declares
     // `@ViewBuilder` and `some Keyframes<Value>` (the symbol's mangled name carries the `Value` constraint).
     @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
@@ -194,35 +194,35 @@ extension View {
         @KeyframesBuilder<Value> keyframes: @escaping (Value) -> some Keyframes<Value>
     ) -> some View { self }
 
-    // https://developer.apple.com/documentation/swiftui/view/buttonstyle(_:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/buttonstyle(_:)>.
     // (the `ButtonStyle` overload)
     nonisolated public func buttonStyle<S>(_ style: S) -> some View where S: ButtonStyle { self }
 }
 
-// https://developer.apple.com/documentation/swiftui/buttonstyle
+/// Declared as on <https://developer.apple.com/documentation/swiftui/buttonstyle>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 @MainActor @preconcurrency public protocol ButtonStyle {
-    // https://developer.apple.com/documentation/swiftui/buttonstyle/body
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/buttonstyle/body>.
     associatedtype Body: View
 
-    // https://developer.apple.com/documentation/swiftui/buttonstyle/makebody(configuration:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/buttonstyle/makebody(configuration:)>.
     @ViewBuilder @MainActor @preconcurrency func makeBody(configuration: Self.Configuration) -> Self.Body
 
-    // https://developer.apple.com/documentation/swiftui/buttonstyle/configuration
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/buttonstyle/configuration>.
     typealias Configuration = ButtonStyleConfiguration
 }
 
-// https://developer.apple.com/documentation/swiftui/buttonstyleconfiguration
+/// Declared as on <https://developer.apple.com/documentation/swiftui/buttonstyleconfiguration>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 public struct ButtonStyleConfiguration {
-    // https://developer.apple.com/documentation/swiftui/buttonstyleconfiguration/label-swift.struct
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/buttonstyleconfiguration/label-swift.struct>.
     public struct Label: View {
         public var body: EmptyView { EmptyView() }
     }
 
-    // https://developer.apple.com/documentation/swiftui/buttonstyleconfiguration/label-swift.property
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/buttonstyleconfiguration/label-swift.property>.
     public let label: ButtonStyleConfiguration.Label
 
-    // https://developer.apple.com/documentation/swiftui/buttonstyleconfiguration/ispressed
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/buttonstyleconfiguration/ispressed>.
     public let isPressed: Bool
 }

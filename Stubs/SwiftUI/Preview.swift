@@ -5,7 +5,7 @@
 // which expands to nothing: the macro's arguments are still type-checked, so
 // every preview body is checked like any other view code.
 
-// https://developer.apple.com/documentation/swiftui/preview(_:body:)
+/// Declared as on <https://developer.apple.com/documentation/swiftui/preview(_:body:)>.
 // The page shows `@ContentBuilder` (Xcode 27); the iOS 17 SDK spells it `@ViewBuilder`.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 @freestanding(declaration)

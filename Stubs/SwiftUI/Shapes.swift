@@ -5,26 +5,26 @@
 
 import Foundation
 
-// https://developer.apple.com/documentation/swiftui/shapestyle
+/// Declared as on <https://developer.apple.com/documentation/swiftui/shapestyle>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 public protocol ShapeStyle: Sendable {}
 
-// https://developer.apple.com/documentation/swiftui/color
+/// Declared as on <https://developer.apple.com/documentation/swiftui/color>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 nonisolated public struct Color: Hashable, CustomStringConvertible, Sendable, ShapeStyle, View {
     private let components: [Double]
 
-    // https://developer.apple.com/documentation/swiftui/color/rgbcolorspace
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/color/rgbcolorspace>.
     public enum RGBColorSpace: Sendable, Hashable {
-        // https://developer.apple.com/documentation/swiftui/color/rgbcolorspace/srgb
+        /// Declared as on <https://developer.apple.com/documentation/swiftui/color/rgbcolorspace/srgb>.
         case sRGB
-        // https://developer.apple.com/documentation/swiftui/color/rgbcolorspace/srgblinear
+        /// Declared as on <https://developer.apple.com/documentation/swiftui/color/rgbcolorspace/srgblinear>.
         case sRGBLinear
-        // https://developer.apple.com/documentation/swiftui/color/rgbcolorspace/displayp3
+        /// Declared as on <https://developer.apple.com/documentation/swiftui/color/rgbcolorspace/displayp3>.
         case displayP3
     }
 
-    // https://developer.apple.com/documentation/swiftui/color/init(_:red:green:blue:opacity:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/color/init(_:red:green:blue:opacity:)>.
     public init(
         _ colorSpace: Color.RGBColorSpace = .sRGB, red: Double, green: Double, blue: Double,
         opacity: Double = 1
@@ -32,71 +32,71 @@ nonisolated public struct Color: Hashable, CustomStringConvertible, Sendable, Sh
         components = [red, green, blue, opacity]
     }
 
-    // https://developer.apple.com/documentation/swiftui/color/description
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/color/description>.
     public var description: String { "Color" }
 
-    // https://developer.apple.com/documentation/swiftui/color/clear
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/color/clear>.
     public static let clear = Color(.sRGB, red: 0, green: 0, blue: 0, opacity: 0)
-    // https://developer.apple.com/documentation/swiftui/color/secondary
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/color/secondary>.
     public static let secondary = Color(.sRGB, red: 0.5, green: 0.5, blue: 0.5)
 
     public var body: EmptyView { EmptyView() }
 }
 
-// https://developer.apple.com/documentation/swiftui/fillstyle
+/// Declared as on <https://developer.apple.com/documentation/swiftui/fillstyle>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 public struct FillStyle: Equatable, Sendable {
-    // https://developer.apple.com/documentation/swiftui/fillstyle/iseofilled
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/fillstyle/iseofilled>.
     public var isEOFilled: Bool
-    // https://developer.apple.com/documentation/swiftui/fillstyle/isantialiased
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/fillstyle/isantialiased>.
     public var isAntialiased: Bool
 
-    // https://developer.apple.com/documentation/swiftui/fillstyle/init(eofill:antialiased:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/fillstyle/init(eofill:antialiased:)>.
     public init(eoFill: Bool = false, antialiased: Bool = true) {
         isEOFilled = eoFill
         isAntialiased = antialiased
     }
 }
 
-// https://developer.apple.com/documentation/swiftui/path
+/// Declared as on <https://developer.apple.com/documentation/swiftui/path>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 public struct Path: Equatable, Sendable {
-    // https://developer.apple.com/documentation/swiftui/path/init()
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/path/init()>.
     public init() {}
 
-    // https://developer.apple.com/documentation/swiftui/path/init(roundedrect:cornerradius:style:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/path/init(roundedrect:cornerradius:style:)>.
     public init(roundedRect rect: CGRect, cornerRadius: CGFloat, style: RoundedCornerStyle = .continuous) {}
 
-    // https://developer.apple.com/documentation/swiftui/path/init(ellipsein:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/path/init(ellipsein:)>.
     public init(ellipseIn rect: CGRect) {}
 }
 
-// https://developer.apple.com/documentation/swiftui/animatable
+/// Declared as on <https://developer.apple.com/documentation/swiftui/animatable>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 public protocol Animatable {}
 
-// https://developer.apple.com/documentation/corefoundation/cgfloat
+/// Declared as on <https://developer.apple.com/documentation/corefoundation/cgfloat>.
 // "Conforms To: Animatable" (Relationships on the page, from SwiftUI).
 extension CGFloat: Animatable {}
 
-// https://developer.apple.com/documentation/swift/double
+/// Declared as on <https://developer.apple.com/documentation/swift/double>.
 // "Conforms To: Animatable" (Relationships on the page, from SwiftUI).
 extension Double: Animatable {}
 
-// https://developer.apple.com/documentation/swiftui/shape
+/// Declared as on <https://developer.apple.com/documentation/swiftui/shape>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 public protocol Shape: Sendable, Animatable, View {
-    // https://developer.apple.com/documentation/swiftui/shape/path(in:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/shape/path(in:)>.
     func path(in rect: CGRect) -> Path
 }
 
-// https://developer.apple.com/documentation/swiftui/insettableshape
+/// Declared as on <https://developer.apple.com/documentation/swiftui/insettableshape>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 public protocol InsettableShape: Shape {}
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 extension Shape {
-    // https://developer.apple.com/documentation/swiftui/shape/fill(_:style:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/shape/fill(_:style:)>.
     nonisolated public func fill<S>(_ content: S, style: FillStyle = FillStyle()) -> some View
     where S: ShapeStyle {
         self
@@ -105,7 +105,7 @@ extension Shape {
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 extension InsettableShape {
-    // https://developer.apple.com/documentation/swiftui/insettableshape/strokeborder(_:linewidth:antialiased:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/insettableshape/strokeborder(_:linewidth:antialiased:)>.
     nonisolated public func strokeBorder<S>(
         _ content: S, lineWidth: CGFloat = 1, antialiased: Bool = true
     ) -> some View
@@ -114,30 +114,30 @@ extension InsettableShape {
     }
 }
 
-// https://developer.apple.com/documentation/swiftui/roundedcornerstyle
+/// Declared as on <https://developer.apple.com/documentation/swiftui/roundedcornerstyle>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 public enum RoundedCornerStyle: Equatable, Hashable, Sendable {
-    // https://developer.apple.com/documentation/swiftui/roundedcornerstyle/circular
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/roundedcornerstyle/circular>.
     case circular
-    // https://developer.apple.com/documentation/swiftui/roundedcornerstyle/continuous
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/roundedcornerstyle/continuous>.
     case continuous
 }
 
-// https://developer.apple.com/documentation/swiftui/roundedrectangle
+/// Declared as on <https://developer.apple.com/documentation/swiftui/roundedrectangle>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 public struct RoundedRectangle: InsettableShape {
-    // https://developer.apple.com/documentation/swiftui/roundedrectangle/cornersize
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/roundedrectangle/cornersize>.
     public var cornerSize: CGSize
-    // https://developer.apple.com/documentation/swiftui/roundedrectangle/style
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/roundedrectangle/style>.
     public var style: RoundedCornerStyle
 
-    // https://developer.apple.com/documentation/swiftui/roundedrectangle/init(cornerradius:style:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/roundedrectangle/init(cornerradius:style:)>.
     public init(cornerRadius: CGFloat, style: RoundedCornerStyle = .continuous) {
         cornerSize = CGSize(width: cornerRadius, height: cornerRadius)
         self.style = style
     }
 
-    // https://developer.apple.com/documentation/swiftui/roundedrectangle/path(in:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/roundedrectangle/path(in:)>.
     public func path(in rect: CGRect) -> Path {
         Path(roundedRect: rect, cornerRadius: cornerSize.width, style: style)
     }
@@ -145,28 +145,28 @@ public struct RoundedRectangle: InsettableShape {
     public var body: EmptyView { EmptyView() }
 }
 
-// https://developer.apple.com/documentation/swiftui/circle
+/// Declared as on <https://developer.apple.com/documentation/swiftui/circle>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 public struct Circle: InsettableShape {
-    // https://developer.apple.com/documentation/swiftui/circle/init()
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/circle/init()>.
     public init() {}
 
-    // https://developer.apple.com/documentation/swiftui/circle/path(in:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/circle/path(in:)>.
     public func path(in rect: CGRect) -> Path { Path(ellipseIn: rect) }
 
     public var body: EmptyView { EmptyView() }
 }
 
-// https://developer.apple.com/documentation/swiftui/capsule
+/// Declared as on <https://developer.apple.com/documentation/swiftui/capsule>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 public struct Capsule: InsettableShape {
-    // https://developer.apple.com/documentation/swiftui/capsule/style
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/capsule/style>.
     public var style: RoundedCornerStyle
 
-    // https://developer.apple.com/documentation/swiftui/capsule/init(style:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/capsule/init(style:)>.
     public init(style: RoundedCornerStyle = .continuous) { self.style = style }
 
-    // https://developer.apple.com/documentation/swiftui/capsule/path(in:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/capsule/path(in:)>.
     public func path(in rect: CGRect) -> Path {
         Path(roundedRect: rect, cornerRadius: rect.height / 2, style: style)
     }
@@ -174,13 +174,13 @@ public struct Capsule: InsettableShape {
     public var body: EmptyView { EmptyView() }
 }
 
-// https://developer.apple.com/documentation/swiftui/rectangle
+/// Declared as on <https://developer.apple.com/documentation/swiftui/rectangle>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 public struct Rectangle: InsettableShape {
-    // https://developer.apple.com/documentation/swiftui/rectangle/init()
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/rectangle/init()>.
     public init() {}
 
-    // https://developer.apple.com/documentation/swiftui/rectangle/path(in:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/rectangle/path(in:)>.
     public func path(in rect: CGRect) -> Path { Path(roundedRect: rect, cornerRadius: 0) }
 
     public var body: EmptyView { EmptyView() }

@@ -5,7 +5,7 @@
 
 import Foundation
 
-// https://developer.apple.com/documentation/swiftui/dynamicproperty
+/// Declared as on <https://developer.apple.com/documentation/swiftui/dynamicproperty>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 public protocol DynamicProperty {}
 
@@ -15,28 +15,28 @@ final class StubBox<Value>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
 }
 
-// https://developer.apple.com/documentation/swiftui/state
+/// Declared as on <https://developer.apple.com/documentation/swiftui/state>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 @propertyWrapper public struct State<Value>: DynamicProperty {
     private let box: StubBox<Value>
 
-    // https://developer.apple.com/documentation/swiftui/state/init(wrappedvalue:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/state/init(wrappedvalue:)>.
     public init(wrappedValue value: Value) { box = StubBox(value) }
 
-    // https://developer.apple.com/documentation/swiftui/state/init(initialvalue:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/state/init(initialvalue:)>.
     public init(initialValue value: Value) { box = StubBox(value) }
 
-    // https://developer.apple.com/documentation/swiftui/state/wrappedvalue
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/state/wrappedvalue>.
     public var wrappedValue: Value {
         get { box.value }
         nonmutating set { box.value = newValue }
     }
 
-    // https://developer.apple.com/documentation/swiftui/state/projectedvalue
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/state/projectedvalue>.
     public var projectedValue: Binding<Value> { Binding(box: box) }
 }
 
-// https://developer.apple.com/documentation/swiftui/binding
+/// Declared as on <https://developer.apple.com/documentation/swiftui/binding>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 @propertyWrapper @dynamicMemberLookup public struct Binding<Value> {
     private let read: () -> Value
@@ -47,7 +47,7 @@ final class StubBox<Value>: @unchecked Sendable {
         write = { box.value = $0 }
     }
 
-    // https://developer.apple.com/documentation/swiftui/binding/init(get:set:)-7ufcp
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/binding/init(get:set:)-7ufcp>.
     @preconcurrency public init(
         get: @escaping @isolated(any) @Sendable () -> Value,
         set: @escaping @isolated(any) @Sendable (Value) -> Void
@@ -57,22 +57,22 @@ final class StubBox<Value>: @unchecked Sendable {
         write = { _ in }
     }
 
-    // https://developer.apple.com/documentation/swiftui/binding/init(projectedvalue:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/binding/init(projectedvalue:)>.
     public init(projectedValue: Binding<Value>) { self = projectedValue }
 
-    // https://developer.apple.com/documentation/swiftui/binding/constant(_:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/binding/constant(_:)>.
     public static func constant(_ value: Value) -> Binding<Value> { Binding(box: StubBox(value)) }
 
-    // https://developer.apple.com/documentation/swiftui/binding/wrappedvalue
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/binding/wrappedvalue>.
     public var wrappedValue: Value {
         get { read() }
         nonmutating set { write(newValue) }
     }
 
-    // https://developer.apple.com/documentation/swiftui/binding/projectedvalue
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/binding/projectedvalue>.
     public var projectedValue: Binding<Value> { self }
 
-    // https://developer.apple.com/documentation/swiftui/binding/subscript(dynamicmember:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/binding/subscript(dynamicmember:)>.
     public subscript<Subject>(dynamicMember keyPath: WritableKeyPath<Value, Subject>) -> Binding<Subject> {
         let base = self
         return Binding<Subject>(
@@ -96,32 +96,32 @@ func stubNeverEvaluated<T>() -> T {
     preconditionFailure("The SwiftUI stub is for type-checking only.")
 }
 
-// https://developer.apple.com/documentation/swiftui/focusstate
+/// Declared as on <https://developer.apple.com/documentation/swiftui/focusstate>.
 @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
 @propertyWrapper public struct FocusState<Value>: DynamicProperty where Value: Hashable {
     private let box: StubBox<Value>
 
-    // https://developer.apple.com/documentation/swiftui/focusstate/binding
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/focusstate/binding>.
     @propertyWrapper public struct Binding {
         fileprivate let box: StubBox<Value>
 
-        // https://developer.apple.com/documentation/swiftui/focusstate/binding/wrappedvalue
+        /// Declared as on <https://developer.apple.com/documentation/swiftui/focusstate/binding/wrappedvalue>.
         public var wrappedValue: Value {
             get { box.value }
             nonmutating set { box.value = newValue }
         }
 
-        // https://developer.apple.com/documentation/swiftui/focusstate/binding/projectedvalue
+        /// Declared as on <https://developer.apple.com/documentation/swiftui/focusstate/binding/projectedvalue>.
         public var projectedValue: FocusState<Value>.Binding { self }
     }
 
-    // https://developer.apple.com/documentation/swiftui/focusstate/wrappedvalue
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/focusstate/wrappedvalue>.
     public var wrappedValue: Value {
         get { box.value }
         nonmutating set { box.value = newValue }
     }
 
-    // https://developer.apple.com/documentation/swiftui/focusstate/projectedvalue
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/focusstate/projectedvalue>.
     public var projectedValue: FocusState<Value>.Binding { Binding(box: box) }
 
     fileprivate init(value: Value) { box = StubBox(value) }
@@ -133,32 +133,32 @@ func stubNeverEvaluated<T>() -> T {
     public init<T>() where Value == T?, T: Hashable { self.init(value: nil) }
 }
 
-// https://developer.apple.com/documentation/swiftui/accessibilityfocusstate
+/// Declared as on <https://developer.apple.com/documentation/swiftui/accessibilityfocusstate>.
 @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
 @propertyWrapper public struct AccessibilityFocusState<Value>: DynamicProperty where Value: Hashable {
     private let box: StubBox<Value>
 
-    // https://developer.apple.com/documentation/swiftui/accessibilityfocusstate/binding
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/accessibilityfocusstate/binding>.
     @propertyWrapper public struct Binding {
         fileprivate let box: StubBox<Value>
 
-        // https://developer.apple.com/documentation/swiftui/accessibilityfocusstate/binding/wrappedvalue
+        /// Declared as on <https://developer.apple.com/documentation/swiftui/accessibilityfocusstate/binding/wrappedvalue>.
         public var wrappedValue: Value {
             get { box.value }
             nonmutating set { box.value = newValue }
         }
 
-        // https://developer.apple.com/documentation/swiftui/accessibilityfocusstate/binding/projectedvalue
+        /// Declared as on <https://developer.apple.com/documentation/swiftui/accessibilityfocusstate/binding/projectedvalue>.
         public var projectedValue: AccessibilityFocusState<Value>.Binding { self }
     }
 
-    // https://developer.apple.com/documentation/swiftui/accessibilityfocusstate/wrappedvalue
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/accessibilityfocusstate/wrappedvalue>.
     public var wrappedValue: Value {
         get { box.value }
         nonmutating set { box.value = newValue }
     }
 
-    // https://developer.apple.com/documentation/swiftui/accessibilityfocusstate/projectedvalue
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/accessibilityfocusstate/projectedvalue>.
     public var projectedValue: AccessibilityFocusState<Value>.Binding { Binding(box: box) }
 
     fileprivate init(value: Value) { box = StubBox(value) }
@@ -167,37 +167,37 @@ func stubNeverEvaluated<T>() -> T {
     public init() where Value == Bool { self.init(value: false) }
 }
 
-// https://developer.apple.com/documentation/swiftui/scaledmetric
+/// Declared as on <https://developer.apple.com/documentation/swiftui/scaledmetric>.
 @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
 @propertyWrapper public struct ScaledMetric<Value>: DynamicProperty where Value: BinaryFloatingPoint {
-    // https://developer.apple.com/documentation/swiftui/scaledmetric/wrappedvalue
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/scaledmetric/wrappedvalue>.
     public var wrappedValue: Value
 
-    // https://developer.apple.com/documentation/swiftui/scaledmetric/init(wrappedvalue:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/scaledmetric/init(wrappedvalue:)>.
     public init(wrappedValue: Value) { self.wrappedValue = wrappedValue }
 
-    // https://developer.apple.com/documentation/swiftui/scaledmetric/init(wrappedvalue:relativeto:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/scaledmetric/init(wrappedvalue:relativeto:)>.
     public init(wrappedValue: Value, relativeTo textStyle: Font.TextStyle) {
         self.wrappedValue = wrappedValue
     }
 }
 
-// https://developer.apple.com/documentation/swiftui/environmentkey
+/// Declared as on <https://developer.apple.com/documentation/swiftui/environmentkey>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 public protocol EnvironmentKey {
-    // https://developer.apple.com/documentation/swiftui/environmentkey/value
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/environmentkey/value>.
     associatedtype Value
 
-    // https://developer.apple.com/documentation/swiftui/environmentkey/defaultvalue
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/environmentkey/defaultvalue>.
     static var defaultValue: Self.Value { get }
 }
 
-// https://developer.apple.com/documentation/swiftui/environmentvalues
+/// Declared as on <https://developer.apple.com/documentation/swiftui/environmentvalues>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 public struct EnvironmentValues: CustomStringConvertible {
     private var stored: [ObjectIdentifier: Any] = [:]
 
-    // https://developer.apple.com/documentation/swiftui/environmentvalues/init()
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/environmentvalues/init()>.
     public init() {}
 
     // https://developer.apple.com/documentation/swiftui/environmentvalues/subscript(_:) (the `EnvironmentKey` overload)
@@ -206,25 +206,25 @@ public struct EnvironmentValues: CustomStringConvertible {
         set { stored[ObjectIdentifier(key)] = newValue }
     }
 
-    // https://developer.apple.com/documentation/swiftui/environmentvalues/description
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/environmentvalues/description>.
     public var description: String { "EnvironmentValues" }
 
-    // https://developer.apple.com/documentation/swiftui/environmentvalues/colorscheme
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/environmentvalues/colorscheme>.
     public var colorScheme: ColorScheme {
         get { self[ColorSchemeKey.self] }
         set { self[ColorSchemeKey.self] = newValue }
     }
 
-    // https://developer.apple.com/documentation/swiftui/environmentvalues/accessibilityreducemotion
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/environmentvalues/accessibilityreducemotion>.
     public var accessibilityReduceMotion: Bool { false }
 
-    // https://developer.apple.com/documentation/swiftui/environmentvalues/layoutdirection
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/environmentvalues/layoutdirection>.
     public var layoutDirection: LayoutDirection {
         get { self[LayoutDirectionKey.self] }
         set { self[LayoutDirectionKey.self] = newValue }
     }
 
-    // https://developer.apple.com/documentation/swiftui/environmentvalues/isenabled
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/environmentvalues/isenabled>.
     public var isEnabled: Bool {
         get { self[IsEnabledKey.self] }
         set { self[IsEnabledKey.self] = newValue }
@@ -243,7 +243,7 @@ private enum IsEnabledKey: EnvironmentKey {
     static let defaultValue = true
 }
 
-// https://developer.apple.com/documentation/swiftui/environment
+/// Declared as on <https://developer.apple.com/documentation/swiftui/environment>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 @propertyWrapper public struct Environment<Value>: DynamicProperty {
     private let keyPath: KeyPath<EnvironmentValues, Value>
@@ -251,24 +251,24 @@ private enum IsEnabledKey: EnvironmentKey {
     // https://developer.apple.com/documentation/swiftui/environment/init(_:) (the key-path overload)
     public init(_ keyPath: KeyPath<EnvironmentValues, Value>) { self.keyPath = keyPath }
 
-    // https://developer.apple.com/documentation/swiftui/environment/wrappedvalue
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/environment/wrappedvalue>.
     public var wrappedValue: Value { EnvironmentValues()[keyPath: keyPath] }
 }
 
-// https://developer.apple.com/documentation/swiftui/colorscheme
+/// Declared as on <https://developer.apple.com/documentation/swiftui/colorscheme>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 public enum ColorScheme: CaseIterable, Sendable, Hashable {
-    // https://developer.apple.com/documentation/swiftui/colorscheme/light
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/colorscheme/light>.
     case light
-    // https://developer.apple.com/documentation/swiftui/colorscheme/dark
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/colorscheme/dark>.
     case dark
 }
 
-// https://developer.apple.com/documentation/swiftui/layoutdirection
+/// Declared as on <https://developer.apple.com/documentation/swiftui/layoutdirection>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 public enum LayoutDirection: Hashable, CaseIterable, Sendable {
-    // https://developer.apple.com/documentation/swiftui/layoutdirection/lefttoright
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/layoutdirection/lefttoright>.
     case leftToRight
-    // https://developer.apple.com/documentation/swiftui/layoutdirection/righttoleft
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/layoutdirection/righttoleft>.
     case rightToLeft
 }

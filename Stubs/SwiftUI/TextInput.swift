@@ -8,14 +8,14 @@
 
     @available(iOS 13.0, tvOS 13.0, *)
     extension View {
-        // https://developer.apple.com/documentation/swiftui/view/keyboardtype(_:)
+        /// Declared as on <https://developer.apple.com/documentation/swiftui/view/keyboardtype(_:)>.
         nonisolated public func keyboardType(_ type: UIKeyboardType) -> some View { self }
 
-        // https://developer.apple.com/documentation/swiftui/view/textcontenttype(_:)-ufdv
+        /// Declared as on <https://developer.apple.com/documentation/swiftui/view/textcontenttype(_:)-ufdv>.
         // (the `UITextContentType` overload)
         nonisolated public func textContentType(_ textContentType: UITextContentType?) -> some View { self }
 
-        // https://developer.apple.com/documentation/swiftui/view/textinputautocapitalization(_:)
+        /// Declared as on <https://developer.apple.com/documentation/swiftui/view/textinputautocapitalization(_:)>.
         @available(iOS 15.0, *)
         nonisolated public func textInputAutocapitalization(
             _ autocapitalization: TextInputAutocapitalization?
@@ -24,13 +24,13 @@
         { self }
     }
 
-    // https://developer.apple.com/documentation/swiftui/textinputautocapitalization
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/textinputautocapitalization>.
     @available(iOS 15.0, *)
     public struct TextInputAutocapitalization: Sendable {
         private let id: Int
-        // https://developer.apple.com/documentation/swiftui/textinputautocapitalization/never
+        /// Declared as on <https://developer.apple.com/documentation/swiftui/textinputautocapitalization/never>.
         public static let never = TextInputAutocapitalization(id: 0)
-        // https://developer.apple.com/documentation/swiftui/textinputautocapitalization/characters
+        /// Declared as on <https://developer.apple.com/documentation/swiftui/textinputautocapitalization/characters>.
         public static let characters = TextInputAutocapitalization(id: 1)
     }
 #elseif os(macOS)
@@ -38,7 +38,7 @@
 
     @available(macOS 11.0, *)
     extension View {
-        // https://developer.apple.com/documentation/swiftui/view/textcontenttype(_:)
+        /// Declared as on <https://developer.apple.com/documentation/swiftui/view/textcontenttype(_:)>.
         // (the `NSTextContentType` overload)
         nonisolated public func textContentType(_ textContentType: NSTextContentType?) -> some View { self }
     }
@@ -46,7 +46,7 @@
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 extension View {
-    // https://developer.apple.com/documentation/swiftui/view/autocorrectiondisabled(_:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/autocorrectiondisabled(_:)>.
     @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 8.0, *)
     nonisolated public func autocorrectionDisabled(_ disable: Bool = true) -> some View { self }
 }

@@ -11,29 +11,29 @@
 // Graphics' types (`CGFloat`, `Date`, `URL`) into scope; the stub does the same.
 @_exported import Foundation
 
-// https://developer.apple.com/documentation/swiftui/view
+/// Declared as on <https://developer.apple.com/documentation/swiftui/view>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 @MainActor @preconcurrency public protocol View {
-    // https://developer.apple.com/documentation/swiftui/view/body-swift.associatedtype
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/body-swift.associatedtype>.
     associatedtype Body: View
 
-    // https://developer.apple.com/documentation/swiftui/view/body-8kl5o
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/body-8kl5o>.
     // The page shows `@ContentBuilder` (Xcode 27); the iOS 17 SDK spells it `@ViewBuilder`.
     @ViewBuilder @MainActor @preconcurrency var body: Self.Body { get }
 }
 
-// https://developer.apple.com/documentation/swiftui/viewbuilder
+/// Declared as on <https://developer.apple.com/documentation/swiftui/viewbuilder>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 @resultBuilder public struct ViewBuilder {
-    // https://developer.apple.com/documentation/swiftui/viewbuilder/buildblock()
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/viewbuilder/buildblock()>.
     // The page returns `EmptyContent` (Xcode 27); the iOS 17 SDK returns `EmptyView`.
     public static func buildBlock() -> EmptyView { EmptyView() }
 
-    // https://developer.apple.com/documentation/swiftui/viewbuilder/buildblock(_:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/viewbuilder/buildblock(_:)>.
     // The page drops `where Content: View` (Xcode 27's type-agnostic builder); the stub keeps it.
     public static func buildBlock<Content>(_ content: Content) -> Content where Content: View { content }
 
-    // https://developer.apple.com/documentation/swiftui/viewbuilder/buildblock(_:)-2bj1g
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/viewbuilder/buildblock(_:)-2bj1g>.
     public static func buildBlock<each Content>(
         _ content: repeat each Content
     ) -> TupleView<(repeat each Content)>
@@ -41,11 +41,11 @@
         TupleView((repeat each content))
     }
 
-    // https://developer.apple.com/documentation/swiftui/viewbuilder/buildif(_:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/viewbuilder/buildif(_:)>.
     // The stub keeps the iOS 17 SDK's `where Content: View`.
     public static func buildIf<Content>(_ content: Content?) -> Content? where Content: View { content }
 
-    // https://developer.apple.com/documentation/swiftui/viewbuilder/buildeither(first:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/viewbuilder/buildeither(first:)>.
     // The stub keeps the iOS 17 SDK's `where TrueContent: View, FalseContent: View`.
     public static func buildEither<TrueContent, FalseContent>(
         first: TrueContent
@@ -55,7 +55,7 @@
         _ConditionalContent(first: first)
     }
 
-    // https://developer.apple.com/documentation/swiftui/viewbuilder/buildeither(second:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/viewbuilder/buildeither(second:)>.
     // The stub keeps the iOS 17 SDK's `where TrueContent: View, FalseContent: View`.
     public static func buildEither<TrueContent, FalseContent>(
         second: FalseContent
@@ -66,19 +66,19 @@
     }
 }
 
-// https://developer.apple.com/documentation/swiftui/tupleview
+/// Declared as on <https://developer.apple.com/documentation/swiftui/tupleview>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 nonisolated public struct TupleView<T>: View {
-    // https://developer.apple.com/documentation/swiftui/tupleview/value
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/tupleview/value>.
     public var value: T
 
-    // https://developer.apple.com/documentation/swiftui/tupleview/init(_:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/tupleview/init(_:)>.
     nonisolated public init(_ value: T) { self.value = value }
 
     public var body: EmptyView { EmptyView() }
 }
 
-// https://developer.apple.com/documentation/swiftui/_conditionalcontent
+/// Declared as on <https://developer.apple.com/documentation/swiftui/_conditionalcontent>.
 // The page is not in the documentation set; the type is what `buildEither` returns.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 nonisolated public struct _ConditionalContent<TrueContent, FalseContent>: View
@@ -89,16 +89,16 @@ where TrueContent: View, FalseContent: View {
     public var body: EmptyView { EmptyView() }
 }
 
-// https://developer.apple.com/documentation/swiftui/emptyview
+/// Declared as on <https://developer.apple.com/documentation/swiftui/emptyview>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 nonisolated public struct EmptyView: View {
-    // https://developer.apple.com/documentation/swiftui/emptyview/init()
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/emptyview/init()>.
     nonisolated public init() {}
 
     public var body: EmptyView { self }
 }
 
-// https://developer.apple.com/documentation/swift/optional
+/// Declared as on <https://developer.apple.com/documentation/swift/optional>.
 // "Optional conforms to View when Wrapped conforms to View" (Relationships on the page).
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 extension Optional: View where Wrapped: View {

@@ -5,48 +5,48 @@
 
 import Foundation
 
-// https://developer.apple.com/documentation/swiftui/localizedstringkey
+/// Declared as on <https://developer.apple.com/documentation/swiftui/localizedstringkey>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 public struct LocalizedStringKey: Equatable, ExpressibleByStringInterpolation, Sendable {
     private let key: String
 
-    // https://developer.apple.com/documentation/swiftui/localizedstringkey/init(_:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/localizedstringkey/init(_:)>.
     public init(_ value: String) { key = value }
 
-    // https://developer.apple.com/documentation/swiftui/localizedstringkey/init(stringliteral:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/localizedstringkey/init(stringliteral:)>.
     public init(stringLiteral value: String) { key = value }
 
-    // https://developer.apple.com/documentation/swiftui/localizedstringkey/init(stringinterpolation:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/localizedstringkey/init(stringinterpolation:)>.
     public init(stringInterpolation: LocalizedStringKey.StringInterpolation) {
         key = stringInterpolation.text
     }
 
-    // https://developer.apple.com/documentation/swiftui/localizedstringkey/stringinterpolation
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/localizedstringkey/stringinterpolation>.
     public struct StringInterpolation: StringInterpolationProtocol {
         fileprivate var text = ""
 
-        // https://developer.apple.com/documentation/swiftui/localizedstringkey/stringinterpolation/init(literalcapacity:interpolationcount:)
+        /// Declared as on <https://developer.apple.com/documentation/swiftui/localizedstringkey/stringinterpolation/init(literalcapacity:interpolationcount:)>.
         public init(literalCapacity: Int, interpolationCount: Int) {}
 
-        // https://developer.apple.com/documentation/swiftui/localizedstringkey/stringinterpolation/appendliteral(_:)
+        /// Declared as on <https://developer.apple.com/documentation/swiftui/localizedstringkey/stringinterpolation/appendliteral(_:)>.
         public mutating func appendLiteral(_ literal: String) { text += literal }
 
-        // https://developer.apple.com/documentation/swiftui/localizedstringkey/stringinterpolation/appendinterpolation(_:)
+        /// Declared as on <https://developer.apple.com/documentation/swiftui/localizedstringkey/stringinterpolation/appendinterpolation(_:)>.
         // (the `String` overload)
         public mutating func appendInterpolation(_ string: String) { text += string }
 
-        // https://developer.apple.com/documentation/swiftui/localizedstringkey/stringinterpolation/appendinterpolation(_:)
+        /// Declared as on <https://developer.apple.com/documentation/swiftui/localizedstringkey/stringinterpolation/appendinterpolation(_:)>.
         // (the `Text` overload)
         public mutating func appendInterpolation(_ text: Text) {}
     }
 }
 
-// https://developer.apple.com/documentation/swiftui/text
+/// Declared as on <https://developer.apple.com/documentation/swiftui/text>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 nonisolated public struct Text: View, Equatable, Sendable {
     private let content: String
 
-    // https://developer.apple.com/documentation/swiftui/text/init(_:tablename:bundle:comment:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/text/init(_:tablename:bundle:comment:)>.
     public init(
         _ key: LocalizedStringKey, tableName: String? = nil, bundle: Bundle? = nil,
         comment: StaticString? = nil
@@ -54,36 +54,36 @@ nonisolated public struct Text: View, Equatable, Sendable {
         content = ""
     }
 
-    // https://developer.apple.com/documentation/swiftui/text/init(_:)-9d1g4
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/text/init(_:)-9d1g4>.
     // (the `StringProtocol` overload, `@_disfavoredOverload` in the SDK)
     @_disfavoredOverload public init<S>(_ content: S) where S: StringProtocol {
         self.content = String(content)
     }
 
-    // https://developer.apple.com/documentation/swiftui/text/init(verbatim:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/text/init(verbatim:)>.
     public init(verbatim content: String) { self.content = content }
 
     public var body: EmptyView { EmptyView() }
 }
 
-// https://developer.apple.com/documentation/swiftui/image
+/// Declared as on <https://developer.apple.com/documentation/swiftui/image>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 nonisolated public struct Image: View, Equatable, Sendable {
     private let name: String
 
-    // https://developer.apple.com/documentation/swiftui/image/init(systemname:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/image/init(systemname:)>.
     @available(iOS 13.0, macOS 11.0, tvOS 13.0, watchOS 6.0, *)
     public init(systemName: String) { name = systemName }
 
     public var body: EmptyView { EmptyView() }
 }
 
-// https://developer.apple.com/documentation/swiftui/button
+/// Declared as on <https://developer.apple.com/documentation/swiftui/button>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 nonisolated public struct Button<Label>: View where Label: View {
     private let label: Label
 
-    // https://developer.apple.com/documentation/swiftui/button/init(action:label:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/button/init(action:label:)>.
     // The page shows `@ContentBuilder` (Xcode 27); the iOS 17 SDK spells it `@ViewBuilder`.
     @preconcurrency nonisolated public init(
         action: @escaping @MainActor () -> Void, @ViewBuilder label: () -> Label
@@ -94,7 +94,7 @@ nonisolated public struct Button<Label>: View where Label: View {
     public var body: EmptyView { EmptyView() }
 }
 
-// https://developer.apple.com/documentation/swiftui/textfield
+/// Declared as on <https://developer.apple.com/documentation/swiftui/textfield>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 nonisolated public struct TextField<Label>: View where Label: View {
     private let text: Binding<String>
@@ -104,11 +104,11 @@ nonisolated public struct TextField<Label>: View where Label: View {
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 extension TextField where Label == Text {
-    // https://developer.apple.com/documentation/swiftui/textfield/init(_:text:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/textfield/init(_:text:)>.
     // (the `LocalizedStringKey` overload)
     nonisolated public init(_ titleKey: LocalizedStringKey, text: Binding<String>) { self.text = text }
 
-    // https://developer.apple.com/documentation/swiftui/textfield/init(_:text:)-2laoi
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/textfield/init(_:text:)-2laoi>.
     // (the `StringProtocol` overload, `@_disfavoredOverload` in the SDK)
     @_disfavoredOverload nonisolated public init<S>(_ title: S, text: Binding<String>)
     where S: StringProtocol {
@@ -116,12 +116,12 @@ extension TextField where Label == Text {
     }
 }
 
-// https://developer.apple.com/documentation/swiftui/hstack
+/// Declared as on <https://developer.apple.com/documentation/swiftui/hstack>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 nonisolated public struct HStack<Content>: View where Content: View {
     private let content: Content
 
-    // https://developer.apple.com/documentation/swiftui/hstack/init(alignment:spacing:content:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/hstack/init(alignment:spacing:content:)>.
     // The stored documentation has no copy of this page; the declaration is VStack's (below) with
     // `VerticalAlignment`, as HStack's page (https://developer.apple.com/documentation/swiftui/hstack) uses it.
     // The page shows `@ContentBuilder` (Xcode 27); the iOS 17 SDK spells it `@ViewBuilder`.
@@ -134,12 +134,12 @@ nonisolated public struct HStack<Content>: View where Content: View {
     public var body: EmptyView { EmptyView() }
 }
 
-// https://developer.apple.com/documentation/swiftui/vstack
+/// Declared as on <https://developer.apple.com/documentation/swiftui/vstack>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 nonisolated public struct VStack<Content>: View where Content: View {
     private let content: Content
 
-    // https://developer.apple.com/documentation/swiftui/vstack/init(alignment:spacing:content:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/vstack/init(alignment:spacing:content:)>.
     // The page shows `@ContentBuilder` (Xcode 27); the iOS 17 SDK spells it `@ViewBuilder`.
     nonisolated public init(
         alignment: HorizontalAlignment = .center, spacing: CGFloat? = nil, @ViewBuilder content: () -> Content
@@ -150,12 +150,12 @@ nonisolated public struct VStack<Content>: View where Content: View {
     public var body: EmptyView { EmptyView() }
 }
 
-// https://developer.apple.com/documentation/swiftui/zstack
+/// Declared as on <https://developer.apple.com/documentation/swiftui/zstack>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 nonisolated public struct ZStack<Content>: View where Content: View {
     private let content: Content
 
-    // https://developer.apple.com/documentation/swiftui/zstack/init(alignment:content:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/zstack/init(alignment:content:)>.
     // The page shows `@ContentBuilder` (Xcode 27); the iOS 17 SDK spells it `@ViewBuilder`.
     nonisolated public init(alignment: Alignment = .center, @ViewBuilder content: () -> Content) {
         self.content = content()
@@ -164,14 +164,14 @@ nonisolated public struct ZStack<Content>: View where Content: View {
     public var body: EmptyView { EmptyView() }
 }
 
-// https://developer.apple.com/documentation/swiftui/foreach
+/// Declared as on <https://developer.apple.com/documentation/swiftui/foreach>.
 // The page declares `struct ForEach<Data, ID, Content> where Data : RandomAccessCollection, ID : Hashable`.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 nonisolated public struct ForEach<Data, ID, Content> where Data: RandomAccessCollection, ID: Hashable {
-    // https://developer.apple.com/documentation/swiftui/foreach/data
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/foreach/data>.
     public var data: Data
 
-    // https://developer.apple.com/documentation/swiftui/foreach/content
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/foreach/content>.
     public var content: (Data.Element) -> Content
 }
 
@@ -194,7 +194,7 @@ extension ForEach where ID == Data.Element.ID, Content: View, Data.Element: Iden
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 extension ForEach where Content: View {
-    // https://developer.apple.com/documentation/swiftui/foreach/init(_:id:content:)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/foreach/init(_:id:content:)>.
     // The stored documentation has no copy of this page; `id: KeyPath<Data.Element, ID>` is the form that
     // List's https://developer.apple.com/documentation/swiftui/list/init(_:id:rowcontent:)-4s0aj passes on.
     public init(
