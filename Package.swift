@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
 let package = Package(
@@ -11,6 +11,9 @@ let package = Package(
         .library(name: "OTPRedis", targets: ["OTPRedis"]),
         .library(name: "OTPClient", targets: ["OTPClient"]),
         .library(name: "OTPUI", targets: ["OTPUI"]),
+        .library(name: "OTPDelivery", targets: ["OTPDelivery"]),
+        .library(name: "OTPHTTP", targets: ["OTPHTTP"]),
+        .library(name: "OTPTerminal", targets: ["OTPTerminal"]),
     ],
     targets: [
         // MARK: Core (Linux and Apple)
@@ -25,7 +28,9 @@ let package = Package(
 
         // MARK: Client
         .target(name: "OTPClient", dependencies: ["OTPCore"]),
-        .testTarget(name: "OTPClientTests", dependencies: ["OTPClient", "OTPCore", "OTPHTTP", "OTPServer"]),
+        .testTarget(
+            name: "OTPClientTests",
+            dependencies: ["OTPClient", "OTPCore", "OTPHTTP", "OTPServe", "OTPServer"]),
 
         // MARK: Terminal rendering (Linux and macOS)
         .target(name: "OTPTerminal", dependencies: ["OTPCore"]),
@@ -56,14 +61,20 @@ let package = Package(
         .target(name: "OTPDelivery", dependencies: ["OTPServer", "CCurl"]),
         .testTarget(
             name: "OTPDeliveryTests", dependencies: ["OTPDelivery", "OTPTestSupport"], exclude: ["Receivers"]),
+        .target(name: "OTPHTTP", dependencies: ["OTPServer", "OTPCore", "CMicroHTTPD"]),
+        // Turns otp serve's text-level choices (store URLs, sender names, secret files, environment)
+        // into the values OTPHTTP takes; not a product.
         .target(
-            name: "OTPHTTP",
-            dependencies: ["OTPServer", "OTPDelivery", "OTPSQLite", "OTPRedis", "CMicroHTTPD"]),
+            name: "OTPServe",
+            dependencies: ["OTPHTTP", "OTPServer", "OTPCore", "OTPDelivery", "OTPSQLite", "OTPRedis"]),
         .testTarget(
             name: "OTPHTTPTests",
-            dependencies: ["OTPHTTP", "OTPServer", "OTPCore", "OTPDelivery", "otp", "OTPTestSupport"]),
+            dependencies: [
+                "OTPHTTP", "OTPServe", "OTPServer", "OTPCore", "OTPDelivery", "otp", "OTPTestSupport",
+            ]),
         .executableTarget(
-            name: "otp", dependencies: ["OTPHTTP", "OTPServer", "OTPCore", "OTPClient", "OTPTerminal"]),
+            name: "otp",
+            dependencies: ["OTPServe", "OTPHTTP", "OTPServer", "OTPCore", "OTPClient", "OTPTerminal"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -48,12 +48,22 @@ final class RedisConnection: @unchecked Sendable {
         try connect()
     }
 
+    private var isClosed = false
+
     deinit {
         if let context { redisFree(context) }
     }
 
+    /// Closes the connection for good: later commands throw instead of reconnecting.
+    func close() {
+        isClosed = true
+        if let context { redisFree(context) }
+        context = nil
+    }
+
     /// Sends one command and returns its reply; a Redis error reply is returned, not thrown.
     func command(_ arguments: [[UInt8]]) throws(StoreError) -> RedisValue {
+        guard !isClosed else { throw StoreError("redis: the store is shut down") }
         if context == nil { try connect() }
         guard let context else { throw StoreError("redis: not connected") }
         try applyTimeout(to: context)

@@ -35,8 +35,7 @@ enum RedisScripts {
     ///
     /// KEYS: record, idempotency key (or the record again), record index, key index.
     /// ARGV: now, claimed ("1"/"0"), fingerprint, claim expiry, record id, record key prefix, then the
-    /// record's field pairs. Also purges up to 8 records and 8 keys whose time has passed, so the
-    /// indexes stay small without a timer.
+    /// record's field pairs. Records and keys past their time go when ``purge`` runs, never here.
     static let insert =
         prelude + """
             local now = tonumber(ARGV[1])
@@ -49,14 +48,6 @@ enum RedisScripts {
               redis.call('HSET', KEYS[2], 'vid', ARGV[5], 'fp', ARGV[3], 'exp', ARGV[4])
               redis.call('PEXPIRE', KEYS[2], math.max(1, tonumber(ARGV[4]) - now))
               redis.call('ZADD', KEYS[4], ARGV[4], KEYS[2])
-            end
-            for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, 8)) do
-              redis.call('DEL', ARGV[6] .. id)
-              redis.call('ZREM', KEYS[3], id)
-            end
-            for _, key in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now, 'LIMIT', 0, 8)) do
-              redis.call('DEL', key)
-              redis.call('ZREM', KEYS[4], key)
             end
             redis.call('DEL', KEYS[1])
             redis.call('HSET', KEYS[1], unpack(ARGV, 7))

@@ -27,7 +27,7 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
     /// - Throws: `StoreError` when a connection cannot be opened.
     public init(
         host: String, port: Int, database: Int = 0, keyPrefix: String = "otp:", connections: Int = 2
-    ) throws {
+    ) throws(StoreError) {
         prefix = keyPrefix
         var pool: [(connection: RedisConnection, queue: DispatchQueue)] = []
         for index in 0..<max(1, connections) {
@@ -234,6 +234,18 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
     public func ping() async -> Bool {
         (try? await run { connection throws(StoreError) in try connection.command("PING") })
             == .status("PONG")
+    }
+
+    /// Closes every connection once the calls already queued on it have run; later calls throw.
+    public func shutdown() async {
+        for (connection, queue) in pool {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                queue.async {
+                    connection.close()
+                    continuation.resume()
+                }
+            }
+        }
     }
 
     // MARK: - Helpers

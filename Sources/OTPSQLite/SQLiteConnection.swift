@@ -25,10 +25,20 @@ final class SQLiteConnection: @unchecked Sendable {
         try execute("PRAGMA foreign_keys=OFF")
     }
 
+    private var isClosed = false
+
     deinit {
+        close()
+    }
+
+    /// Finalizes the prepared statements and closes the database; later use is a programming error.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
         for statement in statements.values {
             sqlite3_finalize(statement)
         }
+        statements = [:]
         sqlite3_close_v2(handle)
     }
 

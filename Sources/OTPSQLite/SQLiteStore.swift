@@ -8,8 +8,8 @@ import OTPServer
 /// The database runs in WAL mode; every read-modify-write is one `BEGIN IMMEDIATE`
 /// transaction running the rules of ``VerificationRecord``; statements are prepared once.
 /// Each store owns one connection, used from its own serial queue so a busy wait never
-/// blocks Swift's cooperative threads. Expired rows are purged every 256 inserts and by
-/// ``purgeExpired(now:)``.
+/// blocks Swift's cooperative threads. Expired rows go when ``purgeExpired(now:)`` runs;
+/// ``shutdown()`` closes the database.
 public final class SQLiteStore: VerificationStore, @unchecked Sendable {
     /// How hard each commit waits for the disk.
     public enum Durability: Sendable {
@@ -20,15 +20,21 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
         case full
     }
 
-    // The connection is used only on `queue`, which is serial: that is what makes this type Sendable.
-    private let connection: SQLiteConnection
+    // The connection is used and released only on `queue`, which is serial: that is what makes this
+    // type Sendable. `nil` once the store is shut down.
+    private var connection: SQLiteConnection?
     private let queue: DispatchQueue
-    private var insertsSincePurge = 0
 
     /// Opens (creating when needed) the database at `path` and its tables.
-    public init(path: String, durability: Durability = .normal) throws {
-        connection = try SQLiteConnection(path: path, synchronous: durability)
-        try Self.createSchema(connection)
+    public init(path: String, durability: Durability = .normal) throws(StoreError) {
+        let connection = try SQLiteConnection(path: path, synchronous: durability)
+        do {
+            try Self.createSchema(connection)
+        } catch {
+            connection.close()
+            throw error
+        }
+        self.connection = connection
         queue = DispatchQueue(label: "otp.sqlite-store")
     }
 
@@ -101,10 +107,6 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
                         + "attempts_left, sends_used, created_at, expires_at, resend_available_at, purge_at, "
                         + "lease_token, lease_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     Self.columns(of: record))
-                self.insertsSincePurge += 1
-                if self.insertsSincePurge >= 256 {
-                    _ = try self.purge(db, now: now)
-                }
                 return .inserted
             }
         }
@@ -219,7 +221,7 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
     /// Deletes expired rows; returns how many verifications went.
     public func purgeExpired(now: Date) async throws(StoreError) -> Int {
         try await run { (db: SQLiteConnection) throws(StoreError) in
-            try db.immediateTransaction { () throws(StoreError) in try self.purge(db, now: now) }
+            try db.immediateTransaction { () throws(StoreError) in try Self.purge(db, now: now) }
         }
     }
 
@@ -227,6 +229,17 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
     public func ping() async -> Bool {
         (try? await run { (db: SQLiteConnection) throws(StoreError) in try db.query("SELECT 1").count == 1 })
             ?? false
+    }
+
+    /// Closes the database once the calls already queued have run; later calls throw.
+    public func shutdown() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async {
+                self.connection?.close()
+                self.connection = nil
+                continuation.resume()
+            }
+        }
     }
 
     // MARK: - Helpers
@@ -237,9 +250,12 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
     )
         async throws(StoreError) -> Result
     {
-        let connection = self.connection
         let outcome: Swift.Result<Result, StoreError> = await withCheckedContinuation { continuation in
             queue.async {
+                guard let connection = self.connection else {
+                    continuation.resume(returning: .failure(StoreError("sqlite: the store is shut down")))
+                    return
+                }
                 do throws(StoreError) {
                     continuation.resume(returning: .success(try body(connection)))
                 } catch {
@@ -280,8 +296,7 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
         }
     }
 
-    private func purge(_ db: SQLiteConnection, now: Date) throws(StoreError) -> Int {
-        insertsSincePurge = 0
+    private static func purge(_ db: SQLiteConnection, now: Date) throws(StoreError) -> Int {
         let milliseconds = StoreTime.milliseconds(now)
         try db.query("DELETE FROM otp_verifications WHERE purge_at <= ?", [.integer(milliseconds)])
         let purged = db.changes

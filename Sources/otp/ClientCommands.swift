@@ -17,12 +17,32 @@ enum ClientCommands {
                otp cancel ID
         """
 
+    /// The client commands' options, each declared once.
+    enum Flags {
+        static let server = Option(
+            "server", "URL", defaultText: "http://127.0.0.1:8080", "the server to call"
+        ) { text throws(UsageError) -> URL in
+            guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil
+            else { throw UsageError("--server must be an http or https URL, not \(text)") }
+            return url
+        }
+        static let apiKey = Option.text("api-key", "KEY", "an API key the server accepts")
+        static let to = Option.text(
+            "to", "DESTINATION", "otp start: an E.164 phone number or an email address")
+        static let channel = Option(
+            "channel", "sms|email", defaultText: "inferred", "otp start: the channel"
+        ) { text throws(UsageError) -> Channel in
+            guard let channel = Channel(rawValue: text) else {
+                throw UsageError("--channel must be sms or email")
+            }
+            return channel
+        }
+        static let idempotencyKey = Option.text(
+            "idempotency-key", "KEY", defaultText: "random", "otp start: replays instead of sending twice")
+    }
+
     static let specs: [OptionSpec] = [
-        .value("server", "URL", default: "http://127.0.0.1:8080", "the server to call"),
-        .value("api-key", "KEY", default: "none", "an API key the server accepts"),
-        .value("to", "DESTINATION", default: "none", "otp start: an E.164 phone number or an email address"),
-        .value("channel", "sms|email", default: "inferred", "otp start: the channel"),
-        .value("idempotency-key", "KEY", default: "random", "otp start: replays instead of sending twice"),
+        Flags.server.spec, Flags.apiKey.spec, Flags.to.spec, Flags.channel.spec, Flags.idempotencyKey.spec,
     ]
 
     /// Runs one client command; returns the process's exit status.
@@ -58,40 +78,36 @@ enum ClientCommands {
         let command: String
         let client: VerificationClient
         let arguments: [String]
-        let options: ParsedOptions
+        let to: String
+        let channel: Channel?
+        let idempotencyKey: String?
 
         init(_ command: String, _ options: ParsedOptions) throws(UsageError) {
-            let serverText = options.value("server") ?? "http://127.0.0.1:8080"
-            guard let server = URL(string: serverText), server.scheme == "http" || server.scheme == "https",
-                server.host != nil
-            else {
-                throw UsageError("--server must be an http or https URL, not \(serverText)")
-            }
-            guard let apiKey = options.value("api-key"), !apiKey.isEmpty else {
+            var server = try Flags.server.parse(Flags.server.spec.defaultText)
+            if let given = try options.value(Flags.server) { server = given }
+            guard let apiKey = try options.value(Flags.apiKey), !apiKey.isEmpty else {
                 throw UsageError("an API key is needed: --api-key KEY or OTP_API_KEY")
             }
             let expected = command == "start" ? 0 : command == "check" ? 2 : 1
             guard options.positional.count == expected else {
                 throw UsageError("otp \(command) takes \(expected) argument\(expected == 1 ? "" : "s")")
             }
-            if command == "start" {
-                guard options.value("to") != nil else { throw UsageError("otp start needs --to") }
-                if let channel = options.value("channel"), Channel(rawValue: channel) == nil {
-                    throw UsageError("--channel must be sms or email")
-                }
-            }
+            let to = try options.value(Flags.to)
+            let channel = try options.value(Flags.channel)
+            if command == "start", to == nil { throw UsageError("otp start needs --to") }
             self.command = command
             self.client = VerificationClient(baseURL: server, apiKey: apiKey)
             self.arguments = options.positional
-            self.options = options
+            self.to = to ?? ""
+            self.channel = channel
+            self.idempotencyKey = try options.value(Flags.idempotencyKey)
         }
 
         func send() async throws(ClientError) -> Verification {
             switch command {
             case "start":
                 try await client.startVerification(
-                    to: options.value("to") ?? "", channel: options.value("channel").flatMap(Channel.init),
-                    idempotencyKey: options.value("idempotency-key")
+                    to: to, channel: channel, idempotencyKey: idempotencyKey
                 ).verification
             case "check": try await client.checkCode(id: arguments[0], code: arguments[1])
             case "resend": try await client.resendCode(id: arguments[0])

@@ -15,14 +15,27 @@ enum DemoCommand {
         keys: digits type, Backspace deletes, Tab takes the suggestion, r resends, Enter retries, q quits
         """
 
+    /// The demo's options, each declared once.
+    enum Flags {
+        static let to = Option.text("to", "DESTINATION", default: "+15550100", "where the code goes")
+        static let length = Option.integer("length", "N", in: 4...8, default: 6, "code length, 4-8")
+        static let cooldown = Option.integer(
+            "cooldown", "SECONDS", in: 1...3600, default: 15, "resend cooldown")
+        static let reduceMotion = Flag("reduce-motion", "no shake")
+        static let server = Option(
+            "server", "URL", defaultText: "in-process", "use a running `otp serve` instead"
+        ) { text throws(UsageError) -> URL in
+            guard let url = URL(string: text), url.host != nil, url.scheme == "http" || url.scheme == "https"
+            else { throw UsageError("--server must be an http or https URL") }
+            return url
+        }
+        static let apiKey = Option.text("api-key", "KEY", "its API key")
+        static let offline = Flag("offline", "no server at all: an in-memory service with the same rules")
+    }
+
     static let specs: [OptionSpec] = [
-        .value("to", "DESTINATION", default: "+15550100", "where the code goes"),
-        .value("length", "N", default: "6", "code length, 4-8"),
-        .value("cooldown", "SECONDS", default: "15", "resend cooldown"),
-        .flag("reduce-motion", "no shake"),
-        .value("server", "URL", default: "in-process", "use a running `otp serve` instead"),
-        .value("api-key", "KEY", default: "none", "its API key"),
-        .flag("offline", "no server at all: an in-memory service with the same rules"),
+        Flags.to.spec, Flags.length.spec, Flags.cooldown.spec, Flags.reduceMotion.spec, Flags.server.spec,
+        Flags.apiKey.spec, Flags.offline.spec,
     ]
 
     /// How long the phone takes to show a sent code.
@@ -44,23 +57,15 @@ enum DemoCommand {
             throw UsageError("unexpected argument \(parsed.positional[0])")
         }
         var options = Options()
-        options.to = parsed.value("to") ?? options.to
-        if let text = parsed.value("length") {
-            options.length = try OptionValue.integer(text, "length", in: 4...8)
-        }
-        if let text = parsed.value("cooldown") {
-            options.cooldown = try OptionValue.integer(text, "cooldown", in: 1...3600)
-        }
-        options.reduceMotion = parsed.flag("reduce-motion")
-        options.offline = parsed.flag("offline")
-        options.apiKey = parsed.value("api-key")
-        if let text = parsed.value("server") {
-            guard let url = URL(string: text), url.host != nil, url.scheme == "http" || url.scheme == "https"
-            else {
-                throw UsageError("--server must be an http or https URL")
-            }
-            options.server = url
-            guard options.apiKey != nil else { throw UsageError("--server needs --api-key or OTP_API_KEY") }
+        options.to = try parsed.value(Flags.to, or: options.to)
+        options.length = try parsed.value(Flags.length, or: options.length)
+        options.cooldown = try parsed.value(Flags.cooldown, or: options.cooldown)
+        options.reduceMotion = parsed.flag(Flags.reduceMotion)
+        options.offline = parsed.flag(Flags.offline)
+        options.apiKey = try parsed.value(Flags.apiKey)
+        options.server = try parsed.value(Flags.server)
+        if options.server != nil, options.apiKey == nil {
+            throw UsageError("--server needs --api-key or OTP_API_KEY")
         }
         return options
     }

@@ -1,5 +1,6 @@
 import Foundation
 import OTPHTTP
+import OTPServe
 import OTPServer
 
 /// The demo's own server: in this process, on a free loopback port, with a temporary store and outbox.
@@ -26,12 +27,13 @@ struct EmbeddedServer {
         policy.resendCooldowns = [.seconds(cooldown)]
         policy.appName = "OTPKit demo"
         policy.domain = "localhost"
-        let configuration = ServerConfiguration(
-            host: "127.0.0.1", port: 0, apiKeys: [apiKey],
+        let settings = ServeSettings(
+            server: ServerConfiguration(
+                host: "127.0.0.1", port: 0, apiKeys: [apiKey], policy: policy, requestLog: .silent),
             store: .sqlite(path: directory.appendingPathComponent("demo.sqlite3").path),
-            senders: [.outbox(path: outbox)], policy: policy, requestLog: .silent)
+            senders: [.outbox(path: outbox)])
         let running: RunningServer
-        do { running = try await OTPServerApp.start(configuration) } catch {
+        do { running = try await ServeAssembly.start(settings) } catch {
             try? FileManager.default.removeItem(at: directory)
             throw error
         }

@@ -9,8 +9,9 @@ struct UsageError: Error, Equatable {
     }
 }
 
-/// One `--option` a command accepts.
-struct OptionSpec {
+/// What help and the parser know of one `--option`: its name, placeholder, default, help and
+/// environment variables.
+struct OptionSpec: Sendable {
     /// The name without dashes, such as `code-lifetime`.
     let name: String
     /// The value's placeholder in help, such as `SECONDS`; `nil` for a flag.
@@ -24,46 +25,124 @@ struct OptionSpec {
     /// Environment variables read when the option is not on the command line, first found wins.
     let environment: [String]
 
-    /// An option with a value, read from `OTP_<NAME>` too.
-    static func value(
-        _ name: String, _ valueName: String, default defaultText: String, _ help: String,
-        repeatable: Bool = false,
-        alsoFrom extra: [String] = []
-    ) -> OptionSpec {
-        OptionSpec(
-            name: name, valueName: valueName, defaultText: defaultText, help: help, repeatable: repeatable,
-            environment: [environmentName(name)] + extra)
-    }
-
-    /// A flag, read from `OTP_<NAME>` too (`1`, `true`, `yes`; `0`, `false`, `no`).
-    static func flag(_ name: String, _ help: String) -> OptionSpec {
-        OptionSpec(
-            name: name, valueName: nil, defaultText: "off", help: help, repeatable: false,
-            environment: [environmentName(name)])
-    }
-
     /// `OTP_` and the name in capitals with underscores: `code-lifetime` reads `OTP_CODE_LIFETIME`.
     static func environmentName(_ name: String) -> String {
         "OTP_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
     }
 }
 
+/// One option with a value, declared once: its spec, its default and how its text becomes a `Value`.
+///
+/// Commands declare each option as a static constant and read it back through that constant
+/// (``ParsedOptions/value(_:)``), so a misspelt name cannot compile and the parser, help,
+/// environment fallback and bounds all come from the same declaration.
+struct Option<Value: Sendable>: Sendable {
+    /// Name, placeholder, default text, help and environment variables.
+    let spec: OptionSpec
+    /// The value when the option is given nowhere.
+    let defaultValue: Value?
+    /// Turns one given text into a value, or says what is wrong in a sentence about `--name`.
+    let parse: @Sendable (String) throws(UsageError) -> Value
+
+    /// Declares an option.
+    init(
+        _ name: String, _ valueName: String, default defaultValue: Value? = nil, defaultText: String,
+        _ help: String, repeatable: Bool = false, alsoFrom extra: [String] = [],
+        parse: @escaping @Sendable (String) throws(UsageError) -> Value
+    ) {
+        spec = OptionSpec(
+            name: name, valueName: valueName, defaultText: defaultText, help: help, repeatable: repeatable,
+            environment: [OptionSpec.environmentName(name)] + extra)
+        self.defaultValue = defaultValue
+        self.parse = parse
+    }
+}
+
+/// A flag, declared once: `--name` on the command line, or `OTP_<NAME>=1` in the environment.
+struct Flag: Sendable {
+    /// Name, help and environment variable.
+    let spec: OptionSpec
+
+    /// Declares a flag.
+    init(_ name: String, _ help: String) {
+        spec = OptionSpec(
+            name: name, valueName: nil, defaultText: "off", help: help, repeatable: false,
+            environment: [OptionSpec.environmentName(name)])
+    }
+}
+
+extension Option where Value == String {
+    /// Text taken as given.
+    static func text(
+        _ name: String, _ valueName: String, default defaultValue: String? = nil, defaultText: String? = nil,
+        _ help: String, repeatable: Bool = false, alsoFrom extra: [String] = []
+    ) -> Option<String> {
+        Option(
+            name, valueName, default: defaultValue, defaultText: defaultText ?? defaultValue ?? "none", help,
+            repeatable: repeatable, alsoFrom: extra
+        ) { text throws(UsageError) in text }
+    }
+}
+
+extension Option where Value == Int {
+    /// A whole number within `range`; every number an option takes has an upper bound.
+    static func integer(
+        _ name: String, _ valueName: String, in range: ClosedRange<Int>, default defaultValue: Int? = nil,
+        defaultText: String? = nil, _ help: String
+    ) -> Option<Int> {
+        Option(
+            name, valueName, default: defaultValue,
+            defaultText: defaultText ?? defaultValue.map(String.init) ?? "none",
+            help
+        ) { text throws(UsageError) in try OptionValue.integer(text, name, in: range) }
+    }
+}
+
 /// Options as parsed: command line first, then the environment.
 struct ParsedOptions {
-    private(set) var values: [String: [String]] = [:]
+    private var values: [String: [String]] = [:]
+    private var known: Set<String> = []
     /// Arguments that are not options.
     private(set) var positional: [String] = []
     /// Whether `--help` or `-h` was given.
     private(set) var wantsHelp = false
 
-    /// The option's value (the last one given), or `nil`.
-    func value(_ name: String) -> String? { values[name]?.last }
+    /// The option's value: the last one given, parsed, or its default.
+    func value<Value>(_ option: Option<Value>) throws(UsageError) -> Value? {
+        try text(option.spec).map(option.parse) ?? option.defaultValue
+    }
 
-    /// Every value of a repeatable option.
-    func all(_ name: String) -> [String] { values[name] ?? [] }
+    /// The option's value, which has a default.
+    func value<Value>(_ option: Option<Value>, or fallback: Value) throws(UsageError) -> Value {
+        try value(option) ?? fallback
+    }
+
+    /// Every value of a repeatable option, parsed.
+    func all<Value>(_ option: Option<Value>) throws(UsageError) -> [Value] {
+        precondition(
+            known.contains(option.spec.name), "--\(option.spec.name) is not among the command's options")
+        var parsed: [Value] = []
+        for text in values[option.spec.name] ?? [] {
+            parsed.append(try option.parse(text))
+        }
+        return parsed
+    }
 
     /// Whether a flag is on.
-    func flag(_ name: String) -> Bool { values[name]?.last == "true" }
+    func flag(_ flag: Flag) -> Bool {
+        precondition(known.contains(flag.spec.name), "--\(flag.spec.name) is not among the command's options")
+        return values[flag.spec.name]?.last == "true"
+    }
+
+    /// Whether the option was given on the command line or in the environment.
+    func isGiven(_ spec: OptionSpec) -> Bool {
+        values[spec.name] != nil
+    }
+
+    private func text(_ spec: OptionSpec) -> String? {
+        precondition(known.contains(spec.name), "--\(spec.name) is not among the command's options")
+        return values[spec.name]?.last
+    }
 
     /// Parses `--name value`, `--name=value` and flags against `specs`, then fills the rest from `environment`.
     ///
@@ -73,6 +152,7 @@ struct ParsedOptions {
     ) throws(UsageError) -> ParsedOptions {
         var parsed = ParsedOptions()
         let byName = Dictionary(specs.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        parsed.known = Set(byName.keys)
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -162,23 +242,34 @@ enum OptionValue {
         return number
     }
 
-    /// `N/SECONDS`, such as `5/3600`.
-    static func rate(_ text: String, _ name: String) throws(UsageError) -> (limit: Int, seconds: Int) {
+    /// `N/SECONDS`, such as `5/3600`, each within its bounds.
+    static func rate(
+        _ text: String, _ name: String, limits: ClosedRange<Int>, seconds: ClosedRange<Int>
+    ) throws(UsageError) -> (limit: Int, seconds: Int) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let limit = Int(parts[0]), let seconds = Int(parts[1]), limit >= 1,
-            seconds >= 1
+        guard parts.count == 2, let limit = Int(parts[0]), let window = Int(parts[1]), limits.contains(limit),
+            seconds.contains(window)
         else {
-            throw UsageError("--\(name) must be N/SECONDS with both at least 1, such as 5/3600, not \(text)")
+            throw UsageError(
+                "--\(name) must be N/SECONDS with N from \(limits.lowerBound) to \(limits.upperBound) and "
+                    + "SECONDS from \(seconds.lowerBound) to \(seconds.upperBound), such as 5/3600, not \(text)"
+            )
         }
-        return (limit, seconds)
+        return (limit, window)
     }
 
-    /// A comma-separated list of whole seconds, each at least 0.
-    static func secondsList(_ text: String, _ name: String) throws(UsageError) -> [Int] {
+    /// A comma-separated list of up to `count` whole seconds, each within `range`.
+    static func secondsList(
+        _ text: String, _ name: String, in range: ClosedRange<Int>, count: Int
+    ) throws(UsageError) -> [Int] {
         let items = text.split(separator: ",", omittingEmptySubsequences: false)
         let numbers = items.compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-        guard !items.isEmpty, numbers.count == items.count, numbers.allSatisfy({ $0 >= 0 }) else {
-            throw UsageError("--\(name) must be comma-separated seconds, such as 30,60,120,300, not \(text)")
+        guard !items.isEmpty, items.count <= count, numbers.count == items.count,
+            numbers.allSatisfy({ range.contains($0) })
+        else {
+            throw UsageError(
+                "--\(name) must be up to \(count) comma-separated seconds from \(range.lowerBound) to "
+                    + "\(range.upperBound), such as 30,60,120,300, not \(text)")
         }
         return numbers
     }

@@ -1,6 +1,7 @@
 import Foundation
 import OTPCore
 import OTPHTTP
+import OTPServe
 import OTPServer
 import Testing
 
@@ -28,7 +29,7 @@ struct LiveServer {
     let directory: URL
 
     static func start(
-        policy: Policy = .default, senders: [ServerConfiguration.Sender]? = nil
+        policy: Policy = .default, senders: [SenderSpec]? = nil
     ) async throws -> LiveServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "otp-client-test-\(UUID().uuidString)")
@@ -38,10 +39,12 @@ struct LiveServer {
         var policy = policy
         policy.domain = "example.com"
         let configuration = ServerConfiguration(
-            host: "127.0.0.1", port: 0, apiKeys: ["client-test-key"], store: .memory,
-            senders: senders ?? [.outbox(path: outbox)], policy: policy, requestLog: .silent,
-            now: { clock.now }, environment: ["OTP_WEBHOOK_SECRET": "client-test-webhook-secret"])
-        let running = try await OTPServerApp.start(configuration)
+            host: "127.0.0.1", port: 0, apiKeys: ["client-test-key"], policy: policy, requestLog: .silent,
+            now: { clock.now })
+        let running = try await ServeAssembly.start(
+            ServeSettings(
+                server: configuration, store: .memory, senders: senders ?? [.outbox(path: outbox)],
+                environment: ["OTP_WEBHOOK_SECRET": "client-test-webhook-secret"]))
         // No test here waits for the timeout: it is long so that a busy parallel run cannot reach it.
         let client = VerificationClient(
             baseURL: URL(string: running.url)!, apiKey: "client-test-key", timeout: .seconds(30))

@@ -82,6 +82,18 @@ import Testing
         model.stop()
     }
 
+    @Test(
+        "finished checks and resends leave the model's work list, so it does not grow with the screen's life")
+    func workDoesNotAccumulate() async {
+        let (model, _) = await makeModel(.init(maxAttempts: 100))
+        for round in 0..<20 {
+            model.insert(String(repeating: String(round % 9 + 1), count: 6))
+            await eventually("answer \(round)") { model.phase == .invalid && model.workInFlight == 0 }
+        }
+        #expect(model.workInFlight == 0)
+        model.stop()
+    }
+
     @Test("V8: the right code verifies and calls the completion once with the server's result")
     func verifies() async {
         var completed: [Verification] = []

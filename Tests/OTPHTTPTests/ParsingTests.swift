@@ -1,4 +1,5 @@
 import Foundation
+import OTPServe
 import Testing
 
 @testable import OTPHTTP
@@ -7,14 +8,14 @@ import Testing
     @Test(
         "store arguments",
         arguments: [
-            ("memory", ServerConfiguration.Store.memory),
+            ("memory", StoreSpec.memory),
             ("sqlite:/var/lib/otp.db", .sqlite(path: "/var/lib/otp.db")),
             ("redis://127.0.0.1:6380", .redis(host: "127.0.0.1", port: 6380, database: 0)),
             ("redis://cache.internal/3", .redis(host: "cache.internal", port: 6379, database: 3)),
             ("redis://[::1]:7000/1", .redis(host: "::1", port: 7000, database: 1)),
         ])
-    func stores(argument: String, store: ServerConfiguration.Store) throws {
-        #expect(try ServerConfiguration.Store(argument: argument) == store)
+    func stores(argument: String, store: StoreSpec) throws {
+        #expect(try StoreSpec(argument: argument) == store)
     }
 
     @Test(
@@ -24,34 +25,34 @@ import Testing
             "mysql://h",
         ])
     func badStores(argument: String) {
-        #expect(throws: ServerStartError.self) { try ServerConfiguration.Store(argument: argument) }
+        #expect(throws: ServerStartError.self) { try StoreSpec(argument: argument) }
     }
 
     @Test(
         "sender arguments",
         arguments: [
-            ("console", ServerConfiguration.Sender.console), ("twilio", .twilio),
+            ("console", SenderSpec.console), ("twilio", .twilio),
             ("outbox:/tmp/o.jsonl", .outbox(path: "/tmp/o.jsonl")),
             ("smtp://mail:25", .smtp(url: "smtp://mail:25")),
             ("smtps://mail", .smtp(url: "smtps://mail")),
             ("smtp+starttls://mail", .smtp(url: "smtp+starttls://mail")),
             ("webhook:https://example.com/h", .webhook(url: "https://example.com/h")),
         ])
-    func senders(argument: String, sender: ServerConfiguration.Sender) throws {
-        #expect(try ServerConfiguration.Sender(argument: argument) == sender)
+    func senders(argument: String, sender: SenderSpec) throws {
+        #expect(try SenderSpec(argument: argument) == sender)
     }
 
     @Test("malformed sender arguments", arguments: ["", "outbox:", "webhook:ftp://x", "sms", "email"])
     func badSenders(argument: String) {
-        #expect(throws: ServerStartError.self) { try ServerConfiguration.Sender(argument: argument) }
+        #expect(throws: ServerStartError.self) { try SenderSpec(argument: argument) }
     }
 
     @Test("listen addresses")
     func listenAddresses() throws {
-        #expect(try ServerConfiguration.listenAddress("127.0.0.1:9100") == ("127.0.0.1", 9100))
-        #expect(try ServerConfiguration.listenAddress("[::1]:0") == ("::1", 0))
+        #expect(try ListenAddress.parse("127.0.0.1:9100") == ("127.0.0.1", 9100))
+        #expect(try ListenAddress.parse("[::1]:0") == ("::1", 0))
         for bad in ["127.0.0.1", ":9100", "h:99999", "[::1]9100", "h:x"] {
-            #expect(throws: ServerStartError.self) { try ServerConfiguration.listenAddress(bad) }
+            #expect(throws: ServerStartError.self) { try ListenAddress.parse(bad) }
         }
     }
 }

@@ -36,7 +36,11 @@ import Testing
             ["--limit-starts-per-address", "0/60"],
             ["--store", "postgres://x"], ["--sender", "pigeon"], ["--dev=yes"],
             ["--metrics-address", "nowhere"], ["--check-floor", "-1"], ["--check-floor", "5001"],
-            ["--check-floor", "50ms"],
+            ["--check-floor", "50ms"], ["--resend-cooldowns", "9999999999999999"],
+            ["--resend-cooldowns", "31536001"], ["--max-attempts", "1000001"],
+            ["--code-lifetime", "31536001"],
+            ["--limit-checks-per-address", "1/31536001"], ["--limit-starts-per-address", "1000000001/60"],
+            ["--global-sends-per-hour", "2147483648"], ["--max-sends", "99999999999999999999"],
             ["extra"], [],
         ])
     func usageErrors(arguments: [String]) async throws {

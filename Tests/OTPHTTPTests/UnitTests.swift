@@ -1,5 +1,6 @@
 import Foundation
 import OTPCore
+import OTPServe
 import OTPServer
 import Testing
 
@@ -87,63 +88,56 @@ import Testing
     @Test("nothing runs without an API key")
     func needsKey() async {
         await #expect(throws: ServerStartError.self) {
-            try await OTPServerApp.start(ServerConfiguration(port: 0, apiKeys: [""], requestLog: .silent))
+            try await serve(port: 0, apiKeys: [""], requestLog: .silent)
         }
     }
 
     @Test(
         "a sender without its settings refuses to start",
         arguments: [
-            ServerConfiguration.Sender.webhook(url: "http://127.0.0.1:9/hook"), .twilio,
+            SenderSpec.webhook(url: "http://127.0.0.1:9/hook"), .twilio,
             .smtp(url: "mail.example.com"),
             .webhook(url: "ftp://x"),
         ])
-    func senderSettings(sender: ServerConfiguration.Sender) async {
+    func senderSettings(sender: SenderSpec) async {
         await #expect(throws: ServerStartError.self) {
-            try await OTPServerApp.start(
-                ServerConfiguration(port: 0, apiKeys: ["k"], senders: [sender], requestLog: .silent))
+            try await serve(port: 0, apiKeys: ["k"], senders: [sender], requestLog: .silent)
         }
     }
 
     @Test("no sender at all refuses to start")
     func noSender() async {
         await #expect(throws: ServerStartError("at least one sender is needed")) {
-            try await OTPServerApp.start(
-                ServerConfiguration(port: 0, apiKeys: ["k"], senders: [], requestLog: .silent))
+            try await serve(port: 0, apiKeys: ["k"], senders: [], requestLog: .silent)
         }
     }
 
     @Test("a policy that cannot work refuses to start")
     func badPolicy() async {
         await #expect(throws: ServerStartError.self) {
-            try await OTPServerApp.start(
-                ServerConfiguration(
-                    port: 0, apiKeys: ["k"], policy: Policy(androidAppHash: "short"), requestLog: .silent))
+            try await serve(
+                port: 0, apiKeys: ["k"], policy: Policy(androidAppHash: "short"), requestLog: .silent)
         }
     }
 
     @Test("a shared Redis store needs a secret file")
     func redisNeedsSecret() async {
         await #expect(throws: ServerStartError.self) {
-            try await OTPServerApp.start(
-                ServerConfiguration(
-                    port: 0, apiKeys: ["k"], store: .redis(host: "127.0.0.1", port: 1, database: 0),
-                    requestLog: .silent))
+            try await serve(
+                port: 0, apiKeys: ["k"], store: .redis(host: "127.0.0.1", port: 1, database: 0),
+                requestLog: .silent)
         }
     }
 
     @Test("a port in use or a host that is not an address refuses to start")
     func bindFailures() async throws {
-        let first = try await OTPServerApp.start(
-            ServerConfiguration(port: 0, apiKeys: ["k"], requestLog: .silent))
+        let first = try await serve(port: 0, apiKeys: ["k"], requestLog: .silent)
         await #expect(throws: ServerStartError.self) {
-            try await OTPServerApp.start(
-                ServerConfiguration(port: first.port, apiKeys: ["k"], requestLog: .silent))
+            try await serve(port: first.port, apiKeys: ["k"], requestLog: .silent)
         }
         await first.stop()
         await #expect(throws: ServerStartError.self) {
-            try await OTPServerApp.start(
-                ServerConfiguration(host: "localhost", port: 0, apiKeys: ["k"], requestLog: .silent))
+            try await serve(host: "localhost", port: 0, apiKeys: ["k"], requestLog: .silent)
         }
         #expect(throws: HTTPServerError.self) {
             try HTTPServer(configuration: HTTPServerConfiguration(port: 70000), handler: APIHandlerStub())
@@ -154,29 +148,24 @@ import Testing
     func unusablePaths() async throws {
         let missing = "/nonexistent-\(UUID().uuidString)/x"
         await #expect(throws: ServerStartError.self) {
-            try await OTPServerApp.start(
-                ServerConfiguration(port: 0, apiKeys: ["k"], secretFile: missing, requestLog: .silent))
+            try await serve(port: 0, apiKeys: ["k"], secretFile: missing, requestLog: .silent)
         }
         await #expect(throws: ServerStartError.self) {
-            try await OTPServerApp.start(
-                ServerConfiguration(
-                    port: 0, apiKeys: ["k"], store: .sqlite(path: missing), secretFile: nil,
-                    requestLog: .silent))
+            try await serve(
+                port: 0, apiKeys: ["k"], store: .sqlite(path: missing), secretFile: nil,
+                requestLog: .silent)
         }
-        let first = try await OTPServerApp.start(
-            ServerConfiguration(port: 0, apiKeys: ["k"], requestLog: .silent))
+        let first = try await serve(port: 0, apiKeys: ["k"], requestLog: .silent)
         await #expect(throws: ServerStartError.self) {
-            try await OTPServerApp.start(
-                ServerConfiguration(
-                    port: 0, apiKeys: ["k"], metricsAddress: ("127.0.0.1", first.port), requestLog: .silent))
+            try await serve(
+                port: 0, apiKeys: ["k"], metricsAddress: ("127.0.0.1", first.port), requestLog: .silent)
         }
         await first.stop()
     }
 
     @Test("HEAD answers like GET without a body")
     func head() async throws {
-        let server = try await OTPServerApp.start(
-            ServerConfiguration(port: 0, apiKeys: ["k"], requestLog: .silent))
+        let server = try await serve(port: 0, apiKeys: ["k"], requestLog: .silent)
         let response = try await RawHTTP.request(port: server.port, method: "HEAD", path: "/healthz")
         #expect(response.status == 200)
         #expect(response.body.isEmpty)
@@ -185,9 +174,8 @@ import Testing
 
     @Test("the channels offered are those the senders serve")
     func channelsFollowSenders() async throws {
-        let server = try await OTPServerApp.start(
-            ServerConfiguration(
-                port: 0, apiKeys: ["k"], senders: [.smtp(url: "smtp://127.0.0.1:1")], requestLog: .silent))
+        let server = try await serve(
+            port: 0, apiKeys: ["k"], senders: [.smtp(url: "smtp://127.0.0.1:1")], requestLog: .silent)
         #expect(server.policy.channels == [.email])
         let response = try await RawHTTP.request(
             port: server.port, method: "POST", path: "/v1/verifications",

@@ -21,7 +21,8 @@ public final class VerificationModel {
     @ObservationIgnored private let sleepUntil: @Sendable (Duration) async throws -> Void
     @ObservationIgnored private let wallNow: @Sendable () -> Date
     @ObservationIgnored private var timer: Task<Void, Never>?
-    @ObservationIgnored private var work: [Task<Void, Never>] = []
+    @ObservationIgnored private var work: [UInt64: Task<Void, Never>] = [:]
+    @ObservationIgnored private var nextWorkID: UInt64 = 0
     @ObservationIgnored private let onVerified: @MainActor (Verification) -> Void
 
     /// Creates a model.
@@ -58,7 +59,7 @@ public final class VerificationModel {
 
     isolated deinit {
         timer?.cancel()
-        for task in work { task.cancel() }
+        for task in work.values { task.cancel() }
     }
 
     // MARK: - What the screen shows
@@ -191,7 +192,7 @@ public final class VerificationModel {
     public func stop() {
         timer?.cancel()
         timer = nil
-        for task in work { task.cancel() }
+        for task in work.values { task.cancel() }
         work.removeAll()
     }
 
@@ -240,14 +241,20 @@ public final class VerificationModel {
         do { return .success(try await call()) } catch { return .failure(error) }
     }
 
+    /// The checks, resends and suggestion fills still running; each leaves when it ends.
+    var workInFlight: Int { work.count }
+
     private func launch(_ body: @escaping @MainActor (VerificationModel) async -> Void) {
-        work.removeAll { $0.isCancelled }
+        nextWorkID += 1
+        let id = nextWorkID
         let task = Task { [weak self] in
             guard let self else { return }
             await body(self)
+            self.work[id] = nil
             self.reschedule()
         }
-        work.append(task)
+        // The task runs on the main actor too, so it cannot end before it is recorded here.
+        work[id] = task
     }
 
     /// Sleeps until the machine's next deadline, ticks, and repeats.

@@ -70,15 +70,15 @@ public struct APIHandler: HTTPHandler {
         case .start:
             return start(request, address: address)
         case .status(let id):
-            return answer(route) { verifier throws(APIError) in try await verifier.status(id: id) }
+            return answer(route) { verifier throws(VerifierError) in try await verifier.status(id: id) }
         case .check(let id):
             return check(request, id: id, address: address)
         case .resend(let id):
-            return answer(route) { verifier throws(APIError) in
+            return answer(route) { verifier throws(VerifierError) in
                 try await verifier.resend(id: id, clientAddress: address)
             }
         case .cancel(let id):
-            return answer(route) { verifier throws(APIError) in try await verifier.cancel(id: id) }
+            return answer(route) { verifier throws(VerifierError) in try await verifier.cancel(id: id) }
         }
     }
 
@@ -110,12 +110,12 @@ public struct APIHandler: HTTPHandler {
         let verifier = self.verifier
         let metrics = self.metrics
         return .later {
-            do throws(APIError) {
+            do throws(VerifierError) {
                 let result = try await verifier.start(startRequest)
                 return APIResponses.verification(
                     result.verification, status: result.created ? 201 : 200, route: route)
             } catch {
-                return Self.failure(error, route: route, metrics: metrics)
+                return Self.failure(APIError(error), route: route, metrics: metrics)
             }
         }
     }
@@ -131,12 +131,13 @@ public struct APIHandler: HTTPHandler {
             // The verification's existence is judged before the body.
             return .later {
                 let response: HTTPResponse
-                do throws(APIError) {
+                do throws(VerifierError) {
                     _ = try await verifier.status(id: id)
                     metrics.recordCheck(outcome: invalid.code.rawValue)
                     response = APIResponses.error(
                         invalid, route: route.template, note: APIResponses.idPrefix(id))
                 } catch {
+                    let error = APIError(error)
                     metrics.recordCheck(outcome: error.code.rawValue)
                     response = Self.failure(error, route: route, metrics: metrics)
                 }
@@ -145,11 +146,12 @@ public struct APIHandler: HTTPHandler {
         case .success(let code):
             return .later {
                 let response: HTTPResponse
-                do throws(APIError) {
+                do throws(VerifierError) {
                     let verification = try await verifier.check(id: id, code: code, clientAddress: address)
                     metrics.recordCheck(outcome: verification.status.rawValue)
                     response = APIResponses.verification(verification, status: 200, route: route)
                 } catch {
+                    let error = APIError(error)
                     metrics.recordCheck(outcome: error.code.rawValue)
                     response = Self.failure(error, route: route, metrics: metrics)
                 }
@@ -174,15 +176,15 @@ public struct APIHandler: HTTPHandler {
     }
 
     private func answer(
-        _ route: Route, _ call: @escaping @Sendable (Verifier) async throws(APIError) -> Verification
+        _ route: Route, _ call: @escaping @Sendable (Verifier) async throws(VerifierError) -> Verification
     ) -> HTTPReply {
         let verifier = self.verifier
         let metrics = self.metrics
         return .later {
-            do throws(APIError) {
+            do throws(VerifierError) {
                 return APIResponses.verification(try await call(verifier), status: 200, route: route)
             } catch {
-                return Self.failure(error, route: route, metrics: metrics)
+                return Self.failure(APIError(error), route: route, metrics: metrics)
             }
         }
     }

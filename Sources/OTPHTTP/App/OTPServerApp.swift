@@ -1,31 +1,64 @@
 import Foundation
 import OTPCore
-import OTPDelivery
 import OTPServer
 
-/// Puts a whole verification server together from a ``ServerConfiguration`` and starts it.
+/// Puts a verification server together from a configuration, a store, senders and a key, and starts it.
 ///
-/// `otp serve` runs it until a signal; `otp demo` and tests run it inside their own process.
+/// `otp serve` runs it until a signal; `otp demo`, tests and other Swift programs run it inside
+/// their own process with any store and sender:
+///
+/// ```swift
+/// let server = try await OTPServerApp.start(
+///     ServerConfiguration(port: 8080, apiKeys: [apiKey]),
+///     store: MemoryStore(), senders: [.sms: mySMSSender, .email: myMailer],
+///     secret: try SecretKey.loadOrCreate(path: "/var/lib/otp/secret"))
+/// // … later
+/// await server.stop()
+/// ```
 public enum OTPServerApp {
-    /// Opens the store, builds the senders and the engine, and starts listening.
+    /// Starts listening with the given parts.
+    ///
+    /// - Parameters:
+    ///   - configuration: the listener, keys, policy and HTTP limits.
+    ///   - store: where verifications live; the server owns it from here on and shuts it down when
+    ///     it stops (or when starting fails).
+    ///   - senders: the sender of each channel; the policy's channels are narrowed to these.
+    ///   - secret: the HMAC key, at least 16 bytes; every server sharing a store needs the same one.
+    /// - Returns: the running server; ``RunningServer/stop(grace:)`` ends it.
+    /// - Throws: ``ServerStartError`` when no API key or sender is given, the key is short, the
+    ///   policy cannot work, or a listener cannot bind.
     public static func start(
-        _ configuration: ServerConfiguration
+        _ configuration: ServerConfiguration, store: any VerificationStore,
+        senders: [Channel: any CodeSender], secret: [UInt8]
     ) async throws(ServerStartError) -> RunningServer {
+        do {
+            return try startOrThrow(configuration, store: store, senders: senders, secret: secret)
+        } catch {
+            await store.shutdown()
+            throw error
+        }
+    }
+
+    private static func startOrThrow(
+        _ configuration: ServerConfiguration, store: any VerificationStore,
+        senders: [Channel: any CodeSender], secret: [UInt8]
+    ) throws(ServerStartError) -> RunningServer {
         guard !configuration.apiKeys.filter({ !$0.isEmpty }).isEmpty else {
             throw ServerStartError("no API key: give --api-key (or OTP_API_KEYS), or run with --dev")
         }
+        guard !senders.isEmpty else { throw ServerStartError("at least one sender is needed") }
+        guard secret.count >= SecretKey.minimumByteCount else {
+            throw ServerStartError("the HMAC secret must have at least \(SecretKey.minimumByteCount) bytes")
+        }
         let metrics = ServerMetrics()
-        let router = try ServerAssembly.router(for: configuration.senders, configuration: configuration)
+        let router = ChannelRouter(routes: senders)
         var policy = configuration.policy
         policy.channels = policy.channels.intersection(router.channels)
         let problems = policy.problems()
         guard problems.isEmpty else { throw ServerStartError(problems.joined(separator: " ")) }
-        let secret = try ServerAssembly.secret(for: configuration)
-        let store = try await StoreFactory.open(configuration.store)
         let verifier = Verifier(
             store: store, sender: MetricsSender(base: router, metrics: metrics), policy: policy,
-            secret: secret,
-            now: configuration.now)
+            secret: secret, now: configuration.now)
         let log = configuration.requestLog
         let observer: @Sendable (CompletedRequest) -> Void = { request in
             metrics.recordRequest(
@@ -58,7 +91,9 @@ public enum OTPServerApp {
             throw ServerStartError(error.description)
         }
         return RunningServer(
-            main: main, metricsServer: side, verifier: verifier, metrics: metrics, policy: policy)
+            main: main, metricsServer: side, verifier: verifier, store: store, metrics: metrics,
+            policy: policy,
+            purgeInterval: configuration.purgeInterval)
     }
 }
 
@@ -74,24 +109,20 @@ public final class RunningServer: Sendable {
     public let metrics: ServerMetrics
     /// The policy in force, channels narrowed to the configured senders.
     public let policy: Policy
+    private let store: any VerificationStore
     private let purging: Task<Void, Never>
 
     init(
-        main: HTTPServer, metricsServer: HTTPServer?, verifier: Verifier, metrics: ServerMetrics,
-        policy: Policy
+        main: HTTPServer, metricsServer: HTTPServer?, verifier: Verifier, store: any VerificationStore,
+        metrics: ServerMetrics, policy: Policy, purgeInterval: Duration
     ) {
         self.server = main
         self.metricsServer = metricsServer
         self.verifier = verifier
+        self.store = store
         self.metrics = metrics
         self.policy = policy
-        self.purging = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(60))
-                if Task.isCancelled { break }
-                _ = try? await verifier.purgeExpired()
-            }
-        }
+        self.purging = Task { await verifier.purgeExpired(every: purgeInterval) }
     }
 
     /// The port the API listens on.
@@ -106,11 +137,13 @@ public final class RunningServer: Sendable {
         return "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
     }
 
-    /// Stops accepting, lets requests in flight finish, then closes.
+    /// Stops accepting, lets requests in flight finish, closes the listeners, then shuts the store down.
     public func stop(grace: Duration = .seconds(10)) async {
         purging.cancel()
         async let side: Void = metricsServer?.stop(grace: grace) ?? ()
         await server.stop(grace: grace)
         await side
+        await purging.value
+        await store.shutdown()
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import OTPCore
+import OTPServer
 
 /// The server's counters and latency histogram, written as Prometheus text.
 ///
@@ -25,7 +26,7 @@ public final class ServerMetrics: Sendable {
         var rateLimited: [String: Int] = [:]
     }
 
-    private let state = LockedState(State())
+    private let state = Locked(State())
 
     /// Creates empty metrics.
     public init() {}
@@ -102,20 +103,5 @@ public final class ServerMetrics: Sendable {
             "otp_rate_limit_rejections_total", "counter", "429 answers by route template and error code.",
             snapshot.rateLimited)
         return out
-    }
-}
-
-/// A value behind a lock.
-final class LockedState<Value>: @unchecked Sendable {
-    // Guards `value`; every access holds it.
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
-        lock.withLock { body(&value) }
     }
 }

@@ -17,8 +17,8 @@ public struct Destination: Sendable, Hashable {
     /// Phone numbers are E.164 after removing spaces, dashes and parentheses: `+`, then
     /// 7–15 digits not starting with 0. Emails have one `@`, a local part, and a domain
     /// with a dot inside. A `channel` that differs from the destination's kind is
-    /// `channel_not_supported`; anything else malformed is `invalid_destination`.
-    public static func parse(_ text: String, channel: Channel?) throws(APIError) -> Destination {
+    /// `destinationChannelMismatch`; anything else malformed is `invalidDestination`.
+    public static func parse(_ text: String, channel: Channel?) throws(VerifierError) -> Destination {
         let trimmed = text.trimmingWhitespace()
         guard !trimmed.isEmpty, trimmed.utf8.count <= maximumLength else { throw Self.invalid }
         let kind: Channel = trimmed.contains("@") ? .email : .sms
@@ -26,11 +26,7 @@ public struct Destination: Sendable, Hashable {
             kind == .email ? parseEmail(trimmed) : parsePhone(trimmed)
         guard let parsed else { throw Self.invalid }
         if let channel, channel != kind {
-            throw APIError(
-                code: .channelNotSupported,
-                message: kind == .email
-                    ? "Codes for an email address can only be sent by email."
-                    : "Codes for a phone number can only be sent by SMS.")
+            throw .destinationChannelMismatch(destination: kind)
         }
         return parsed
     }
@@ -64,7 +60,7 @@ public struct Destination: Sendable, Hashable {
         channel == .sms ? maskPhone(address) : maskEmail(address)
     }
 
-    private static let invalid = APIError(code: .invalidDestination, message: ScreenText.invalidDestination)
+    private static let invalid = VerifierError.invalidDestination
 
     private static func parsePhone(_ text: String) -> Destination? {
         let kept = text.unicodeScalars.filter { !" -()\t".unicodeScalars.contains($0) }

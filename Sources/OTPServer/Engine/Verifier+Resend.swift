@@ -5,12 +5,12 @@ extension Verifier {
     /// Sends a new code: the old one stops working, attempts reset, the next cooldown starts.
     ///
     /// Allowed from pending, locked and expired. Judged in this order: the verification
-    /// exists (404), it is not approved or canceled (409), a send is left (429
-    /// `max_sends_reached`, `retryAfter` the seconds until the current code expires), the
-    /// cooldown has run (429 `resend_too_soon`), the global send cap (429). The send is
+    /// exists (`notFound`), it is not approved or canceled (`notPending`), a send is left
+    /// (`maxSendsReached`, `retryAfter` the time until the current code expires), the
+    /// cooldown has run (`resendTooSoon`), the global send cap (`rateLimited`). The send is
     /// claimed in the store first, so parallel resends send one message; a delivery
-    /// failure (502) leaves the previous code valid and uses up no send.
-    public func resend(id: String, clientAddress: String) async throws(APIError) -> Verification {
+    /// failure (`deliveryFailed`) leaves the previous code valid and uses up no send.
+    public func resend(id: String, clientAddress: String) async throws(VerifierError) -> Verification {
         let now = currentTime()
         let record = try await load(id)
         let lease = ResendLease(
@@ -41,7 +41,7 @@ extension Verifier {
         } catch {
             try? await store.abandonResend(id: id, token: lease.token)
             await release(global, now: now)
-            throw .resendDeliveryFailed
+            throw .deliveryFailed(.resend, error as? DeliveryError)
         }
 
         let sentAt = max(now, currentTime())
@@ -64,22 +64,23 @@ extension Verifier {
             let wait = record.resendAvailableAt.map {
                 StoreTime.milliseconds($0) - StoreTime.milliseconds(sentAt)
             }
-            throw .resendTooSoon(waitMilliseconds: wait ?? 1000)
+            throw .resendTooSoon(retryAfter: .milliseconds(wait ?? 1000))
         }
     }
 
     /// Throws the answer for a resend the rules refuse; returns for `.begun`.
-    private func throwResendRefusal(_ outcome: BeginResendOutcome, now: Date) throws(APIError) {
+    private func throwResendRefusal(_ outcome: BeginResendOutcome, now: Date) throws(VerifierError) {
         switch outcome {
         case .begun: return
         case .notFound: throw .notFound
         case .notPending: throw .notPending
         case .maxSendsReached(let record):
             throw .maxSendsReached(
-                waitMilliseconds: StoreTime.milliseconds(record.expiresAt) - StoreTime.milliseconds(now))
+                retryAfter: .milliseconds(
+                    StoreTime.milliseconds(record.expiresAt) - StoreTime.milliseconds(now)))
         case .tooSoon(_, let until):
             throw .resendTooSoon(
-                waitMilliseconds: StoreTime.milliseconds(until) - StoreTime.milliseconds(now))
+                retryAfter: .milliseconds(StoreTime.milliseconds(until) - StoreTime.milliseconds(now)))
         }
     }
 }

@@ -4,15 +4,17 @@ import OTPCore
 extension Verifier {
     /// Starts a verification and sends its first code.
     ///
-    /// Judged in this order: the destination and channel (400), the idempotency key (a
-    /// replay answers the same verification with `created == false`, a different body
-    /// 422), the rate limits per destination, per client address and in all (429), then
-    /// the code is made, stored and sent. A delivery failure cancels the verification,
-    /// frees the idempotency key and answers 502.
-    public func start(_ request: StartRequest) async throws(APIError) -> StartResult {
+    /// Judged in this order: the destination and channel, the idempotency key (a replay
+    /// answers the same verification with `created == false`, a different body
+    /// `idempotencyKeyReused`), the rate limits per destination, per client address and in
+    /// all (`rateLimited`), then the code is made, stored and sent. A delivery failure
+    /// cancels the verification, frees the idempotency key and throws `deliveryFailed`.
+    public func start(_ request: StartRequest) async throws(VerifierError) -> StartResult {
         let now = currentTime()
         let destination = try Destination.parse(request.to, channel: request.channel)
-        guard policy.channels.contains(destination.channel) else { throw .channelOff(destination.channel) }
+        guard policy.channels.contains(destination.channel) else {
+            throw .channelNotSupported(destination.channel)
+        }
         if let allowed = policy.allowedCallingCodes, let code = destination.callingCode,
             !allowed.contains(code)
         {
@@ -56,7 +58,7 @@ extension Verifier {
             // Another start with the same key won the race; this one sends nothing.
             await release(permits, now: now)
             if let replay = try await replay(entry, request: request, now: now) { return replay }
-            throw .storeUnavailable
+            throw .storeUnavailable(StoreError("the verification behind a live idempotency key is gone"))
         }
 
         let message = MessageTemplate.message(
@@ -68,17 +70,17 @@ extension Verifier {
             _ = try? await store.cancel(id: id)
             if let claim { try? await store.releaseIdempotencyKey(claim.key, verificationID: id) }
             if let global = globalSendPermit { await release([global], now: now) }
-            throw .startDeliveryFailed
+            throw .deliveryFailed(.start, error)
         }
         return StartResult(verification: view(record, at: now), created: true)
     }
 
-    /// The answer to a start whose idempotency key is live: the same verification, or 422 for another body.
+    /// The answer to a start whose idempotency key is live: the same verification, or a refusal for another body.
     ///
     /// `nil` when the verification behind the key is gone, so the start goes ahead.
     private func replay(
         _ entry: IdempotencyEntry, request: StartRequest, now: Date
-    ) async throws(APIError)
+    ) async throws(VerifierError)
         -> StartResult?
     {
         guard entry.fingerprint == request.fingerprint else { throw .idempotencyKeyReused }

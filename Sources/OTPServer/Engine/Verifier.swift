@@ -8,7 +8,8 @@ import OTPCore
 /// from `random` (the system CSPRNG in production), are stored only as HMAC-SHA256 under
 /// `secret`, are compared in constant time and are good once. Times come from `now`.
 ///
-/// Every method throws `APIError` with the API's error code and the screen's sentence.
+/// Every method throws ``VerifierError``: the kind of refusal and its facts. The HTTP front
+/// maps it to a status, an API error code and a sentence.
 public final class Verifier: Sendable {
     /// The policy in force, with out-of-range values brought into range.
     public let policy: Policy
@@ -51,14 +52,14 @@ public final class Verifier: Sendable {
     }
 
     /// The verification with an identifier as it reads now.
-    public func status(id: String) async throws(APIError) -> Verification {
+    public func status(id: String) async throws(VerifierError) -> Verification {
         let now = currentTime()
         let record = try await load(id)
         return view(record, at: now)
     }
 
     /// Cancels a pending, locked or expired verification.
-    public func cancel(id: String) async throws(APIError) -> Verification {
+    public func cancel(id: String) async throws(VerifierError) -> Verification {
         let now = currentTime()
         guard VerificationID.isWellFormed(id) else { throw .notFound }
         switch try await storeCall({ () async throws(StoreError) in try await store.cancel(id: id) }) {
@@ -73,10 +74,26 @@ public final class Verifier: Sendable {
         await store.ping()
     }
 
-    /// Deletes what the store no longer needs; a server may call it on a timer.
-    public func purgeExpired() async throws(APIError) -> Int {
+    /// Deletes what the store no longer needs now; returns how many verifications went.
+    public func purgeExpired() async throws(VerifierError) -> Int {
         let now = currentTime()
         return try await storeCall { () async throws(StoreError) in try await store.purgeExpired(now: now) }
+    }
+
+    /// Purges every `interval` until the calling task is cancelled: the one place expired rows go.
+    ///
+    /// Stores purge nothing by themselves; a server runs this in a task of its own for as
+    /// long as it runs (`OTPHTTP`'s server does, once a minute). A failed purge is tried
+    /// again at the next tick.
+    public func purgeExpired(every interval: Duration, clock: any Clock<Duration> = ContinuousClock()) async {
+        while !Task.isCancelled {
+            do {
+                try await clock.sleep(for: interval)
+            } catch {
+                return
+            }
+            _ = try? await purgeExpired()
+        }
     }
 
     // MARK: - Shared parts
@@ -86,31 +103,33 @@ public final class Verifier: Sendable {
         StoreTime.truncated(clock())
     }
 
-    /// The record with an identifier, or 404.
-    func load(_ id: String) async throws(APIError) -> VerificationRecord {
+    /// The record with an identifier, or ``VerifierError/notFound``.
+    func load(_ id: String) async throws(VerifierError) -> VerificationRecord {
         guard VerificationID.isWellFormed(id) else { throw .notFound }
         let found = try await storeCall { () async throws(StoreError) in try await store.record(id: id) }
         guard let found else { throw .notFound }
         return found
     }
 
-    /// Runs a store call, turning its failure into 503 `store_unavailable`.
-    func storeCall<Result>(_ body: () async throws(StoreError) -> Result) async throws(APIError) -> Result {
+    /// Runs a store call, turning its failure into ``VerifierError/Kind/storeUnavailable`` with the store's error.
+    func storeCall<Result>(
+        _ body: () async throws(StoreError) -> Result
+    ) async throws(VerifierError) -> Result {
         do {
             return try await body()
         } catch {
-            throw .storeUnavailable
+            throw .storeUnavailable(error)
         }
     }
 
-    /// Takes every permit or answers 429 with the wait.
-    func acquire(_ permits: [RatePermit], now: Date) async throws(APIError) {
+    /// Takes every permit or throws ``VerifierError/Kind/rateLimited`` with the wait.
+    func acquire(_ permits: [RatePermit], now: Date) async throws(VerifierError) {
         guard !permits.isEmpty else { return }
         let decision = try await storeCall { () async throws(StoreError) in
             try await store.acquire(permits, now: now)
         }
         if case .denied(let wait) = decision {
-            throw .rateLimited(waitMilliseconds: wait)
+            throw .rateLimited(retryAfter: .milliseconds(wait))
         }
     }
 
@@ -130,14 +149,14 @@ public final class Verifier: Sendable {
         random.withGenerator { VerificationID.make(using: &$0) }
     }
 
-    /// The stored form of a code, or 500 when the crypto library failed.
-    func hash(id: String, code: String) throws(APIError) -> [UInt8] {
+    /// The stored form of a code; throws when the crypto library failed.
+    func hash(id: String, code: String) throws(VerifierError) -> [UInt8] {
         guard let hash = hasher.hash(id: id, code: code) else { throw .internalFailure }
         return hash
     }
 
-    /// An opaque rate-limit key, or 500 when the crypto library failed.
-    func limitKey(_ purpose: String, _ value: String) throws(APIError) -> String {
+    /// An opaque rate-limit key; throws when the crypto library failed.
+    func limitKey(_ purpose: String, _ value: String) throws(VerifierError) -> String {
         guard let key = hasher.opaqueKey(purpose, value) else { throw .internalFailure }
         return "\(purpose):\(key)"
     }

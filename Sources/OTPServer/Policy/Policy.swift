@@ -128,12 +128,65 @@ public struct Policy: Sendable, Hashable {
         return warnings
     }
 
+    /// The ranges every number of a policy must stay within, so that no sum or product of them
+    /// can overflow later (times are kept as 64-bit milliseconds).
+    public enum Bounds {
+        /// Attempts per code.
+        public static let maxAttempts = 1...1_000_000
+        /// Codes one verification may send.
+        public static let maxSends = 1...1_000_000
+        /// Seconds a code lives: up to a year.
+        public static let codeLifetimeSeconds = 1...31_536_000
+        /// Seconds of each resend cooldown: up to a year.
+        public static let cooldownSeconds = 0...31_536_000
+        /// How many cooldowns the list may hold.
+        public static let cooldownCount = 64
+        /// Requests a rate limit allows per window.
+        public static let rateLimit = 1...1_000_000_000
+        /// Seconds of a rate limit's window: up to a year.
+        public static let rateWindowSeconds = 1...31_536_000
+        /// Messages the whole server may send per hour.
+        public static let globalSendsPerHour = 1...Int(Int32.max)
+    }
+
     /// Settings that cannot work, one sentence each; a server should refuse to start on any.
     public func problems() -> [String] {
         var problems: [String] = []
-        if maxAttempts < 1 { problems.append("maxAttempts must be at least 1.") }
-        if maxSends < 1 { problems.append("maxSends must be at least 1.") }
-        if codeLifetime <= .zero { problems.append("codeLifetime must be positive.") }
+        func seconds(_ duration: Duration) -> Int64 { duration.components.seconds }
+        if !Bounds.maxAttempts.contains(maxAttempts) {
+            problems.append("maxAttempts must be from 1 to \(Bounds.maxAttempts.upperBound).")
+        }
+        if !Bounds.maxSends.contains(maxSends) {
+            problems.append("maxSends must be from 1 to \(Bounds.maxSends.upperBound).")
+        }
+        if codeLifetime <= .zero || seconds(codeLifetime) > Bounds.codeLifetimeSeconds.upperBound {
+            problems.append("codeLifetime must be positive and at most a year.")
+        }
+        if resendCooldowns.count > Bounds.cooldownCount
+            || resendCooldowns.contains(where: {
+                $0 < .zero || seconds($0) > Bounds.cooldownSeconds.upperBound
+            })
+        {
+            problems.append(
+                "resendCooldowns must be at most \(Bounds.cooldownCount) durations from zero to a year.")
+        }
+        for (name, limit) in [
+            ("startsPerDestination", startsPerDestination), ("startsPerAddress", startsPerAddress),
+            ("checksPerAddress", checksPerAddress),
+            ("failedChecksPerDestination", failedChecksPerDestination),
+        ]
+        where limit.limit > Bounds.rateLimit.upperBound
+            || seconds(limit.window) > Bounds.rateWindowSeconds.upperBound
+        {
+            problems.append(
+                "\(name) must allow at most \(Bounds.rateLimit.upperBound) per window of up to a year.")
+        }
+        if let cap = globalSendsPerHour, !Bounds.globalSendsPerHour.contains(cap) {
+            problems.append("globalSendsPerHour must be from 1 to \(Bounds.globalSendsPerHour.upperBound).")
+        }
+        if retention < .zero || seconds(retention) > Bounds.codeLifetimeSeconds.upperBound {
+            problems.append("retention must be from zero to a year.")
+        }
         if channels.isEmpty { problems.append("channels must offer sms or email.") }
         if let hash = androidAppHash, hash.count != 11 {
             problems.append("androidAppHash must be the 11-character app hash.")

@@ -2,13 +2,13 @@ import Foundation
 
 /// A store in the process's memory: for tests, development and single-instance servers that may forget.
 ///
-/// An actor, so each method is one atomic step. Expired records are purged on every
-/// hundredth insert and by ``purgeExpired(now:)``.
+/// An actor, so each method is one atomic step. Expired records go when
+/// ``purgeExpired(now:)`` runs; after ``shutdown()`` the store holds nothing and every call throws.
 public actor MemoryStore: VerificationStore {
     private var records: [String: VerificationRecord] = [:]
     private var idempotency: [String: IdempotencyEntry] = [:]
     private var arrivals: [String: Int64] = [:]
-    private var insertsSincePurge = 0
+    private var isShutDown = false
 
     /// Creates an empty store.
     public init() {}
@@ -17,7 +17,10 @@ public actor MemoryStore: VerificationStore {
     public var count: Int { records.count }
 
     /// Stores a new verification and its idempotency key, unless the key is live.
-    public func insert(_ record: VerificationRecord, claim: IdempotencyClaim?, now: Date) -> InsertOutcome {
+    public func insert(
+        _ record: VerificationRecord, claim: IdempotencyClaim?, now: Date
+    ) throws(StoreError) -> InsertOutcome {
+        try open()
         if let claim {
             if let entry = idempotency[claim.key], entry.expiresAt > now {
                 return .replay(entry)
@@ -26,33 +29,33 @@ public actor MemoryStore: VerificationStore {
                 verificationID: record.id, fingerprint: claim.fingerprint, expiresAt: claim.expiresAt)
         }
         records[record.id] = record
-        insertsSincePurge += 1
-        if insertsSincePurge >= 100 {
-            _ = purgeExpired(now: now)
-        }
         return .inserted
     }
 
     /// The verification with an identifier.
-    public func record(id: String) -> VerificationRecord? {
-        records[id]
+    public func record(id: String) throws(StoreError) -> VerificationRecord? {
+        try open()
+        return records[id]
     }
 
     /// The live entry of an idempotency key.
-    public func idempotencyEntry(key: String, now: Date) -> IdempotencyEntry? {
+    public func idempotencyEntry(key: String, now: Date) throws(StoreError) -> IdempotencyEntry? {
+        try open()
         guard let entry = idempotency[key], entry.expiresAt > now else { return nil }
         return entry
     }
 
     /// Frees an idempotency key that still belongs to the verification.
-    public func releaseIdempotencyKey(_ key: String, verificationID: String) {
+    public func releaseIdempotencyKey(_ key: String, verificationID: String) throws(StoreError) {
+        try open()
         if idempotency[key]?.verificationID == verificationID {
             idempotency[key] = nil
         }
     }
 
     /// Takes one attempt.
-    public func takeAttempt(id: String, now: Date) -> AttemptOutcome {
+    public func takeAttempt(id: String, now: Date) throws(StoreError) -> AttemptOutcome {
+        try open()
         guard var record = records[id] else { return .notFound }
         let outcome = record.takeAttempt(now: now)
         records[id] = record
@@ -60,17 +63,22 @@ public actor MemoryStore: VerificationStore {
     }
 
     /// Approves a pending verification.
-    public func approve(id: String) -> TransitionOutcome {
-        transition(id) { $0.approve() }
+    public func approve(id: String) throws(StoreError) -> TransitionOutcome {
+        try open()
+        return transition(id) { $0.approve() }
     }
 
     /// Cancels a pending verification.
-    public func cancel(id: String) -> TransitionOutcome {
-        transition(id) { $0.cancel() }
+    public func cancel(id: String) throws(StoreError) -> TransitionOutcome {
+        try open()
+        return transition(id) { $0.cancel() }
     }
 
     /// Claims the next send.
-    public func beginResend(id: String, lease: ResendLease, maxSends: Int, now: Date) -> BeginResendOutcome {
+    public func beginResend(
+        id: String, lease: ResendLease, maxSends: Int, now: Date
+    ) throws(StoreError) -> BeginResendOutcome {
+        try open()
         guard var record = records[id] else { return .notFound }
         let outcome = record.beginResend(lease: lease, maxSends: maxSends, now: now)
         records[id] = record
@@ -78,17 +86,22 @@ public actor MemoryStore: VerificationStore {
     }
 
     /// Puts a resend's code in place.
-    public func finishResend(id: String, token: String, update: CodeUpdate, now: Date) -> TransitionOutcome {
-        transition(id) { $0.finishResend(token: token, update: update) }
+    public func finishResend(
+        id: String, token: String, update: CodeUpdate, now: Date
+    ) throws(StoreError) -> TransitionOutcome {
+        try open()
+        return transition(id) { $0.finishResend(token: token, update: update) }
     }
 
     /// Gives up a resend's lease.
-    public func abandonResend(id: String, token: String) {
+    public func abandonResend(id: String, token: String) throws(StoreError) {
+        try open()
         records[id]?.abandonResend(token: token)
     }
 
     /// Takes every permit or none.
-    public func acquire(_ permits: [RatePermit], now: Date) -> RateDecision {
+    public func acquire(_ permits: [RatePermit], now: Date) throws(StoreError) -> RateDecision {
+        try open()
         let nowMilliseconds = StoreTime.milliseconds(now)
         var updates: [(String, Int64)] = []
         var longestWait: Int64 = 0
@@ -106,7 +119,8 @@ public actor MemoryStore: VerificationStore {
     }
 
     /// Gives permits back.
-    public func release(_ permits: [RatePermit], now: Date) {
+    public func release(_ permits: [RatePermit], now: Date) throws(StoreError) {
+        try open()
         let nowMilliseconds = StoreTime.milliseconds(now)
         for permit in permits {
             arrivals[permit.key] = permit.refund(storedArrival: arrivals[permit.key], now: nowMilliseconds)
@@ -114,8 +128,8 @@ public actor MemoryStore: VerificationStore {
     }
 
     /// Deletes what is no longer needed.
-    public func purgeExpired(now: Date) -> Int {
-        insertsSincePurge = 0
+    public func purgeExpired(now: Date) throws(StoreError) -> Int {
+        try open()
         let before = records.count
         records = records.filter { $0.value.purgeAt > now }
         idempotency = idempotency.filter { $0.value.expiresAt > now }
@@ -124,8 +138,21 @@ public actor MemoryStore: VerificationStore {
         return before - records.count
     }
 
-    /// Always answers.
-    public func ping() -> Bool { true }
+    /// Answers until shut down.
+    public func ping() -> Bool { !isShutDown }
+
+    /// Forgets everything; every later call throws.
+    public func shutdown() {
+        isShutDown = true
+        records = [:]
+        idempotency = [:]
+        arrivals = [:]
+    }
+
+    /// Throws once the store is shut down.
+    private func open() throws(StoreError) {
+        if isShutDown { throw StoreError("memory: the store is shut down") }
+    }
 
     private func transition(
         _ id: String, _ change: (inout VerificationRecord) -> TransitionOutcome

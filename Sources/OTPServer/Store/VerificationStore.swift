@@ -7,6 +7,11 @@ import Foundation
 /// never read the clock: every time comes from the verifier as `now`, and every rule is a
 /// transition of ``VerificationRecord``. ``MemoryStore`` is the reference; the SQLite and
 /// Redis stores live in `OTPSQLite` and `OTPRedis`. Failures throw ``StoreError``.
+///
+/// A store's life is explicit: it is open from its initializer until ``shutdown()``.
+/// Nothing is purged behind the caller's back: records, idempotency keys and rate
+/// counters past their time go when ``purgeExpired(now:)`` runs, which
+/// ``Verifier/purgeExpired(every:)`` does on a timer.
 public protocol VerificationStore: Sendable {
     /// Stores a new verification and, with a claim, its idempotency key; a live key wins and nothing is stored.
     func insert(
@@ -57,4 +62,10 @@ public protocol VerificationStore: Sendable {
 
     /// Whether the store answers.
     func ping() async -> Bool
+
+    /// Closes the store's connections or files; every later call throws ``StoreError`` and `ping` is false.
+    ///
+    /// The owner calls it once when it stops (a ``Verifier``'s server does when it stops);
+    /// calling it again does nothing. Calls already running finish first.
+    func shutdown() async
 }

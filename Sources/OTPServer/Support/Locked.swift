@@ -1,16 +1,20 @@
 import Foundation
 
-/// A value behind a lock, for the few mutable parts of otherwise immutable engine types.
-final class Locked<Value>: @unchecked Sendable {
+/// A value behind a lock, for the few mutable parts of otherwise immutable server types.
+///
+/// `Synchronization.Mutex` would do on macOS 15 and iOS 18; the package supports earlier systems.
+public final class Locked<Value>: @unchecked Sendable {
     // Guards `value`; every access holds it.
     private let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) {
+    /// Creates a lock around a value.
+    public init(_ value: Value) {
         self.value = value
     }
 
-    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+    /// Runs `body` with the value while holding the lock.
+    public func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
         lock.withLock { body(&value) }
     }
 }

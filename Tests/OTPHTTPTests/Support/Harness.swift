@@ -1,5 +1,6 @@
 import Foundation
 import OTPCore
+import OTPServe
 import OTPServer
 import Testing
 
@@ -48,7 +49,7 @@ final class Harness: @unchecked Sendable {
     var port: Int { server.port }
 
     init(
-        store: StoreKind = .memory, policy: Policy = Policy(), senders: [ServerConfiguration.Sender]? = nil,
+        store: StoreKind = .memory, policy: Policy = Policy(), senders: [SenderSpec]? = nil,
         trustProxy: Bool = false, connectionTimeout: Duration = .seconds(10),
         metricsAddress: (host: String, port: Int)? = nil, environment: [String: String] = [:],
         redisPort: Int? = nil, checkFloor: Duration = ServerConfiguration.defaultCheckFloor
@@ -61,18 +62,19 @@ final class Harness: @unchecked Sendable {
         self.clock = clock
         let log = self.log
         let configuration = ServerConfiguration(
-            host: "127.0.0.1", port: 0, apiKeys: ["other-key", key],
-            store: redisPort.map { .redis(host: "127.0.0.1", port: $0, database: 0) }
-                ?? Self.store(store, in: directory),
-            senders: senders ?? [.outbox(path: outbox)], policy: policy, trustProxy: trustProxy,
-            secretFile: directory.appendingPathComponent("secret").path,
+            host: "127.0.0.1", port: 0, apiKeys: ["other-key", key], policy: policy, trustProxy: trustProxy,
             metricsAddress: metricsAddress, connectionTimeout: connectionTimeout, checkFloor: checkFloor,
-            requestLog: RequestLog(now: { clock.now }, write: { log.append($0) }), now: { clock.now },
-            environment: environment)
-        server = try await OTPServerApp.start(configuration)
+            requestLog: RequestLog(now: { clock.now }, write: { log.append($0) }), now: { clock.now })
+        server = try await ServeAssembly.start(
+            ServeSettings(
+                server: configuration,
+                store: redisPort.map { .redis(host: "127.0.0.1", port: $0, database: 0) }
+                    ?? Self.store(store, in: directory),
+                senders: senders ?? [.outbox(path: outbox)],
+                secretFile: directory.appendingPathComponent("secret").path, environment: environment))
     }
 
-    private static func store(_ kind: StoreKind, in directory: URL) -> ServerConfiguration.Store {
+    private static func store(_ kind: StoreKind, in directory: URL) -> StoreSpec {
         switch kind {
         case .memory: .memory
         case .sqlite: .sqlite(path: directory.appendingPathComponent("otp.sqlite3").path)
@@ -141,7 +143,7 @@ enum HarnessError: Error {
 extension Harness {
     /// Runs `body` against a fresh harness and stops it afterwards, whatever happens.
     static func with<T>(
-        store: StoreKind = .memory, policy: Policy = Policy(), senders: [ServerConfiguration.Sender]? = nil,
+        store: StoreKind = .memory, policy: Policy = Policy(), senders: [SenderSpec]? = nil,
         trustProxy: Bool = false, connectionTimeout: Duration = .seconds(10),
         metricsAddress: (host: String, port: Int)? = nil, environment: [String: String] = [:],
         redisPort: Int? = nil, checkFloor: Duration = ServerConfiguration.defaultCheckFloor,
@@ -160,4 +162,18 @@ extension Harness {
             throw error
         }
     }
+}
+
+/// Starts a server the way `otp serve` does, from text-level choices, with `otp serve`'s defaults.
+func serve(
+    host: String = "127.0.0.1", port: Int, apiKeys: [String], store: StoreSpec = .memory,
+    senders: [SenderSpec] = [.console], policy: Policy = .default, secretFile: String? = nil,
+    metricsAddress: (host: String, port: Int)? = nil, requestLog: RequestLog
+) async throws(ServerStartError) -> RunningServer {
+    try await ServeAssembly.start(
+        ServeSettings(
+            server: ServerConfiguration(
+                host: host, port: port, apiKeys: apiKeys, policy: policy, metricsAddress: metricsAddress,
+                requestLog: requestLog),
+            store: store, senders: senders, secretFile: secretFile))
 }

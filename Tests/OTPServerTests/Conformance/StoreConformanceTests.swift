@@ -322,4 +322,40 @@ import Testing
         let store = try await kind.makeStore()
         #expect(await store.ping())
     }
+
+    @Test(
+        "after shutdown every call throws a store error and ping is false; a second shutdown does nothing",
+        arguments: StoreKind.allCases)
+    func shutdown(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
+        _ = try await store.insert(Self.sample("vf_closing"), claim: nil, now: Self.t0)
+        await store.shutdown()
+        #expect(await !store.ping())
+        await #expect(throws: StoreError.self) { try await store.record(id: "vf_closing") }
+        await #expect(throws: StoreError.self) {
+            try await store.insert(Self.sample("vf_after"), claim: nil, now: Self.t0)
+        }
+        await #expect(throws: StoreError.self) { try await store.takeAttempt(id: "vf_closing", now: Self.t0) }
+        await #expect(throws: StoreError.self) {
+            try await store.acquire(
+                [RatePermit(key: "r", limit: RateLimit(limit: 1, window: .seconds(60)))], now: Self.t0)
+        }
+        await #expect(throws: StoreError.self) { try await store.purgeExpired(now: Self.t0) }
+        await store.shutdown()
+        #expect(await !store.ping())
+    }
+
+    @Test(
+        "nothing is purged until purgeExpired runs, however many inserts come", arguments: StoreKind.allCases)
+    func noPurgeOnInsert(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
+        var old = Self.sample("vf_stale")
+        old.purgeAt = Self.at(100)
+        _ = try await store.insert(old, claim: nil, now: Self.t0)
+        for index in 0..<300 {
+            _ = try await store.insert(Self.sample("vf_fill_\(index)"), claim: nil, now: Self.at(100))
+        }
+        #expect(try await store.record(id: "vf_stale") != nil)
+        #expect(try await store.purgeExpired(now: Self.at(100)) == 1)
+    }
 }

@@ -8,15 +8,15 @@ import Testing
     /// Runs `count` wrong checks at once, spread over the verifiers, and returns the error codes.
     func concurrentWrongChecks(
         _ verifiers: [Verifier], id: String, code: String, count: Int
-    ) async -> [OTPErrorCode?] {
+    ) async -> [VerifierError.Kind?] {
         let wrong = Harness.wrong(code)
-        return await withTaskGroup(of: OTPErrorCode?.self) { group in
+        return await withTaskGroup(of: VerifierError.Kind?.self) { group in
             for index in 0..<count {
                 let verifier = verifiers[index % verifiers.count]
                 group.addTask {
-                    await apiError { () async throws(APIError) in
+                    await verifierError { () async throws(VerifierError) in
                         try await verifier.check(id: id, code: wrong, clientAddress: "192.0.2.\(index % 250)")
-                    }?.code
+                    }?.kind
                 }
             }
             return await group.reduce(into: []) { $0.append($1) }
@@ -63,13 +63,13 @@ import Testing
         let verifiers =
             [h.verifier] + stores.dropFirst().map { h.sibling(store: $0, policy: relaxedPolicy()) }
         let (v, code) = try await h.started()
-        let outcomes = await withTaskGroup(of: OTPErrorCode?.self) { group in
+        let outcomes = await withTaskGroup(of: VerifierError.Kind?.self) { group in
             for index in 0..<60 {
                 let verifier = verifiers[index % 3]
                 group.addTask {
-                    await apiError { () async throws(APIError) in
+                    await verifierError { () async throws(VerifierError) in
                         try await verifier.check(id: v.id, code: code, clientAddress: "192.0.2.1")
-                    }?.code
+                    }?.kind
                 }
             }
             return await group.reduce(into: []) { $0.append($1) }
@@ -90,15 +90,15 @@ import Testing
         let (v, code) = try await h.started()
         h.clock.advance(by: .seconds(29))
         #expect(
-            await apiError { () async throws(APIError) in
+            await verifierError { () async throws(VerifierError) in
                 try await h.verifier.resend(id: v.id, clientAddress: "192.0.2.1")
-            }?.retryAfter == 1)
+            }?.retrySeconds == 1)
         h.clock.advance(by: .seconds(271))
         #expect(try await h.verifier.status(id: v.id).status == .expired)
         #expect(
-            await apiError { () async throws(APIError) in
+            await verifierError { () async throws(VerifierError) in
                 try await h.verifier.check(id: v.id, code: code, clientAddress: "192.0.2.1")
-            }?.code == .expired)
+            }?.kind == .expired)
         let resent = try await h.verifier.resend(id: v.id, clientAddress: "192.0.2.1")
         #expect(resent.status == .pending)
         #expect(resent.resendAvailableAt == h.clock.date.addingTimeInterval(60))
@@ -127,12 +127,12 @@ import Testing
         let id = try #require(ids.first)
 
         h.clock.advance(by: .seconds(30))
-        let resends = await withTaskGroup(of: OTPErrorCode?.self) { group in
+        let resends = await withTaskGroup(of: VerifierError.Kind?.self) { group in
             for index in 0..<30 {
                 group.addTask {
-                    await apiError { () async throws(APIError) in
+                    await verifierError { () async throws(VerifierError) in
                         try await verifiers[index % 3].resend(id: id, clientAddress: "192.0.2.1")
-                    }?.code
+                    }?.kind
                 }
             }
             return await group.reduce(into: []) { $0.append($1) }
@@ -148,13 +148,13 @@ import Testing
         let policy = relaxedPolicy { $0.startsPerDestination = RateLimit(limit: 4, window: .seconds(3600)) }
         let h = Harness(store: stores[0], policy: policy)
         let verifiers = [h.verifier] + stores.dropFirst().map { h.sibling(store: $0, policy: policy) }
-        let outcomes = await withTaskGroup(of: OTPErrorCode?.self) { group in
+        let outcomes = await withTaskGroup(of: VerifierError.Kind?.self) { group in
             for index in 0..<12 {
                 group.addTask {
-                    await apiError { () async throws(APIError) in
+                    await verifierError { () async throws(VerifierError) in
                         try await verifiers[index % 3].start(
                             StartRequest(to: "+15555550100", clientAddress: "192.0.2.1"))
-                    }?.code
+                    }?.kind
                 }
             }
             return await group.reduce(into: []) { $0.append($1) }

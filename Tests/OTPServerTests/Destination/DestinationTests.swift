@@ -23,7 +23,7 @@ import Testing
             "+1555555010a", "++15555550100", "+1 555 ５５５ 0100",
         ])
     func badPhones(text: String) {
-        #expect(throws: APIError(code: .invalidDestination, message: ScreenText.invalidDestination)) {
+        #expect(throws: VerifierError.invalidDestination) {
             try Destination.parse(text, channel: nil)
         }
     }
@@ -51,21 +51,19 @@ import Testing
             "ana@" + String(repeating: "a", count: 250) + ".org",
         ])
     func badEmails(text: String) {
-        #expect(throws: APIError(code: .invalidDestination, message: ScreenText.invalidDestination)) {
+        #expect(throws: VerifierError.invalidDestination) {
             try Destination.parse(text, channel: nil)
         }
     }
 
-    @Test("a channel that does not fit the destination is channel_not_supported")
+    @Test("a channel that does not fit the destination is a mismatch naming the destination's own channel")
     func channelMismatch() {
-        #expect(
-            throws: APIError(
-                code: .channelNotSupported, message: "Codes for a phone number can only be sent by SMS.")
-        ) { try Destination.parse("+15555550100", channel: .email) }
-        #expect(
-            throws: APIError(
-                code: .channelNotSupported, message: "Codes for an email address can only be sent by email.")
-        ) { try Destination.parse("ana@example.org", channel: .sms) }
+        #expect(throws: VerifierError.destinationChannelMismatch(destination: .sms)) {
+            try Destination.parse("+15555550100", channel: .email)
+        }
+        #expect(throws: VerifierError.destinationChannelMismatch(destination: .email)) {
+            try Destination.parse("ana@example.org", channel: .sms)
+        }
     }
 
     @Test(

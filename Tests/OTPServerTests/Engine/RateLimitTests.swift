@@ -4,14 +4,18 @@ import OTPServer
 import Testing
 
 @Suite struct RateLimitTests {
-    func start(_ h: Harness, to: String = "+15555550100", address: String = "192.0.2.1") async -> APIError? {
-        await apiError { () async throws(APIError) in
+    func start(
+        _ h: Harness, to: String = "+15555550100", address: String = "192.0.2.1"
+    ) async -> VerifierError? {
+        await verifierError { () async throws(VerifierError) in
             try await h.verifier.start(StartRequest(to: to, clientAddress: address))
         }
     }
 
-    func check(_ h: Harness, _ id: String, _ code: String, address: String = "192.0.2.1") async -> APIError? {
-        await apiError { () async throws(APIError) in
+    func check(
+        _ h: Harness, _ id: String, _ code: String, address: String = "192.0.2.1"
+    ) async -> VerifierError? {
+        await verifierError { () async throws(VerifierError) in
             try await h.verifier.check(id: id, code: code, clientAddress: address)
         }
     }
@@ -24,19 +28,16 @@ import Testing
             #expect(await start(h, address: "192.0.2.\(index)") == nil)
         }
         let refused = await start(h, address: "192.0.2.99")
-        #expect(
-            refused
-                == APIError(
-                    code: .rateLimited, message: "Too many tries. Try again in 12:00.", retryAfter: 720))
-        #expect(refused?.code.httpStatus == 429)
+        #expect(refused?.kind == .rateLimited)
+        #expect(refused?.retryAfter == .seconds(720))
         // Another way of writing the same number counts as the same destination.
-        #expect(await start(h, to: "+1 (555) 555-0100")?.retryAfter == 720)
+        #expect(await start(h, to: "+1 (555) 555-0100")?.retrySeconds == 720)
         #expect(await start(h, to: "+15555550101") == nil)
         h.clock.advance(by: .seconds(719))
-        #expect(await start(h)?.retryAfter == 1)
+        #expect(await start(h)?.retrySeconds == 1)
         h.clock.advance(by: .seconds(1))
         #expect(await start(h) == nil)
-        #expect(await start(h)?.code == .rateLimited)
+        #expect(await start(h)?.kind == .rateLimited)
         #expect(await h.sender.messages.count == 7)
     }
 
@@ -45,7 +46,7 @@ import Testing
         let h = Harness(
             policy: relaxedPolicy { $0.startsPerDestination = RateLimit(limit: 1, window: .seconds(3600)) })
         #expect(await start(h, to: "ana@example.org") == nil)
-        #expect(await start(h, to: "ANA@Example.org")?.code == .rateLimited)
+        #expect(await start(h, to: "ANA@Example.org")?.kind == .rateLimited)
     }
 
     @Test("starts per client address count IPv6 by /64")
@@ -55,8 +56,8 @@ import Testing
         #expect(await start(h, to: "+15555550100", address: "2001:db8:0:1::1") == nil)
         #expect(await start(h, to: "+15555550101", address: "2001:db8:0:1:ffff::2") == nil)
         let refused = await start(h, to: "+15555550102", address: "2001:db8:0:1::3")
-        #expect(refused?.code == .rateLimited)
-        #expect(refused?.retryAfter == 150)
+        #expect(refused?.kind == .rateLimited)
+        #expect(refused?.retrySeconds == 150)
         #expect(await start(h, to: "+15555550103", address: "2001:db8:0:2::1") == nil)
         #expect(await start(h, to: "+15555550104", address: "192.0.2.1") == nil)
     }
@@ -70,7 +71,7 @@ import Testing
             })
         #expect(await start(h, address: "192.0.2.1") == nil)
         for _ in 0..<5 {
-            #expect(await start(h, address: "192.0.2.1")?.code == .rateLimited)
+            #expect(await start(h, address: "192.0.2.1")?.kind == .rateLimited)
         }
         #expect(await start(h, address: "192.0.2.2") == nil)
     }
@@ -83,19 +84,19 @@ import Testing
         h.clock.advance(by: .seconds(30))
         await h.sender.setFailing(true)
         #expect(
-            await apiError { () async throws(APIError) in
+            await verifierError { () async throws(VerifierError) in
                 try await h.verifier.resend(id: v.id, clientAddress: "192.0.2.1")
-            }?.code == .deliveryFailed)
+            }?.kind == .deliveryFailed)
         await h.sender.setFailing(false)
         _ = try await h.verifier.resend(id: v.id, clientAddress: "192.0.2.1")
         let refused = await start(h, to: "+15555550102")
-        #expect(refused?.code == .rateLimited)
-        #expect(refused?.retryAfter == 1200 - 30)
+        #expect(refused?.kind == .rateLimited)
+        #expect(refused?.retrySeconds == 1200 - 30)
         h.clock.advance(by: .seconds(60))
-        let resend = await apiError { () async throws(APIError) in
+        let resend = await verifierError { () async throws(VerifierError) in
             try await h.verifier.resend(id: v.id, clientAddress: "192.0.2.1")
         }
-        #expect(resend?.code == .rateLimited)
+        #expect(resend?.kind == .rateLimited)
     }
 
     @Test("checks per client address count every check, malformed codes included")
@@ -103,14 +104,14 @@ import Testing
         let h = Harness(
             policy: relaxedPolicy { $0.checksPerAddress = RateLimit(limit: 3, window: .seconds(300)) })
         let (v, code) = try await h.started()
-        #expect(await check(h, v.id, "1")?.code == .invalidCodeFormat)
-        #expect(await check(h, v.id, "12")?.code == .invalidCodeFormat)
-        #expect(await check(h, v.id, Harness.wrong(code))?.code == .incorrectCode)
+        #expect(await check(h, v.id, "1")?.kind == .invalidCodeFormat)
+        #expect(await check(h, v.id, "12")?.kind == .invalidCodeFormat)
+        #expect(await check(h, v.id, Harness.wrong(code))?.kind == .incorrectCode)
         let refused = await check(h, v.id, code)
-        #expect(refused?.code == .rateLimited)
-        #expect(refused?.retryAfter == 100)
+        #expect(refused?.kind == .rateLimited)
+        #expect(refused?.retrySeconds == 100)
         #expect(refused?.attemptsLeft == 2)
-        #expect(await check(h, v.id, code, address: "192.0.2.2")?.code == nil)
+        #expect(await check(h, v.id, code, address: "192.0.2.2")?.kind == nil)
     }
 
     @Test("failed checks per destination count incorrect codes only, across verifications")
@@ -121,15 +122,15 @@ import Testing
             })
         let (first, firstCode) = try await h.started()
         for text in ["1", "12", "123", "1234567"] {
-            #expect(await check(h, first.id, text)?.code == .invalidCodeFormat)
+            #expect(await check(h, first.id, text)?.kind == .invalidCodeFormat)
         }
-        #expect(await check(h, first.id, Harness.wrong(firstCode))?.code == .incorrectCode)
+        #expect(await check(h, first.id, Harness.wrong(firstCode))?.kind == .incorrectCode)
         #expect(await check(h, first.id, firstCode) == nil)
         let (second, secondCode) = try await h.started()
-        #expect(await check(h, second.id, Harness.wrong(secondCode))?.code == .incorrectCode)
+        #expect(await check(h, second.id, Harness.wrong(secondCode))?.kind == .incorrectCode)
         let refused = await check(h, second.id, secondCode, address: "198.51.100.1")
-        #expect(refused?.code == .rateLimited)
-        #expect(refused?.retryAfter == 43_200)
+        #expect(refused?.kind == .rateLimited)
+        #expect(refused?.retrySeconds == 43_200)
         // Another destination is not affected.
         let (third, thirdCode) = try await h.started(to: "+15555550199")
         #expect(await check(h, third.id, thirdCode) == nil)
@@ -142,9 +143,9 @@ import Testing
                 $0.failedChecksPerDestination = RateLimit(limit: 1, window: .seconds(86_400))
             })
         let (first, firstCode) = try await h.started(to: "Ana@example.org")
-        #expect(await check(h, first.id, Harness.wrong(firstCode))?.code == .incorrectCode)
+        #expect(await check(h, first.id, Harness.wrong(firstCode))?.kind == .incorrectCode)
         let (second, secondCode) = try await h.started(to: "ana@EXAMPLE.org")
-        #expect(await check(h, second.id, secondCode)?.code == .rateLimited)
+        #expect(await check(h, second.id, secondCode)?.kind == .rateLimited)
     }
 
     @Test("order of judgement: 409, 410 and 423 come before 429, and 429 before 400")
@@ -157,18 +158,18 @@ import Testing
         }
         // The address has used its three checks.
         let (fresh, _) = try await h.started(to: "+15555550101")
-        #expect(await check(h, fresh.id, "1")?.code == .rateLimited)
-        #expect(await check(h, locked.id, lockedCode)?.code == .locked)
+        #expect(await check(h, fresh.id, "1")?.kind == .rateLimited)
+        #expect(await check(h, locked.id, lockedCode)?.kind == .locked)
         let (canceled, _) = try await h.started(to: "+15555550102")
         _ = try await h.verifier.cancel(id: canceled.id)
-        #expect(await check(h, canceled.id, "1")?.code == .notPending)
+        #expect(await check(h, canceled.id, "1")?.kind == .notPending)
         h.clock.advance(by: .seconds(300))
         let (late, _) = try await h.started(to: "+15555550103")
         for _ in 0..<3 {
             _ = await check(h, late.id, "1")
         }
-        #expect(await check(h, fresh.id, "1")?.code == .expired)
-        #expect(await check(h, late.id, "1")?.code == .rateLimited)
+        #expect(await check(h, fresh.id, "1")?.kind == .expired)
+        #expect(await check(h, late.id, "1")?.kind == .rateLimited)
     }
 
     @Test("a burst of checks from one address is held to the limit even in parallel")
@@ -176,9 +177,9 @@ import Testing
         let h = Harness(
             policy: relaxedPolicy { $0.checksPerAddress = RateLimit(limit: 10, window: .seconds(300)) })
         let (v, _) = try await h.started()
-        let outcomes = await withTaskGroup(of: OTPErrorCode?.self) { group in
+        let outcomes = await withTaskGroup(of: VerifierError.Kind?.self) { group in
             for _ in 0..<50 {
-                group.addTask { await check(h, v.id, "1")?.code }
+                group.addTask { await check(h, v.id, "1")?.kind }
             }
             return await group.reduce(into: []) { $0.append($1) }
         }

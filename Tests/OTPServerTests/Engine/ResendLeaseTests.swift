@@ -53,25 +53,25 @@ actor GateSender: CodeSender {
         await sender.arm()
         clock.advance(by: .seconds(30))
 
-        let slow = Task { () async -> APIError? in
-            await apiError { () async throws(APIError) in
+        let slow = Task { () async -> VerifierError? in
+            await verifierError { () async throws(VerifierError) in
                 try await verifier.resend(id: id, clientAddress: "192.0.2.1")
             }
         }
         await sender.waitUntilHolding()
         // While the slow delivery runs, a second resend is too soon...
-        let early = await apiError { () async throws(APIError) in
+        let early = await verifierError { () async throws(VerifierError) in
             try await verifier.resend(id: id, clientAddress: "192.0.2.1")
         }
-        #expect(early?.code == .resendTooSoon)
-        #expect(early?.retryAfter == 60)
+        #expect(early?.kind == .resendTooSoon)
+        #expect(early?.retrySeconds == 60)
         // ...until the lease lapses; then it takes over and sends its own code.
         clock.advance(by: .seconds(60))
         let takeover = try await verifier.resend(id: id, clientAddress: "192.0.2.1")
         #expect(takeover.sendsLeft == 3)
         await sender.release()
         let lost = await slow.value
-        #expect(lost?.code == .resendTooSoon)
+        #expect(lost?.kind == .resendTooSoon)
         #expect(try await verifier.status(id: id).sendsLeft == 3)
         // The code that counts is the one of the resend that took over.
         let messages = await sender.delivered

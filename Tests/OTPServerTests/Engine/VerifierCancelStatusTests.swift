@@ -10,7 +10,7 @@ import Testing
         let (pending, _) = try await h.started(to: "+15555550100")
         let (locked, lockedCode) = try await h.started(to: "+15555550101")
         for _ in 0..<3 {
-            _ = await apiError { () async throws(APIError) in
+            _ = await verifierError { () async throws(VerifierError) in
                 try await h.verifier.check(
                     id: locked.id, code: Harness.wrong(lockedCode), clientAddress: "192.0.2.1")
             }
@@ -23,9 +23,10 @@ import Testing
         #expect(canceled.status == .canceled)
         #expect(canceled.resendAvailableAt == nil)
         #expect(try await h.verifier.status(id: expiring.id).status == .canceled)
-        let again = await apiError { () async throws(APIError) in try await h.verifier.cancel(id: pending.id)
+        let again = await verifierError { () async throws(VerifierError) in
+            try await h.verifier.cancel(id: pending.id)
         }
-        #expect(again == APIError(code: .notPending, message: ScreenText.notPending))
+        #expect(again == VerifierError.notPending)
     }
 
     @Test("an approved verification cannot be canceled")
@@ -34,7 +35,8 @@ import Testing
         let (v, code) = try await h.started()
         _ = try await h.verifier.check(id: v.id, code: code, clientAddress: "192.0.2.1")
         #expect(
-            await apiError { () async throws(APIError) in try await h.verifier.cancel(id: v.id) }?.code
+            await verifierError { () async throws(VerifierError) in try await h.verifier.cancel(id: v.id) }?
+                .kind
                 == .notPending)
         #expect(try await h.verifier.status(id: v.id).status == .approved)
     }
@@ -66,13 +68,36 @@ import Testing
         h.clock.advance(by: .seconds(1))
         #expect(try await h.verifier.purgeExpired() == 1)
         #expect(
-            await apiError { () async throws(APIError) in try await h.verifier.status(id: v.id) }?.code
+            await verifierError { () async throws(VerifierError) in try await h.verifier.status(id: v.id) }?
+                .kind
                 == .notFound)
     }
 }
 
+@Suite struct PurgeScheduleTests {
+    @Test("the purge timer purges once per interval on its clock, and stops when its task is cancelled")
+    func purgeTimer() async throws {
+        let store = MemoryStore()
+        let h = Harness(store: store, policy: relaxedPolicy { $0.retention = .zero })
+        _ = try await h.started()
+        let timer = ManualClock()
+        let verifier = h.verifier
+        let task = Task { await verifier.purgeExpired(every: .seconds(60), clock: timer) }
+        h.clock.advance(by: .seconds(301))
+        while timer.sleeperCount == 0 { await Task.yield() }
+        #expect(await store.count == 1)
+        timer.advance(by: .seconds(59))
+        #expect(await store.count == 1)
+        timer.advance(by: .seconds(1))
+        while await store.count == 1 { await Task.yield() }
+        #expect(await store.count == 0)
+        task.cancel()
+        await task.value
+    }
+}
+
 @Suite struct StoreFailureTests {
-    static let unavailable = OTPErrorCode.storeUnavailable
+    static let unavailable = VerifierError.Kind.storeUnavailable
 
     @Test(
         "a store failure on any step of start is store_unavailable",
@@ -82,12 +107,11 @@ import Testing
     func start(failing: FaultyStore.Operation) async {
         let store = FaultyStore(failing: [failing])
         let h = Harness(store: store)
-        let error = await apiError { () async throws(APIError) in
+        let error = await verifierError { () async throws(VerifierError) in
             try await h.verifier.start(
                 StartRequest(to: "+15555550100", clientAddress: "192.0.2.1", idempotencyKey: "k"))
         }
-        #expect(error?.code == Self.unavailable)
-        #expect(error?.code.httpStatus == 503)
+        #expect(error?.kind == Self.unavailable)
         #expect(await h.sender.messages.isEmpty)
     }
 
@@ -101,10 +125,10 @@ import Testing
         let h = Harness(store: store)
         let (v, code) = try await h.started()
         store.fail([failing])
-        let error = await apiError { () async throws(APIError) in
+        let error = await verifierError { () async throws(VerifierError) in
             try await h.verifier.check(id: v.id, code: code, clientAddress: "192.0.2.1")
         }
-        #expect(error?.code == Self.unavailable)
+        #expect(error?.kind == Self.unavailable)
     }
 
     @Test(
@@ -118,10 +142,10 @@ import Testing
         let (v, _) = try await h.started()
         h.clock.advance(by: .seconds(30))
         store.fail([failing])
-        let error = await apiError { () async throws(APIError) in
+        let error = await verifierError { () async throws(VerifierError) in
             try await h.verifier.resend(id: v.id, clientAddress: "192.0.2.1")
         }
-        #expect(error?.code == Self.unavailable)
+        #expect(error?.kind == Self.unavailable)
     }
 
     @Test("a store failure on status, cancel or purge is store_unavailable")
@@ -131,13 +155,16 @@ import Testing
         let (v, _) = try await h.started()
         store.fail([.record, .cancel, .purge])
         #expect(
-            await apiError { () async throws(APIError) in try await h.verifier.status(id: v.id) }?.code
+            await verifierError { () async throws(VerifierError) in try await h.verifier.status(id: v.id) }?
+                .kind
                 == Self.unavailable)
         #expect(
-            await apiError { () async throws(APIError) in try await h.verifier.cancel(id: v.id) }?.code
+            await verifierError { () async throws(VerifierError) in try await h.verifier.cancel(id: v.id) }?
+                .kind
                 == Self.unavailable)
         #expect(
-            await apiError { () async throws(APIError) in try await h.verifier.purgeExpired() }?.code
+            await verifierError { () async throws(VerifierError) in try await h.verifier.purgeExpired() }?
+                .kind
                 == Self.unavailable)
     }
 
@@ -149,14 +176,14 @@ import Testing
         h.clock.advance(by: .seconds(30))
         await h.sender.setFailing(true)
         store.fail([.abandonResend, .release, .cancel, .releaseIdempotencyKey])
-        let resend = await apiError { () async throws(APIError) in
+        let resend = await verifierError { () async throws(VerifierError) in
             try await h.verifier.resend(id: v.id, clientAddress: "192.0.2.1")
         }
-        #expect(resend?.code == .deliveryFailed)
-        let start = await apiError { () async throws(APIError) in
+        #expect(resend?.kind == .deliveryFailed)
+        let start = await verifierError { () async throws(VerifierError) in
             try await h.verifier.start(
                 StartRequest(to: "+15555550101", clientAddress: "192.0.2.1", idempotencyKey: "k"))
         }
-        #expect(start?.code == .deliveryFailed)
+        #expect(start?.kind == .deliveryFailed)
     }
 }

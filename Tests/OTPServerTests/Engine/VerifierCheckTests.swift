@@ -11,11 +11,10 @@ import Testing
         let approved = try await h.verifier.check(id: v.id, code: code, clientAddress: "192.0.2.1")
         #expect(approved.status == .approved)
         #expect(approved.resendAvailableAt == nil)
-        let again = await apiError { () async throws(APIError) in
+        let again = await verifierError { () async throws(VerifierError) in
             try await h.verifier.check(id: v.id, code: code, clientAddress: "192.0.2.1")
         }
-        #expect(again == APIError(code: .notPending, message: ScreenText.notPending))
-        #expect(again?.code.httpStatus == 409)
+        #expect(again == VerifierError.notPending)
     }
 
     @Test(
@@ -45,11 +44,10 @@ import Testing
         let h = Harness()
         let (v, code) = try await h.started()
         for text in [String(code.prefix(5)), code + "1", "", "abcdef", code + Harness.wrong(code)] {
-            let error = await apiError { () async throws(APIError) in
+            let error = await verifierError { () async throws(VerifierError) in
                 try await h.verifier.check(id: v.id, code: text, clientAddress: "192.0.2.1")
             }
-            #expect(error?.code == .invalidCodeFormat, "\(text)")
-            #expect(error?.message == "Enter all 6 digits.")
+            #expect(error?.kind == .invalidCodeFormat, "\(text)")
             #expect(error?.attemptsLeft == 3)
         }
         #expect(try await h.verifier.status(id: v.id).attemptsLeft == 3)
@@ -62,30 +60,23 @@ import Testing
         let h = Harness()
         let (v, code) = try await h.started()
         let wrong = Harness.wrong(code)
-        var answers: [APIError?] = []
+        var answers: [VerifierError?] = []
         for _ in 0..<3 {
             answers.append(
-                await apiError { () async throws(APIError) in
+                await verifierError { () async throws(VerifierError) in
                     try await h.verifier.check(id: v.id, code: wrong, clientAddress: "192.0.2.1")
                 })
         }
-        #expect(answers.map { $0?.code } == [.incorrectCode, .incorrectCode, .incorrectCode])
+        #expect(answers.map { $0?.kind } == [.incorrectCode, .incorrectCode, .incorrectCode])
         #expect(answers.map { $0?.attemptsLeft } == [2, 1, 0])
-        #expect(
-            answers.map { $0?.message } == [
-                "Code doesn't match. 2 attempts left.", "Code doesn't match. 1 attempt left.",
-                "Too many attempts. Request a new code.",
-            ])
-        #expect(answers[0]?.code.httpStatus == 422)
         let status = try await h.verifier.status(id: v.id)
         #expect(status.status == .locked)
         #expect(status.attemptsLeft == 0)
 
-        let locked = await apiError { () async throws(APIError) in
+        let locked = await verifierError { () async throws(VerifierError) in
             try await h.verifier.check(id: v.id, code: code, clientAddress: "192.0.2.1")
         }
-        #expect(locked == APIError(code: .locked, message: ScreenText.locked, attemptsLeft: 0))
-        #expect(locked?.code.httpStatus == 423)
+        #expect(locked == VerifierError.locked)
     }
 
     @Test(
@@ -97,16 +88,14 @@ import Testing
         #expect(try await h.verifier.status(id: v.id).status == .pending)
         h.clock.advance(by: .milliseconds(1))
         #expect(try await h.verifier.status(id: v.id).status == .expired)
-        let error = await apiError { () async throws(APIError) in
+        let error = await verifierError { () async throws(VerifierError) in
             try await h.verifier.check(id: v.id, code: code, clientAddress: "192.0.2.1")
         }
-        #expect(error?.code == .expired)
-        #expect(error?.message == ScreenText.expired)
-        #expect(error?.code.httpStatus == 410)
+        #expect(error?.kind == .expired)
 
         let (other, otherCode) = try await h.started(to: "+15555550101")
         for _ in 0..<3 {
-            _ = await apiError { () async throws(APIError) in
+            _ = await verifierError { () async throws(VerifierError) in
                 try await h.verifier.check(
                     id: other.id, code: Harness.wrong(otherCode), clientAddress: "192.0.2.1")
             }
@@ -114,30 +103,32 @@ import Testing
         #expect(try await h.verifier.status(id: other.id).status == .locked)
         h.clock.advance(by: .seconds(300))
         #expect(try await h.verifier.status(id: other.id).status == .expired)
-        let lockedThenExpired = await apiError { () async throws(APIError) in
+        let lockedThenExpired = await verifierError { () async throws(VerifierError) in
             try await h.verifier.check(id: other.id, code: otherCode, clientAddress: "192.0.2.1")
         }
-        #expect(lockedThenExpired?.code == .expired)
+        #expect(lockedThenExpired?.kind == .expired)
     }
 
     @Test("unknown and malformed identifiers are not_found")
     func notFound() async throws {
         let h = Harness()
         for id in ["vf_AAAAAAAAAAAAAAAAAAAAAA", "", "vf_with space", String(repeating: "x", count: 300)] {
-            let error = await apiError { () async throws(APIError) in
+            let error = await verifierError { () async throws(VerifierError) in
                 try await h.verifier.check(id: id, code: "123456", clientAddress: "192.0.2.1")
             }
-            #expect(error == APIError(code: .notFound, message: ScreenText.notFound))
+            #expect(error == VerifierError.notFound)
             #expect(
-                await apiError { () async throws(APIError) in try await h.verifier.status(id: id) }?.code
+                await verifierError { () async throws(VerifierError) in try await h.verifier.status(id: id) }?
+                    .kind
                     == .notFound)
             #expect(
-                await apiError { () async throws(APIError) in try await h.verifier.cancel(id: id) }?.code
+                await verifierError { () async throws(VerifierError) in try await h.verifier.cancel(id: id) }?
+                    .kind
                     == .notFound)
             #expect(
-                await apiError { () async throws(APIError) in
+                await verifierError { () async throws(VerifierError) in
                     try await h.verifier.resend(id: id, clientAddress: "192.0.2.1")
-                }?.code == .notFound)
+                }?.kind == .notFound)
         }
     }
 
@@ -150,10 +141,10 @@ import Testing
         while secondCode == (await h.sender.lastCode(for: first.id)) {
             (second, secondCode) = try await h.started(to: "+15555550101")
         }
-        let error = await apiError { () async throws(APIError) in
+        let error = await verifierError { () async throws(VerifierError) in
             try await h.verifier.check(id: first.id, code: secondCode, clientAddress: "192.0.2.1")
         }
-        #expect(error?.code == .incorrectCode)
+        #expect(error?.kind == .incorrectCode)
         #expect(try await h.verifier.status(id: second.id).status == .pending)
     }
 
@@ -167,10 +158,10 @@ import Testing
         let impostor = Verifier(
             store: store, sender: h.sender, policy: relaxedPolicy(), secret: otherSecret,
             now: { h.clock.date })
-        let error = await apiError { () async throws(APIError) in
+        let error = await verifierError { () async throws(VerifierError) in
             try await impostor.check(id: v.id, code: code, clientAddress: "192.0.2.1")
         }
-        #expect(error?.code == .incorrectCode)
+        #expect(error?.kind == .incorrectCode)
         #expect(
             try await h.verifier.check(id: v.id, code: code, clientAddress: "192.0.2.1").status == .approved)
     }
@@ -184,10 +175,10 @@ import Testing
         _ = try await h.verifier.cancel(id: canceled.id)
         h.clock.advance(by: .seconds(600))
         for (id, code) in [(approved.id, code), (canceled.id, canceledCode)] {
-            let error = await apiError { () async throws(APIError) in
+            let error = await verifierError { () async throws(VerifierError) in
                 try await h.verifier.check(id: id, code: code, clientAddress: "192.0.2.1")
             }
-            #expect(error?.code == .notPending)
+            #expect(error?.kind == .notPending)
         }
     }
 
@@ -195,12 +186,12 @@ import Testing
     func goodOnceInParallel() async throws {
         let h = Harness()
         let (v, code) = try await h.started()
-        let outcomes = await withTaskGroup(of: OTPErrorCode?.self) { group in
+        let outcomes = await withTaskGroup(of: VerifierError.Kind?.self) { group in
             for _ in 0..<50 {
                 group.addTask {
-                    await apiError { () async throws(APIError) in
+                    await verifierError { () async throws(VerifierError) in
                         try await h.verifier.check(id: v.id, code: code, clientAddress: "192.0.2.1")
-                    }?.code
+                    }?.kind
                 }
             }
             return await group.reduce(into: []) { $0.append($1) }

@@ -9,11 +9,11 @@ import Testing
         let h = Harness()
         let (v, _) = try await h.started()
         h.clock.advance(by: .milliseconds(5_500))
-        let error = await apiError { () async throws(APIError) in
+        let error = await verifierError { () async throws(VerifierError) in
             try await h.verifier.resend(id: v.id, clientAddress: "192.0.2.1")
         }
-        #expect(error == APIError(code: .resendTooSoon, message: "Resend in 0:25", retryAfter: 25))
-        #expect(error?.code.httpStatus == 429)
+        #expect(error == .resendTooSoon(retryAfter: .milliseconds(24_500)))
+        #expect(error?.retrySeconds == 25)
         #expect(await h.sender.messages.count == 1)
     }
 
@@ -21,7 +21,7 @@ import Testing
     func resend() async throws {
         let h = Harness()
         let (v, oldCode) = try await h.started()
-        _ = await apiError { () async throws(APIError) in
+        _ = await verifierError { () async throws(VerifierError) in
             try await h.verifier.check(id: v.id, code: Harness.wrong(oldCode), clientAddress: "192.0.2.1")
         }
         h.clock.advance(by: .seconds(30))
@@ -35,10 +35,10 @@ import Testing
         let newCode = try #require(await h.sender.lastCode(for: v.id))
         #expect(await h.sender.messages.count == 2)
         if newCode != oldCode {
-            let error = await apiError { () async throws(APIError) in
+            let error = await verifierError { () async throws(VerifierError) in
                 try await h.verifier.check(id: v.id, code: oldCode, clientAddress: "192.0.2.1")
             }
-            #expect(error?.code == .incorrectCode)
+            #expect(error?.kind == .incorrectCode)
         }
         #expect(
             try await h.verifier.check(id: v.id, code: newCode, clientAddress: "192.0.2.1").status
@@ -54,10 +54,10 @@ import Testing
         while let cooldown = expected.first {
             #expect(current.resendAvailableAt == h.clock.date.addingTimeInterval(TimeInterval(cooldown)))
             h.clock.advance(by: .seconds(cooldown - 1))
-            let early = await apiError { () async throws(APIError) in
+            let early = await verifierError { () async throws(VerifierError) in
                 try await h.verifier.resend(id: v.id, clientAddress: "192.0.2.1")
             }
-            #expect(early?.retryAfter == 1)
+            #expect(early?.retrySeconds == 1)
             h.clock.advance(by: .seconds(1))
             current = try await h.verifier.resend(id: v.id, clientAddress: "192.0.2.1")
             expected.removeFirst()
@@ -65,11 +65,10 @@ import Testing
         #expect(current.sendsLeft == 0)
         #expect(current.resendAvailableAt == nil)
         h.clock.advance(by: .seconds(100))
-        let error = await apiError { () async throws(APIError) in
+        let error = await verifierError { () async throws(VerifierError) in
             try await h.verifier.resend(id: v.id, clientAddress: "192.0.2.1")
         }
-        #expect(
-            error == APIError(code: .maxSendsReached, message: ScreenText.maxSendsReached, retryAfter: 200))
+        #expect(error == .maxSendsReached(retryAfter: .seconds(200)))
         #expect(await h.sender.messages.count == 5)
     }
 
@@ -78,7 +77,7 @@ import Testing
         let h = Harness()
         let (v, code) = try await h.started()
         for _ in 0..<3 {
-            _ = await apiError { () async throws(APIError) in
+            _ = await verifierError { () async throws(VerifierError) in
                 try await h.verifier.check(id: v.id, code: Harness.wrong(code), clientAddress: "192.0.2.1")
             }
         }
@@ -104,10 +103,10 @@ import Testing
         _ = try await h.verifier.cancel(id: c.id)
         h.clock.advance(by: .seconds(30))
         for id in [a.id, c.id] {
-            let error = await apiError { () async throws(APIError) in
+            let error = await verifierError { () async throws(VerifierError) in
                 try await h.verifier.resend(id: id, clientAddress: "192.0.2.1")
             }
-            #expect(error == APIError(code: .notPending, message: ScreenText.notPending))
+            #expect(error == VerifierError.notPending)
         }
     }
 
@@ -117,10 +116,10 @@ import Testing
         let (v, code) = try await h.started()
         h.clock.advance(by: .seconds(30))
         await h.sender.setFailing(true)
-        let error = await apiError { () async throws(APIError) in
+        let error = await verifierError { () async throws(VerifierError) in
             try await h.verifier.resend(id: v.id, clientAddress: "192.0.2.1")
         }
-        #expect(error == APIError(code: .deliveryFailed, message: ScreenText.deliveryFailed))
+        #expect(error == .deliveryFailed(.resend, DeliveryError("provider refused (test)")))
         let after = try await h.verifier.status(id: v.id)
         #expect(after.sendsLeft == 4)
         #expect(after.resendAvailableAt == v.resendAvailableAt)
@@ -141,7 +140,7 @@ import Testing
         let (v, code) = try await h.started()
         h.clock.advance(by: .seconds(30))
         await h.sender.setFailing(true)
-        _ = await apiError { () async throws(APIError) in
+        _ = await verifierError { () async throws(VerifierError) in
             try await h.verifier.resend(id: v.id, clientAddress: "192.0.2.1")
         }
         #expect(
@@ -153,12 +152,12 @@ import Testing
         let h = Harness()
         let (v, _) = try await h.started()
         h.clock.advance(by: .seconds(30))
-        let outcomes = await withTaskGroup(of: OTPErrorCode?.self) { group in
+        let outcomes = await withTaskGroup(of: VerifierError.Kind?.self) { group in
             for _ in 0..<20 {
                 group.addTask {
-                    await apiError { () async throws(APIError) in
+                    await verifierError { () async throws(VerifierError) in
                         try await h.verifier.resend(id: v.id, clientAddress: "192.0.2.1")
-                    }?.code
+                    }?.kind
                 }
             }
             return await group.reduce(into: []) { $0.append($1) }
@@ -185,27 +184,27 @@ func exhaustGuesses(_ h: Harness, to destination: String = "+15555550100") async
         let code = try #require(await h.sender.lastCode(for: v.id))
         // Bounded, so a store that never locks fails the test instead of hanging it.
         for _ in 0..<50 {
-            let error = await apiError { () async throws(APIError) in
+            let error = await verifierError { () async throws(VerifierError) in
                 try await h.verifier.check(id: v.id, code: Harness.wrong(code), clientAddress: "192.0.2.1")
             }
-            guard error?.code == .incorrectCode else {
-                #expect(error?.code == .locked)
+            guard error?.kind == .incorrectCode else {
+                #expect(error?.kind == .locked)
                 break
             }
             judged += 1
         }
         h.clock.advance(by: .seconds(300))
-        let resend = await apiError { () async throws(APIError) in
+        let resend = await verifierError { () async throws(VerifierError) in
             try await h.verifier.resend(id: v.id, clientAddress: "192.0.2.1")
         }
-        if resend?.code == .maxSendsReached { break }
+        if resend?.kind == .maxSendsReached { break }
         #expect(resend == nil)
     }
     // Whatever happens next, nothing more is judged.
     h.clock.advance(by: .seconds(3600))
-    let last = await apiError { () async throws(APIError) in
+    let last = await verifierError { () async throws(VerifierError) in
         try await h.verifier.check(id: v.id, code: "000000", clientAddress: "192.0.2.1")
     }
-    #expect(last?.code == .expired || last?.code == .locked)
+    #expect(last?.kind == .expired || last?.kind == .locked)
     return judged
 }

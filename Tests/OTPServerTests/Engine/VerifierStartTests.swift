@@ -62,29 +62,36 @@ import Testing
     @Test("a malformed destination is invalid_destination and sends nothing")
     func invalidDestination() async {
         let h = Harness()
-        let error = await apiError { () async throws(APIError) in
+        let error = await verifierError { () async throws(VerifierError) in
             try await h.verifier.start(StartRequest(to: "5555550100", clientAddress: "192.0.2.1"))
         }
-        #expect(error == APIError(code: .invalidDestination, message: ScreenText.invalidDestination))
-        #expect(error?.code.httpStatus == 400)
+        #expect(error == VerifierError.invalidDestination)
         #expect(await h.sender.messages.isEmpty)
     }
 
-    @Test("a channel that is off, mismatched or to a country not allowed is channel_not_supported")
+    @Test("a channel that is off, mismatched or to a country not allowed is refused, each with its own kind")
     func channelNotSupported() async throws {
         let h = Harness(
             policy: relaxedPolicy {
                 $0.channels = [.sms]
                 $0.allowedCallingCodes = ["1", "44"]
             })
-        for request in [
-            StartRequest(to: "ana@example.org", clientAddress: "192.0.2.1"),
-            StartRequest(to: "+15555550100", channel: .email, clientAddress: "192.0.2.1"),
-            StartRequest(to: "+4930123456", clientAddress: "192.0.2.1"),
-            StartRequest(to: "+3531234567", clientAddress: "192.0.2.1"),
+        for (request, kind) in [
+            (
+                StartRequest(to: "ana@example.org", clientAddress: "192.0.2.1"),
+                VerifierError.Kind.channelNotSupported
+            ),
+            (
+                StartRequest(to: "+15555550100", channel: .email, clientAddress: "192.0.2.1"),
+                .destinationChannelMismatch
+            ),
+            (StartRequest(to: "+4930123456", clientAddress: "192.0.2.1"), .callingCodeNotAllowed),
+            (StartRequest(to: "+3531234567", clientAddress: "192.0.2.1"), .callingCodeNotAllowed),
         ] {
-            let error = await apiError { () async throws(APIError) in try await h.verifier.start(request) }
-            #expect(error?.code == .channelNotSupported, "\(request.to)")
+            let error = await verifierError { () async throws(VerifierError) in
+                try await h.verifier.start(request)
+            }
+            #expect(error?.kind == kind, "\(request.to)")
         }
         #expect(
             try await h.verifier.start(StartRequest(to: "+447700900123", clientAddress: "192.0.2.1")).created)
@@ -127,9 +134,10 @@ import Testing
             StartRequest(to: "+15555550100", channel: .sms, clientAddress: "192.0.2.1", idempotencyKey: "k"),
             StartRequest(to: "+1 555 555 0100", clientAddress: "192.0.2.1", idempotencyKey: "k"),
         ] {
-            let error = await apiError { () async throws(APIError) in try await h.verifier.start(body) }
-            #expect(error?.code == .idempotencyKeyReused)
-            #expect(error?.code.httpStatus == 422)
+            let error = await verifierError { () async throws(VerifierError) in
+                try await h.verifier.start(body)
+            }
+            #expect(error?.kind == .idempotencyKeyReused)
         }
         // The client's address is not part of the body.
         let replay = try await h.verifier.start(
@@ -141,16 +149,16 @@ import Testing
     func invalidIdempotencyKey() async {
         let h = Harness()
         for key in ["", String(repeating: "k", count: 256), "tab\there", "naïve"] {
-            let error = await apiError { () async throws(APIError) in
+            let error = await verifierError { () async throws(VerifierError) in
                 try await h.verifier.start(
                     StartRequest(to: "+15555550100", clientAddress: "192.0.2.1", idempotencyKey: key))
             }
-            #expect(error?.code == .invalidRequest)
+            #expect(error?.kind == .invalidIdempotencyKey)
         }
         #expect(await h.sender.messages.isEmpty)
         let longest = String(repeating: "k", count: 255)
         #expect(
-            await apiError { () async throws(APIError) in
+            await verifierError { () async throws(VerifierError) in
                 try await h.verifier.start(
                     StartRequest(to: "+15555550100", clientAddress: "192.0.2.1", idempotencyKey: longest))
             } == nil)
@@ -176,9 +184,10 @@ import Testing
         let h = Harness()
         await h.sender.setFailing(true)
         let request = StartRequest(to: "+15555550100", clientAddress: "192.0.2.1", idempotencyKey: "retry-me")
-        let error = await apiError { () async throws(APIError) in try await h.verifier.start(request) }
-        #expect(error == APIError(code: .deliveryFailed, message: ScreenText.startFailed))
-        #expect(error?.code.httpStatus == 502)
+        let error = await verifierError { () async throws(VerifierError) in
+            try await h.verifier.start(request)
+        }
+        #expect(error == .deliveryFailed(.start, DeliveryError("provider refused (test)")))
         let refused = try #require(await h.sender.refused.first)
         #expect(try await h.verifier.status(id: refused.verificationID).status == .canceled)
 

@@ -63,6 +63,35 @@ import Testing
         #expect(long.problems().contains { $0.contains("140-byte") })
     }
 
+    @Test("every number has an upper bound, so nothing configured can overflow later")
+    func upperBounds() {
+        let changes: [(String, (inout Policy) -> Void)] = [
+            ("maxAttempts", { $0.maxAttempts = 1_000_001 }),
+            ("maxSends", { $0.maxSends = 1_000_001 }),
+            ("codeLifetime", { $0.codeLifetime = .seconds(31_536_001) }),
+            ("resendCooldowns", { $0.resendCooldowns = [.seconds(9_999_999_999_999_999)] }),
+            ("resendCooldowns", { $0.resendCooldowns = Array(repeating: .seconds(1), count: 65) }),
+            (
+                "startsPerAddress",
+                { $0.startsPerAddress = RateLimit(limit: 1_000_000_001, window: .seconds(60)) }
+            ),
+            ("checksPerAddress", { $0.checksPerAddress = RateLimit(limit: 5, window: .seconds(31_536_001)) }),
+            ("globalSendsPerHour", { $0.globalSendsPerHour = Int(Int32.max) + 1 }),
+            ("retention", { $0.retention = .seconds(31_536_001) }),
+        ]
+        for (name, change) in changes {
+            var policy = Policy.default
+            change(&policy)
+            #expect(policy.problems().count == 1, "\(name)")
+            #expect(policy.problems().first?.hasPrefix(name) == true, "\(name)")
+        }
+        var edge = Policy.default
+        edge.maxAttempts = 1_000_000
+        edge.resendCooldowns = Array(repeating: .seconds(31_536_000), count: 64)
+        edge.globalSendsPerHour = Int(Int32.max)
+        #expect(edge.problems().isEmpty)
+    }
+
     @Test("a long app name is cut in SMS, with a warning")
     func longAppName() {
         var policy = Policy.default

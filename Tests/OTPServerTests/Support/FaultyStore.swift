@@ -30,37 +30,37 @@ final class FaultyStore: VerificationStore {
         -> InsertOutcome
     {
         try check(.insert)
-        return await base.insert(record, claim: claim, now: now)
+        return try await base.insert(record, claim: claim, now: now)
     }
 
     func record(id: String) async throws(StoreError) -> VerificationRecord? {
         try check(.record)
-        return await base.record(id: id)
+        return try await base.record(id: id)
     }
 
     func idempotencyEntry(key: String, now: Date) async throws(StoreError) -> IdempotencyEntry? {
         try check(.idempotencyEntry)
-        return await base.idempotencyEntry(key: key, now: now)
+        return try await base.idempotencyEntry(key: key, now: now)
     }
 
     func releaseIdempotencyKey(_ key: String, verificationID: String) async throws(StoreError) {
         try check(.releaseIdempotencyKey)
-        await base.releaseIdempotencyKey(key, verificationID: verificationID)
+        try await base.releaseIdempotencyKey(key, verificationID: verificationID)
     }
 
     func takeAttempt(id: String, now: Date) async throws(StoreError) -> AttemptOutcome {
         try check(.takeAttempt)
-        return await base.takeAttempt(id: id, now: now)
+        return try await base.takeAttempt(id: id, now: now)
     }
 
     func approve(id: String) async throws(StoreError) -> TransitionOutcome {
         try check(.approve)
-        return await base.approve(id: id)
+        return try await base.approve(id: id)
     }
 
     func cancel(id: String) async throws(StoreError) -> TransitionOutcome {
         try check(.cancel)
-        return await base.cancel(id: id)
+        return try await base.cancel(id: id)
     }
 
     func beginResend(
@@ -69,38 +69,42 @@ final class FaultyStore: VerificationStore {
         -> BeginResendOutcome
     {
         try check(.beginResend)
-        return await base.beginResend(id: id, lease: lease, maxSends: maxSends, now: now)
+        return try await base.beginResend(id: id, lease: lease, maxSends: maxSends, now: now)
     }
 
     func finishResend(
         id: String, token: String, update: CodeUpdate, now: Date
     ) async throws(StoreError) -> TransitionOutcome {
         try check(.finishResend)
-        return await base.finishResend(id: id, token: token, update: update, now: now)
+        return try await base.finishResend(id: id, token: token, update: update, now: now)
     }
 
     func abandonResend(id: String, token: String) async throws(StoreError) {
         try check(.abandonResend)
-        await base.abandonResend(id: id, token: token)
+        try await base.abandonResend(id: id, token: token)
     }
 
     func acquire(_ permits: [RatePermit], now: Date) async throws(StoreError) -> RateDecision {
         try check(.acquire)
-        return await base.acquire(permits, now: now)
+        return try await base.acquire(permits, now: now)
     }
 
     func release(_ permits: [RatePermit], now: Date) async throws(StoreError) {
         try check(.release)
-        await base.release(permits, now: now)
+        try await base.release(permits, now: now)
     }
 
     func purgeExpired(now: Date) async throws(StoreError) -> Int {
         try check(.purge)
-        return await base.purgeExpired(now: now)
+        return try await base.purgeExpired(now: now)
     }
 
     func ping() async -> Bool {
         failing.withLock { !$0.contains(.ping) }
+    }
+
+    func shutdown() async {
+        try await base.shutdown()
     }
 }
 

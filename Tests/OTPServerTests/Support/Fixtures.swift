@@ -125,11 +125,18 @@ struct Harness {
 }
 
 /// The error a call threw, or `nil` when it succeeded.
-func apiError<T>(_ body: () async throws(APIError) -> T) async -> APIError? {
+func verifierError<T>(_ body: () async throws(VerifierError) -> T) async -> VerifierError? {
     do {
         _ = try await body()
         return nil
     } catch {
         return error
+    }
+}
+
+extension VerifierError {
+    /// The wait in whole seconds, rounded up, as a client is told it.
+    var retrySeconds: Int? {
+        retryAfter.map { Int((StoreTime.milliseconds($0) + 999) / 1000) }
     }
 }

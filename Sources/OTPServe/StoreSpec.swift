@@ -1,4 +1,16 @@
-extension ServerConfiguration.Store {
+import OTPHTTP
+
+/// Where verifications live, as `otp serve --store` names it.
+public enum StoreSpec: Sendable, Equatable {
+    /// In this process only; gone at exit.
+    case memory
+    /// A SQLite file: the embedded default.
+    case sqlite(path: String)
+    /// A Redis server that several instances may share.
+    case redis(host: String, port: Int, database: Int)
+}
+
+extension StoreSpec {
     /// Reads `memory`, `sqlite:PATH` or `redis://HOST[:PORT][/DB]` (port 6379, database 0).
     public init(argument: String) throws(ServerStartError) {
         if argument == "memory" {
@@ -53,7 +65,21 @@ extension ServerConfiguration.Store {
     }
 }
 
-extension ServerConfiguration.Sender {
+/// How codes reach people, as `otp serve --sender` names it.
+public enum SenderSpec: Sendable, Equatable {
+    /// Development only: codes on standard error.
+    case console
+    /// Each message appended as a JSON line to a file.
+    case outbox(path: String)
+    /// Email through SMTP; the URL is `smtp://`, `smtp+starttls://` or `smtps://HOST[:PORT]`.
+    case smtp(url: String)
+    /// A signed JSON POST to a URL of your own; the secret is `OTP_WEBHOOK_SECRET`.
+    case webhook(url: String)
+    /// SMS through a Twilio-compatible API; the account comes from `OTP_TWILIO_*`.
+    case twilio
+}
+
+extension SenderSpec {
     /// Reads `console`, `outbox:PATH`, `smtp://…` (`smtp+starttls://`, `smtps://`), `webhook:URL` or `twilio`.
     public init(argument: String) throws(ServerStartError) {
         if argument == "console" {

@@ -1,6 +1,9 @@
-extension ServerConfiguration {
+import OTPHTTP
+
+/// Parsing of listener addresses given as text.
+public enum ListenAddress {
     /// Reads `HOST:PORT` (IPv6 in brackets) for a listener such as `--metrics-address`; port 0 picks one.
-    public static func listenAddress(_ text: String) throws(ServerStartError) -> (host: String, port: Int) {
+    public static func parse(_ text: String) throws(ServerStartError) -> (host: String, port: Int) {
         var host = Substring(text)
         var portText: Substring
         if host.hasPrefix("["), let close = host.firstIndex(of: "]") {

@@ -1,13 +1,12 @@
+import OTPHTTP
 import OTPRedis
 import OTPSQLite
 import OTPServer
 
-/// Opens the store a configuration names.
-enum StoreFactory {
-    static func open(
-        _ store: ServerConfiguration.Store
-    ) async throws(ServerStartError) -> any VerificationStore {
-        switch store {
+extension StoreSpec {
+    /// Opens the store this names; the caller owns it and shuts it down.
+    public func open() throws(ServerStartError) -> any VerificationStore {
+        switch self {
         case .memory:
             return MemoryStore()
         case .sqlite(let path):

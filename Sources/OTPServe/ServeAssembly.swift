@@ -1,42 +1,38 @@
 import Foundation
 import OTPCore
 import OTPDelivery
+import OTPHTTP
 import OTPServer
 
-/// Why a server could not be put together or started; `otp serve` prints it and exits.
-public struct ServerStartError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// What is wrong, in one sentence.
-    public var description: String
-
-    /// Creates an error.
-    public init(_ description: String) {
-        self.description = description
+/// Turns ``ServeSettings`` into the values a server runs on (a store, senders by channel, the
+/// HMAC key) and starts it: the one place `otp serve`'s text-level choices become objects.
+public enum ServeAssembly {
+    /// Builds the parts and starts the server; the store is shut down again if anything fails.
+    public static func start(_ settings: ServeSettings) async throws(ServerStartError) -> RunningServer {
+        let senders = try senders(for: settings)
+        let secret = try secret(for: settings)
+        let store = try settings.store.open()
+        return try await OTPServerApp.start(settings.server, store: store, senders: senders, secret: secret)
     }
-}
 
-/// Builds the engine's parts from a configuration.
-enum ServerAssembly {
-    /// The senders by channel; later senders win a channel.
-    static func router(
-        for senders: [ServerConfiguration.Sender], configuration: ServerConfiguration
-    )
-        throws(ServerStartError) -> ChannelRouter
-    {
+    /// The sender of each channel; later senders win a channel.
+    public static func senders(
+        for settings: ServeSettings
+    ) throws(ServerStartError) -> [Channel: any CodeSender] {
         var routes: [Channel: any CodeSender] = [:]
-        for choice in senders {
-            let (sender, channels) = try make(choice, configuration: configuration)
+        for choice in settings.senders {
+            let (sender, channels) = try make(choice, settings: settings)
             for channel in channels { routes[channel] = sender }
         }
         guard !routes.isEmpty else { throw ServerStartError("at least one sender is needed") }
-        return ChannelRouter(routes: routes)
+        return routes
     }
 
     private static func make(
-        _ choice: ServerConfiguration.Sender, configuration: ServerConfiguration
-    )
-        throws(ServerStartError) -> (any CodeSender, [Channel])
-    {
-        let environment = configuration.environment
+        _ choice: SenderSpec, settings: ServeSettings
+    ) throws(ServerStartError) -> (any CodeSender, [Channel]) {
+        let environment = settings.environment
+        let policy = settings.server.policy
         do throws(DeliveryError) {
             switch choice {
             case .console:
@@ -45,8 +41,7 @@ enum ServerAssembly {
                 return (OutboxSender(path: path), [.sms, .email])
             case .smtp(let url):
                 let smtp = try SMTPConfiguration(
-                    url: url, environment: environment, domain: configuration.policy.domain,
-                    fromName: configuration.policy.appName)
+                    url: url, environment: environment, domain: policy.domain, fromName: policy.appName)
                 return (SMTPSender(configuration: smtp), [.email])
             case .webhook(let url):
                 guard let secret = environment["OTP_WEBHOOK_SECRET"], !secret.isEmpty else {
@@ -64,10 +59,10 @@ enum ServerAssembly {
     }
 
     /// The HMAC key: from the secret file (created when absent), next to a SQLite store, or fresh.
-    static func secret(for configuration: ServerConfiguration) throws(ServerStartError) -> [UInt8] {
-        var path = configuration.secretFile
+    public static func secret(for settings: ServeSettings) throws(ServerStartError) -> [UInt8] {
+        var path = settings.secretFile
         if path == nil {
-            switch configuration.store {
+            switch settings.store {
             case .memory:
                 var generator = SystemRandomNumberGenerator()
                 return (0..<SecretKey.byteCount).map { _ in UInt8.random(in: 0...255, using: &generator) }

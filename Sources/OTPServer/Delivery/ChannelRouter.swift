@@ -1,10 +1,9 @@
 import OTPCore
-import OTPServer
 
 /// Sends each message through the sender configured for its channel.
 ///
 /// `otp serve --sender smtp://… --sender twilio` routes email to SMTP and SMS to Twilio; the
-/// channels offered are those that have a sender.
+/// channels a server offers are those that have a sender.
 public struct ChannelRouter: CodeSender {
     /// The sender for each channel.
     public let routes: [Channel: any CodeSender]

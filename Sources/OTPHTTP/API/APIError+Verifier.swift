@@ -1,0 +1,85 @@
+import OTPCore
+import OTPServer
+
+extension APIError {
+    /// The wire form of an engine refusal: the API's error code, the screen's sentence, and the
+    /// numbers a client shows (attempts left, whole seconds to wait).
+    ///
+    /// This is the one place an engine error becomes an HTTP answer; the status follows from
+    /// the code (``OTPErrorCode/httpStatus``). A kind this version does not know answers 500.
+    public init(_ error: VerifierError) {
+        let attemptsLeft = error.attemptsLeft
+        switch error.kind {
+        case .notFound:
+            self.init(code: .notFound, message: ScreenText.notFound)
+        case .notPending:
+            self.init(code: .notPending, message: ScreenText.notPending)
+        case .expired:
+            self.init(code: .expired, message: ScreenText.expired, attemptsLeft: attemptsLeft ?? 0)
+        case .locked:
+            self.init(code: .locked, message: ScreenText.locked, attemptsLeft: 0)
+        case .incorrectCode:
+            let left = attemptsLeft ?? 0
+            self.init(
+                code: .incorrectCode,
+                message: left > 0 ? ScreenText.incorrect(attemptsLeft: left) : ScreenText.locked,
+                attemptsLeft: left)
+        case .invalidCodeFormat:
+            let format = error.codeFormat ?? CodeFormat(length: 6)
+            self.init(
+                code: .invalidCodeFormat, message: ScreenText.invalidFormat(format),
+                attemptsLeft: attemptsLeft)
+        case .rateLimited:
+            let seconds = Self.retrySeconds(error.retryAfter)
+            self.init(
+                code: .rateLimited, message: ScreenText.rateLimited(retryAfter: seconds),
+                attemptsLeft: attemptsLeft, retryAfter: seconds)
+        case .resendTooSoon:
+            let seconds = Self.retrySeconds(error.retryAfter)
+            self.init(
+                code: .resendTooSoon, message: ScreenText.resendIn(seconds: seconds), retryAfter: seconds)
+        case .maxSendsReached:
+            // The seconds until the current code expires, which may be none.
+            let milliseconds = error.retryAfter.map(StoreTime.milliseconds) ?? 0
+            self.init(
+                code: .maxSendsReached, message: ScreenText.maxSendsReached,
+                retryAfter: Int(max(0, (milliseconds + 999) / 1000)))
+        case .deliveryFailed:
+            self.init(
+                code: .deliveryFailed,
+                message: error.step == .resend ? ScreenText.deliveryFailed : ScreenText.startFailed)
+        case .invalidDestination:
+            self.init(code: .invalidDestination, message: ScreenText.invalidDestination)
+        case .destinationChannelMismatch:
+            self.init(
+                code: .channelNotSupported,
+                message: error.channel == .email
+                    ? "Codes for an email address can only be sent by email."
+                    : "Codes for a phone number can only be sent by SMS.")
+        case .channelNotSupported:
+            self.init(
+                code: .channelNotSupported,
+                message: error.channel == .email
+                    ? "Codes can't be sent by email here." : "Codes can't be sent by SMS here.")
+        case .callingCodeNotAllowed:
+            self.init(code: .channelNotSupported, message: "Codes can't be sent by SMS to this country.")
+        case .invalidIdempotencyKey:
+            self.init(
+                code: .invalidRequest,
+                message: "The Idempotency-Key must be 1 to 255 printable ASCII characters.")
+        case .idempotencyKeyReused:
+            self.init(
+                code: .idempotencyKeyReused,
+                message: "This Idempotency-Key was used with a different request.")
+        case .storeUnavailable:
+            self.init(code: .storeUnavailable, message: "The verification service is unavailable. Try again.")
+        default:
+            self.init(code: .internalError, message: "Something went wrong on the server. Try again.")
+        }
+    }
+
+    /// Whole seconds to wait, rounded up and at least one.
+    private static func retrySeconds(_ wait: Duration?) -> Int {
+        StoreTime.retrySeconds(milliseconds: wait.map(StoreTime.milliseconds) ?? 1000)
+    }
+}

@@ -1,0 +1,31 @@
+import OTPHTTP
+
+/// What `otp serve` was told: the HTTP front's configuration and, as text-level choices, the store,
+/// the senders and where their secrets are.
+///
+/// ``ServeAssembly/start(_:)`` turns the choices into values (a store, senders, a key) once and
+/// starts the server with them.
+public struct ServeSettings: Sendable {
+    /// The listener, keys, policy and HTTP limits.
+    public var server: ServerConfiguration
+    /// Where verifications live.
+    public var store: StoreSpec
+    /// The senders; each serves its channels (SMTP email, Twilio SMS, the others both), later ones first.
+    public var senders: [SenderSpec]
+    /// The HMAC key file; `nil` means next to a SQLite store, or an in-memory key for the memory store.
+    public var secretFile: String?
+    /// The environment that SMTP, webhook and Twilio settings are read from.
+    public var environment: [String: String]
+
+    /// Creates settings; the defaults are those of `otp serve --dev` with a memory store.
+    public init(
+        server: ServerConfiguration = ServerConfiguration(), store: StoreSpec = .memory,
+        senders: [SenderSpec] = [.console], secretFile: String? = nil, environment: [String: String] = [:]
+    ) {
+        self.server = server
+        self.store = store
+        self.senders = senders
+        self.secretFile = secretFile
+        self.environment = environment
+    }
+}

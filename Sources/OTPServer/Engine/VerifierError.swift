@@ -1,0 +1,194 @@
+import OTPCore
+
+/// Why the engine refused or could not answer a request: a kind and the facts that go with it.
+///
+/// The engine says what happened (attempts left, how long to wait, the store's or the
+/// provider's own error), never how to say it: the HTTP front maps each kind to a status,
+/// an API error code and a sentence in one place.
+///
+/// ```swift
+/// do {
+///     _ = try await verifier.check(id: id, code: code, clientAddress: address)
+/// } catch where error.kind == .incorrectCode {
+///     print("\(error.attemptsLeft ?? 0) attempts left")
+/// }
+/// ```
+public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What kind of refusal or failure; new kinds may be added, so switch with a default.
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        fileprivate enum Base: String, Sendable, Hashable {
+            case notFound, notPending, expired, locked, incorrectCode, invalidCodeFormat
+            case rateLimited, resendTooSoon, maxSendsReached, deliveryFailed
+            case invalidDestination, destinationChannelMismatch, channelNotSupported, callingCodeNotAllowed
+            case invalidIdempotencyKey, idempotencyKeyReused, storeUnavailable, internalFailure
+        }
+
+        fileprivate let base: Base
+
+        /// No verification has the identifier (or it was purged).
+        public static let notFound = Kind(base: .notFound)
+        /// The verification is approved or canceled.
+        public static let notPending = Kind(base: .notPending)
+        /// The current code's lifetime has passed.
+        public static let expired = Kind(base: .expired)
+        /// The current code has no attempts left.
+        public static let locked = Kind(base: .locked)
+        /// The code was wrong; one attempt was used.
+        public static let incorrectCode = Kind(base: .incorrectCode)
+        /// The code cannot be one of this verification's codes; no attempt was used.
+        public static let invalidCodeFormat = Kind(base: .invalidCodeFormat)
+        /// A rate limit or the global send cap refused the request.
+        public static let rateLimited = Kind(base: .rateLimited)
+        /// The resend cooldown (or another resend in progress) has not run out.
+        public static let resendTooSoon = Kind(base: .resendTooSoon)
+        /// Every send of the verification is used.
+        public static let maxSendsReached = Kind(base: .maxSendsReached)
+        /// The provider refused the message or could not be reached.
+        public static let deliveryFailed = Kind(base: .deliveryFailed)
+        /// The destination is neither an E.164 phone number nor an email address.
+        public static let invalidDestination = Kind(base: .invalidDestination)
+        /// The channel asked for does not fit the destination (SMS to an email address).
+        public static let destinationChannelMismatch = Kind(base: .destinationChannelMismatch)
+        /// The channel is turned off on this server.
+        public static let channelNotSupported = Kind(base: .channelNotSupported)
+        /// SMS to the destination's country calling code is not allowed.
+        public static let callingCodeNotAllowed = Kind(base: .callingCodeNotAllowed)
+        /// The idempotency key is not 1–255 printable ASCII characters.
+        public static let invalidIdempotencyKey = Kind(base: .invalidIdempotencyKey)
+        /// The idempotency key was used with a different request body.
+        public static let idempotencyKeyReused = Kind(base: .idempotencyKeyReused)
+        /// The store failed or did not answer in time; ``VerifierError/storeError`` says how.
+        public static let storeUnavailable = Kind(base: .storeUnavailable)
+        /// Something inside the engine failed (the crypto library).
+        public static let internalFailure = Kind(base: .internalFailure)
+
+        /// The kind's name, such as `incorrectCode`.
+        public var description: String { base.rawValue }
+    }
+
+    /// Which step of a verification a failed delivery belonged to.
+    public enum Step: Sendable, Hashable {
+        /// The first code, sent by a start.
+        case start
+        /// A later code, sent by a resend.
+        case resend
+    }
+
+    /// What kind of refusal or failure.
+    public let kind: Kind
+    /// Attempts the current code has left, when the answer tells them.
+    public let attemptsLeft: Int?
+    /// How long to wait before the same request can succeed, for rate limits, cooldowns and used-up sends.
+    public let retryAfter: Duration?
+    /// The format a malformed code did not fit.
+    public let codeFormat: CodeFormat?
+    /// The channel concerned: the one turned off, or the destination's own for a mismatch.
+    public let channel: Channel?
+    /// The step whose delivery failed.
+    public let step: Step?
+    /// The store's own error, for ``Kind/storeUnavailable``.
+    public let storeError: StoreError?
+    /// The provider's own error, for ``Kind/deliveryFailed``.
+    public let deliveryError: DeliveryError?
+
+    private init(
+        _ kind: Kind, attemptsLeft: Int? = nil, retryAfter: Duration? = nil, codeFormat: CodeFormat? = nil,
+        channel: Channel? = nil, step: Step? = nil, storeError: StoreError? = nil,
+        deliveryError: DeliveryError? = nil
+    ) {
+        self.kind = kind
+        self.attemptsLeft = attemptsLeft.map { max(0, $0) }
+        self.retryAfter = retryAfter.map { max(.zero, $0) }
+        self.codeFormat = codeFormat
+        self.channel = channel
+        self.step = step
+        self.storeError = storeError
+        self.deliveryError = deliveryError
+    }
+
+    /// The kind and its facts, for logs: never a code or a destination.
+    public var description: String {
+        var parts = [kind.description]
+        if let attemptsLeft { parts.append("attemptsLeft=\(attemptsLeft)") }
+        if let retryAfter { parts.append("retryAfter=\(retryAfter)") }
+        if let channel { parts.append("channel=\(channel.rawValue)") }
+        if let storeError { parts.append("store: \(storeError)") }
+        if let deliveryError { parts.append("delivery: \(deliveryError)") }
+        return parts.joined(separator: " ")
+    }
+
+    /// No such verification.
+    public static let notFound = VerifierError(.notFound)
+    /// The verification is approved or canceled.
+    public static let notPending = VerifierError(.notPending)
+    /// The current code has no attempts left.
+    public static let locked = VerifierError(.locked, attemptsLeft: 0)
+    /// The idempotency key is malformed.
+    public static let invalidIdempotencyKey = VerifierError(.invalidIdempotencyKey)
+    /// The idempotency key was used with another body.
+    public static let idempotencyKeyReused = VerifierError(.idempotencyKeyReused)
+    /// SMS to this country calling code is not allowed.
+    public static let callingCodeNotAllowed = VerifierError(.callingCodeNotAllowed, channel: .sms)
+    /// The destination is malformed.
+    public static let invalidDestination = VerifierError(.invalidDestination)
+    /// The crypto library failed.
+    public static let internalFailure = VerifierError(.internalFailure)
+
+    /// The code expired with attempts left.
+    public static func expired(attemptsLeft: Int) -> VerifierError {
+        VerifierError(.expired, attemptsLeft: attemptsLeft)
+    }
+
+    /// A wrong code; at zero attempts left the verification reads locked.
+    public static func incorrectCode(attemptsLeft: Int) -> VerifierError {
+        VerifierError(.incorrectCode, attemptsLeft: attemptsLeft)
+    }
+
+    /// A code that does not fit the verification's format.
+    public static func invalidCodeFormat(_ format: CodeFormat, attemptsLeft: Int) -> VerifierError {
+        VerifierError(.invalidCodeFormat, attemptsLeft: attemptsLeft, codeFormat: format)
+    }
+
+    /// A rate limit refused the request; `attemptsLeft` is set for checks.
+    public static func rateLimited(retryAfter: Duration, attemptsLeft: Int? = nil) -> VerifierError {
+        VerifierError(.rateLimited, attemptsLeft: attemptsLeft, retryAfter: retryAfter)
+    }
+
+    /// The resend cooldown runs for `retryAfter` more.
+    public static func resendTooSoon(retryAfter: Duration) -> VerifierError {
+        VerifierError(.resendTooSoon, retryAfter: retryAfter)
+    }
+
+    /// No sends are left; the current code expires in `retryAfter`.
+    public static func maxSendsReached(retryAfter: Duration) -> VerifierError {
+        VerifierError(.maxSendsReached, retryAfter: retryAfter)
+    }
+
+    /// The provider failed during a step.
+    public static func deliveryFailed(_ step: Step, _ error: DeliveryError? = nil) -> VerifierError {
+        VerifierError(.deliveryFailed, step: step, deliveryError: error)
+    }
+
+    /// The channel is off on this server.
+    public static func channelNotSupported(_ channel: Channel) -> VerifierError {
+        VerifierError(.channelNotSupported, channel: channel)
+    }
+
+    /// The channel asked for does not fit a destination of channel `destination`.
+    public static func destinationChannelMismatch(destination: Channel) -> VerifierError {
+        VerifierError(.destinationChannelMismatch, channel: destination)
+    }
+
+    /// The store failed.
+    public static func storeUnavailable(_ error: StoreError? = nil) -> VerifierError {
+        VerifierError(.storeUnavailable, storeError: error)
+    }
+
+    /// A copy with the attempts left set, for refusals that come after the record was read.
+    func with(attemptsLeft: Int) -> VerifierError {
+        VerifierError(
+            kind, attemptsLeft: attemptsLeft, retryAfter: retryAfter, codeFormat: codeFormat,
+            channel: channel,
+            step: step, storeError: storeError, deliveryError: deliveryError)
+    }
+}

@@ -1,0 +1,166 @@
+import OTPHTTP
+import OTPServe
+import OTPServer
+
+/// Every option of `otp serve`, each declared once with its parser, bounds and default.
+enum ServeOptions {
+    private static let policy = Policy.default
+
+    private static func seconds(_ duration: Duration) -> String { String(duration.components.seconds) }
+
+    /// An `N/SECONDS` rate limit within the policy's bounds.
+    private static func rate(_ name: String, default limit: RateLimit, _ help: String) -> Option<RateLimit> {
+        Option(
+            name, "N/SECONDS", default: limit, defaultText: "\(limit.limit)/\(seconds(limit.window))", help
+        ) {
+            text throws(UsageError) in
+            let (count, window) = try OptionValue.rate(
+                text, name, limits: Policy.Bounds.rateLimit, seconds: Policy.Bounds.rateWindowSeconds)
+            return RateLimit(limit: count, window: .seconds(window))
+        }
+    }
+
+    static let host = Option.text("host", "HOST", default: "127.0.0.1", "the IP address to listen on")
+    static let port = Option.integer(
+        "port", "PORT", in: 0...65535, default: 8080, "the port to listen on; 0 picks a free one")
+    static let apiKey = Option.text(
+        "api-key", "KEY", defaultText: "none (required unless --dev)",
+        "an API key clients send as Authorization: Bearer KEY; repeatable", repeatable: true,
+        alsoFrom: ["OTP_API_KEYS"])
+    static let dev = Flag("dev", "development: generate and print an API key, console sender unless --sender")
+    static let store = Option(
+        "store", "STORE", default: StoreSpec.sqlite(path: "otp.sqlite3"), defaultText: "sqlite:otp.sqlite3",
+        "memory | sqlite:PATH | redis://HOST:PORT[/DB]"
+    ) { text throws(UsageError) in
+        do throws(ServerStartError) { return try StoreSpec(argument: text) } catch {
+            throw UsageError(error.description)
+        }
+    }
+    static let sender = Option(
+        "sender", "SENDER", defaultText: "console with --dev, else none (required)",
+        "console | outbox:PATH | smtp://HOST[:PORT] | smtp+starttls://… | smtps://… | webhook:URL | twilio; "
+            + "repeatable, one per channel", repeatable: true
+    ) { text throws(UsageError) in
+        do throws(ServerStartError) { return try SenderSpec(argument: text) } catch {
+            throw UsageError(error.description)
+        }
+    }
+    static let appName = Option.text(
+        "app-name", "NAME", default: policy.appName, "the app's name in messages")
+    static let domain = Option.text(
+        "domain", "DOMAIN", defaultText: "none", "the web domain codes are bound to (@DOMAIN #CODE)")
+    static let androidAppHash = Option.text(
+        "android-app-hash", "HASH", defaultText: "none", "the Android SMS Retriever app hash (11 characters)")
+    static let codeLength = Option.integer(
+        "code-length", "N", in: 4...8, default: policy.codeLength, "digits per code, 4 to 8")
+    static let maxAttempts = Option.integer(
+        "max-attempts", "N", in: Policy.Bounds.maxAttempts, default: policy.maxAttempts, "attempts per code")
+    static let codeLifetime = Option(
+        "code-lifetime", "SECONDS", default: policy.codeLifetime, defaultText: seconds(policy.codeLifetime),
+        "how long a code works"
+    ) { text throws(UsageError) in
+        .seconds(try OptionValue.integer(text, "code-lifetime", in: Policy.Bounds.codeLifetimeSeconds))
+    }
+    static let resendCooldowns = Option(
+        "resend-cooldowns", "LIST", default: policy.resendCooldowns,
+        defaultText: policy.resendCooldowns.map(seconds).joined(separator: ","),
+        "seconds to wait before each resend; the last repeats"
+    ) { text throws(UsageError) in
+        try OptionValue.secondsList(
+            text, "resend-cooldowns", in: Policy.Bounds.cooldownSeconds, count: Policy.Bounds.cooldownCount
+        ).map { Duration.seconds($0) }
+    }
+    static let maxSends = Option.integer(
+        "max-sends", "N", in: Policy.Bounds.maxSends, default: policy.maxSends,
+        "codes one verification may send in all")
+    static let startsPerDestination = rate(
+        "limit-starts-per-destination", default: policy.startsPerDestination,
+        "starts per phone number or email address")
+    static let startsPerAddress = rate(
+        "limit-starts-per-address", default: policy.startsPerAddress,
+        "starts per client address (IPv6 by /64)")
+    static let checksPerAddress = rate(
+        "limit-checks-per-address", default: policy.checksPerAddress,
+        "checks per client address, every check counted")
+    static let failedChecksPerDestination = rate(
+        "limit-failed-checks-per-destination", default: policy.failedChecksPerDestination,
+        "incorrect codes per destination")
+    static let globalSendsPerHour = Option.integer(
+        "global-sends-per-hour", "N", in: Policy.Bounds.globalSendsPerHour, defaultText: "no cap",
+        "messages the whole server may send per hour")
+    static let allowedCallingCodes = Option(
+        "allowed-calling-codes", "LIST", defaultText: "all",
+        "country calling codes SMS may go to, such as 1,44"
+    ) { text throws(UsageError) -> Set<String> in
+        let codes = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !codes.isEmpty, codes.count <= 300,
+            codes.allSatisfy({ !$0.isEmpty && $0.count <= 4 && $0.allSatisfy(\.isNumber) })
+        else {
+            throw UsageError("--allowed-calling-codes must be calling codes such as 1,44, not \(text)")
+        }
+        return Set(codes)
+    }
+    static let trustProxy = Flag(
+        "trust-proxy", "take the client address from X-Forwarded-For (only behind your own proxy)")
+    static let secretFile = Option.text(
+        "secret-file", "PATH", defaultText: "STORE.secret next to a SQLite store",
+        "the HMAC key file, created with a random key (mode 0600) when absent")
+    static let metricsAddress = Option(
+        "metrics-address", "HOST:PORT", defaultText: "the main listener",
+        "serve /metrics and /healthz on their own listener"
+    ) { text throws(UsageError) -> ListenerAddress in
+        do throws(ServerStartError) {
+            let (host, port) = try ListenAddress.parse(text)
+            return ListenerAddress(host: host, port: port)
+        } catch {
+            throw UsageError(error.description)
+        }
+    }
+    static let connectionTimeout = Option(
+        "connection-timeout", "SECONDS", default: Duration.seconds(10), defaultText: "10",
+        "drop a connection that stalls this long"
+    ) { text throws(UsageError) in .seconds(try OptionValue.integer(text, "connection-timeout", in: 1...3600))
+    }
+    static let checkFloor = Option(
+        "check-floor", "MILLISECONDS", default: ServerConfiguration.defaultCheckFloor,
+        defaultText: String(Int(ServerConfiguration.defaultCheckFloor / .milliseconds(1))),
+        "the least time a check takes to answer, so right and wrong codes take as long (0: off)"
+    ) { text throws(UsageError) in .milliseconds(try OptionValue.integer(text, "check-floor", in: 0...5000)) }
+    static let threads = Option.integer("threads", "N", in: 1...64, default: 2, "HTTP worker threads")
+
+    /// Every option, in the order help lists them.
+    static let all: [OptionSpec] = [
+        host.spec, port.spec, apiKey.spec, dev.spec, store.spec, sender.spec, appName.spec, domain.spec,
+        androidAppHash.spec, codeLength.spec, maxAttempts.spec, codeLifetime.spec, resendCooldowns.spec,
+        maxSends.spec, startsPerDestination.spec, startsPerAddress.spec, checksPerAddress.spec,
+        failedChecksPerDestination.spec, globalSendsPerHour.spec, allowedCallingCodes.spec, trustProxy.spec,
+        secretFile.spec, metricsAddress.spec, connectionTimeout.spec, checkFloor.spec, threads.spec,
+    ]
+
+    /// The policy the options describe.
+    static func policy(from options: ParsedOptions) throws(UsageError) -> Policy {
+        var policy = Policy.default
+        policy.codeLength = try options.value(codeLength, or: policy.codeLength)
+        policy.maxAttempts = try options.value(maxAttempts, or: policy.maxAttempts)
+        policy.codeLifetime = try options.value(codeLifetime, or: policy.codeLifetime)
+        policy.resendCooldowns = try options.value(resendCooldowns, or: policy.resendCooldowns)
+        policy.maxSends = try options.value(maxSends, or: policy.maxSends)
+        policy.startsPerDestination = try options.value(startsPerDestination, or: policy.startsPerDestination)
+        policy.startsPerAddress = try options.value(startsPerAddress, or: policy.startsPerAddress)
+        policy.checksPerAddress = try options.value(checksPerAddress, or: policy.checksPerAddress)
+        policy.failedChecksPerDestination = try options.value(
+            failedChecksPerDestination, or: policy.failedChecksPerDestination)
+        policy.globalSendsPerHour = try options.value(globalSendsPerHour)
+        policy.allowedCallingCodes = try options.value(allowedCallingCodes)
+        policy.appName = try options.value(appName, or: policy.appName)
+        policy.domain = try options.value(domain).flatMap { $0.isEmpty ? nil : $0 }
+        policy.androidAppHash = try options.value(androidAppHash).flatMap { $0.isEmpty ? nil : $0 }
+        return policy
+    }
+}
+
+/// A `HOST:PORT` a listener binds.
+struct ListenerAddress: Sendable {
+    let host: String
+    let port: Int
+}

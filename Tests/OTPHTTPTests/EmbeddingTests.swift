@@ -1,0 +1,332 @@
+import Foundation
+import OTPCore
+import OTPServer
+import Testing
+
+@testable import OTPHTTP
+
+/// A store written here, in the test: a dictionary behind a lock, its rules from `VerificationRecord`.
+///
+/// It is none of the package's stores, so a server that works on it takes any `VerificationStore`.
+final class DictionaryStore: VerificationStore, @unchecked Sendable {
+    private struct State {
+        var records: [String: VerificationRecord] = [:]
+        var keys: [String: IdempotencyEntry] = [:]
+        var arrivals: [String: Int64] = [:]
+        var open = true
+        var shutdowns = 0
+    }
+
+    // Guards `state`; every access holds it, so each call is one atomic step.
+    private let lock = NSLock()
+    private var state = State()
+
+    /// How many times the owner shut the store down.
+    var shutdowns: Int { lock.withLock { state.shutdowns } }
+
+    private func step<T>(_ body: (inout State) -> T) throws(StoreError) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        guard state.open else { throw StoreError("dictionary: shut down") }
+        return body(&state)
+    }
+
+    private func change<T>(
+        _ id: String, missing: T, _ body: (inout VerificationRecord) -> T
+    ) throws(StoreError) -> T {
+        try step { state in
+            guard var record = state.records[id] else { return missing }
+            let outcome = body(&record)
+            state.records[id] = record
+            return outcome
+        }
+    }
+
+    func insert(
+        _ record: VerificationRecord, claim: IdempotencyClaim?, now: Date
+    ) throws(StoreError) -> InsertOutcome {
+        try step { state in
+            if let claim, let entry = state.keys[claim.key], entry.expiresAt > now { return .replay(entry) }
+            if let claim {
+                state.keys[claim.key] = IdempotencyEntry(
+                    verificationID: record.id, fingerprint: claim.fingerprint, expiresAt: claim.expiresAt)
+            }
+            state.records[record.id] = record
+            return .inserted
+        }
+    }
+
+    func record(id: String) throws(StoreError) -> VerificationRecord? { try step { $0.records[id] } }
+
+    func idempotencyEntry(key: String, now: Date) throws(StoreError) -> IdempotencyEntry? {
+        try step { state in state.keys[key].flatMap { $0.expiresAt > now ? $0 : nil } }
+    }
+
+    func releaseIdempotencyKey(_ key: String, verificationID: String) throws(StoreError) {
+        try step { state in
+            if state.keys[key]?.verificationID == verificationID { state.keys[key] = nil }
+        }
+    }
+
+    func takeAttempt(id: String, now: Date) throws(StoreError) -> AttemptOutcome {
+        try change(id, missing: .notFound) { $0.takeAttempt(now: now) }
+    }
+
+    func approve(id: String) throws(StoreError) -> TransitionOutcome {
+        try change(id, missing: .notFound) { $0.approve() }
+    }
+
+    func cancel(id: String) throws(StoreError) -> TransitionOutcome {
+        try change(id, missing: .notFound) { $0.cancel() }
+    }
+
+    func beginResend(
+        id: String, lease: ResendLease, maxSends: Int, now: Date
+    ) throws(StoreError)
+        -> BeginResendOutcome
+    {
+        try change(id, missing: .notFound) { $0.beginResend(lease: lease, maxSends: maxSends, now: now) }
+    }
+
+    func finishResend(
+        id: String, token: String, update: CodeUpdate, now: Date
+    ) throws(StoreError)
+        -> TransitionOutcome
+    {
+        try change(id, missing: .notFound) { $0.finishResend(token: token, update: update) }
+    }
+
+    func abandonResend(id: String, token: String) throws(StoreError) {
+        try change(id, missing: ()) { $0.abandonResend(token: token) }
+    }
+
+    func acquire(_ permits: [RatePermit], now: Date) throws(StoreError) -> RateDecision {
+        let milliseconds = StoreTime.milliseconds(now)
+        return try step { state in
+            var admitted: [(String, Int64)] = []
+            var wait: Int64 = 0
+            for permit in permits {
+                switch permit.admit(storedArrival: state.arrivals[permit.key], now: milliseconds) {
+                case .success(let arrival): admitted.append((permit.key, arrival))
+                case .failure(let denial): wait = max(wait, denial.waitMilliseconds)
+                }
+            }
+            guard wait == 0 else { return .denied(waitMilliseconds: wait) }
+            for (key, arrival) in admitted { state.arrivals[key] = arrival }
+            return .allowed
+        }
+    }
+
+    func release(_ permits: [RatePermit], now: Date) throws(StoreError) {
+        let milliseconds = StoreTime.milliseconds(now)
+        try step { state in
+            for permit in permits {
+                state.arrivals[permit.key] = permit.refund(
+                    storedArrival: state.arrivals[permit.key], now: milliseconds)
+            }
+        }
+    }
+
+    func purgeExpired(now: Date) throws(StoreError) -> Int {
+        try step { state in
+            let before = state.records.count
+            state.records = state.records.filter { $0.value.purgeAt > now }
+            return before - state.records.count
+        }
+    }
+
+    func ping() -> Bool { lock.withLock { state.open } }
+
+    func shutdown() {
+        lock.withLock {
+            state.open = false
+            state.shutdowns += 1
+        }
+    }
+}
+
+/// A sender written here, in the test: it keeps each message in memory.
+final class MemorySender: CodeSender, @unchecked Sendable {
+    private let lock = NSLock()
+    private var messages: [OutgoingMessage] = []
+
+    func send(_ message: OutgoingMessage) throws(DeliveryError) {
+        lock.withLock { messages.append(message) }
+    }
+
+    /// The code in the last message for a verification: the digits after "code is ".
+    func code(for id: String) -> String? {
+        let text = lock.withLock { messages.last(where: { $0.verificationID == id })?.text }
+        guard let text, let range = text.range(of: "code is ") else { return nil }
+        return String(text[range.upperBound...].prefix { $0.isNumber })
+    }
+}
+
+@Suite struct EmbeddingTests {
+    @Test(
+        "OTPHTTP serves the API on a store and a sender defined by the embedding program, and shuts the store down"
+    )
+    func ownStoreAndSender() async throws {
+        let store = DictionaryStore()
+        let sender = MemorySender()
+        let server = try await OTPServerApp.start(
+            ServerConfiguration(port: 0, apiKeys: ["embed-key"], checkFloor: .zero, requestLog: .silent),
+            store: store, senders: [.sms: sender], secret: Array(repeating: 7, count: 32))
+        let auth = [("Authorization", "Bearer embed-key")]
+        let started = try await RawHTTP.request(
+            port: server.port, method: "POST", path: "/v1/verifications", headers: auth,
+            body: #"{"to":"+15555550100"}"#)
+        #expect(started.status == 201)
+        let id = try #require(started.json["id"] as? String)
+        #expect(try store.record(id: id)?.state == .pending)
+
+        let email = try await RawHTTP.request(
+            port: server.port, method: "POST", path: "/v1/verifications", headers: auth,
+            body: #"{"to":"ana@example.org"}"#)
+        #expect(email.errorCode == "channel_not_supported")
+
+        let wrong = try await RawHTTP.request(
+            port: server.port, method: "POST", path: "/v1/verifications/\(id)/check", headers: auth,
+            body: #"{"code":"000000"}"#)
+        let code = try #require(sender.code(for: id))
+        if code != "000000" {
+            #expect(wrong.status == 422)
+            #expect((wrong.json["error"] as? [String: Any])?["attemptsLeft"] as? Int == 2)
+        }
+        let right = try await RawHTTP.request(
+            port: server.port, method: "POST", path: "/v1/verifications/\(id)/check", headers: auth,
+            body: "{\"code\":\"\(code)\"}")
+        #expect(right.status == 200)
+        #expect(right.json["status"] as? String == "approved")
+        #expect(try store.record(id: id)?.state == .approved)
+
+        await server.stop()
+        #expect(store.shutdowns == 1)
+        #expect(!store.ping())
+    }
+
+    @Test("a server that cannot start shuts the store it was given down")
+    func failedStartShutsDown() async {
+        let store = DictionaryStore()
+        await #expect(throws: ServerStartError.self) {
+            try await OTPServerApp.start(
+                ServerConfiguration(port: 0, apiKeys: ["k"], requestLog: .silent), store: store,
+                senders: [:], secret: Array(repeating: 7, count: 32))
+        }
+        #expect(store.shutdowns == 1)
+        let short = DictionaryStore()
+        await #expect(throws: ServerStartError.self) {
+            try await OTPServerApp.start(
+                ServerConfiguration(port: 0, apiKeys: ["k"], requestLog: .silent), store: short,
+                senders: [.sms: MemorySender()], secret: [1, 2, 3])
+        }
+        #expect(short.shutdowns == 1)
+    }
+}
+
+@Suite struct VerifierErrorMappingTests {
+    static let format = CodeFormat(length: 6)
+
+    @Test(
+        "each engine refusal becomes one wire error: code, status, sentence and numbers",
+        arguments: [
+            (VerifierError.notFound, OTPErrorCode.notFound, 404, ScreenText.notFound, nil, nil),
+            (.notPending, .notPending, 409, ScreenText.notPending, nil, nil),
+            (.expired(attemptsLeft: 2), .expired, 410, ScreenText.expired, 2, nil),
+            (.locked, .locked, 423, ScreenText.locked, 0, nil),
+            (
+                .incorrectCode(attemptsLeft: 2), .incorrectCode, 422, "Code doesn't match. 2 attempts left.",
+                2, nil
+            ),
+            (
+                .incorrectCode(attemptsLeft: 1), .incorrectCode, 422, "Code doesn't match. 1 attempt left.",
+                1, nil
+            ),
+            (.incorrectCode(attemptsLeft: 0), .incorrectCode, 422, ScreenText.locked, 0, nil),
+            (
+                .invalidCodeFormat(format, attemptsLeft: 3), .invalidCodeFormat, 400, "Enter all 6 digits.",
+                3, nil
+            ),
+            (
+                .rateLimited(retryAfter: .seconds(720)), .rateLimited, 429,
+                "Too many tries. Try again in 12:00.", nil, 720
+            ),
+            (
+                .rateLimited(retryAfter: .milliseconds(1)), .rateLimited, 429,
+                "Too many tries. Try again in 0:01.", nil, 1
+            ),
+            (
+                .resendTooSoon(retryAfter: .milliseconds(24_500)), .resendTooSoon, 429, "Resend in 0:25", nil,
+                25
+            ),
+            (
+                .maxSendsReached(retryAfter: .seconds(200)), .maxSendsReached, 429,
+                ScreenText.maxSendsReached, nil, 200
+            ),
+            (.deliveryFailed(.start), .deliveryFailed, 502, ScreenText.startFailed, nil, nil),
+            (.deliveryFailed(.resend), .deliveryFailed, 502, ScreenText.deliveryFailed, nil, nil),
+            (.invalidDestination, .invalidDestination, 400, ScreenText.invalidDestination, nil, nil),
+            (
+                .destinationChannelMismatch(destination: .sms), .channelNotSupported, 400,
+                "Codes for a phone number can only be sent by SMS.", nil, nil
+            ),
+            (
+                .destinationChannelMismatch(destination: .email), .channelNotSupported, 400,
+                "Codes for an email address can only be sent by email.", nil, nil
+            ),
+            (
+                .channelNotSupported(.sms), .channelNotSupported, 400, "Codes can't be sent by SMS here.",
+                nil, nil
+            ),
+            (
+                .channelNotSupported(.email), .channelNotSupported, 400, "Codes can't be sent by email here.",
+                nil, nil
+            ),
+            (
+                .callingCodeNotAllowed, .channelNotSupported, 400,
+                "Codes can't be sent by SMS to this country.", nil,
+                nil
+            ),
+            (
+                .invalidIdempotencyKey, .invalidRequest, 400,
+                "The Idempotency-Key must be 1 to 255 printable ASCII characters.", nil, nil
+            ),
+            (
+                .idempotencyKeyReused, .idempotencyKeyReused, 422,
+                "This Idempotency-Key was used with a different request.", nil, nil
+            ),
+            (
+                .storeUnavailable(StoreError("down")), .storeUnavailable, 503,
+                "The verification service is unavailable. Try again.", nil, nil
+            ),
+            (
+                .internalFailure, .internalError, 500, "Something went wrong on the server. Try again.", nil,
+                nil
+            ),
+        ] as [(VerifierError, OTPErrorCode, Int, String, Int?, Int?)])
+    func mapping(
+        error: VerifierError, code: OTPErrorCode, status: Int, message: String, attemptsLeft: Int?,
+        retryAfter: Int?
+    ) {
+        let wire = APIError(error)
+        #expect(wire.code == code)
+        #expect(wire.code.httpStatus == status)
+        #expect(wire.message == message)
+        #expect(wire.attemptsLeft == attemptsLeft)
+        #expect(wire.retryAfter == retryAfter)
+    }
+
+    @Test(
+        "a rate-limited check keeps the attempts left on the wire; the store's own error stays on the engine's"
+    )
+    func factsKept() {
+        let limited = APIError(.rateLimited(retryAfter: .seconds(3), attemptsLeft: 2))
+        #expect(limited.attemptsLeft == 2)
+        #expect(limited.retryAfter == 3)
+        let underlying = StoreError("sqlite: busy", underlying: CocoaError(.fileLocking))
+        let error = VerifierError.storeUnavailable(underlying)
+        #expect(error.storeError == underlying)
+        #expect(String(describing: error).contains("sqlite: busy"))
+        #expect(!APIError(error).message.contains("sqlite"))
+    }
+}
