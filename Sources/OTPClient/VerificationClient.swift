@@ -153,6 +153,9 @@ public final class VerificationClient: VerificationService {
 }
 
 /// Why a client call failed: the server's error, no answer, or an answer that is not the API's.
+///
+/// Closed on purpose: these are the only three ways an HTTP call can end. New server error codes
+/// arrive inside ``api(_:)``.
 public enum ClientError: Error, Sendable, Equatable {
     /// The server answered with an error object.
     case api(APIError)

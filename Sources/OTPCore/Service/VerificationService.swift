@@ -12,6 +12,9 @@ public protocol VerificationService: Sendable {
 }
 
 /// Why a service call did not succeed, mirroring the HTTP API's answers.
+///
+/// Closed on purpose: a screen switches over it exhaustively, so each case has a fixed UX rule.
+/// An error code this version does not know arrives as ``other(code:message:)``, never as a new case.
 public enum VerificationFailure: Error, Sendable, Equatable {
     /// The code is wrong; `attemptsLeft` remain for it (0 means now locked).
     case incorrectCode(attemptsLeft: Int)

@@ -1,6 +1,9 @@
 import Foundation
 
 /// The state of a verification, as the server reports it.
+///
+/// Closed on purpose: the states are those of HTTP API version 1; another state would be a new
+/// version of the API.
 public enum VerificationStatus: String, Codable, Sendable, CaseIterable {
     /// A code was sent and can still be checked.
     case pending
@@ -15,6 +18,9 @@ public enum VerificationStatus: String, Codable, Sendable, CaseIterable {
 }
 
 /// The way a code travels to its owner.
+///
+/// Closed on purpose within HTTP API version 1: a server offering another channel (voice, a
+/// messaging app) would do so under a new API version, with a new case here.
 public enum Channel: String, Codable, Sendable, CaseIterable {
     /// A text message to a phone number.
     case sms

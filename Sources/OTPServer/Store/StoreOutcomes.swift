@@ -1,6 +1,9 @@
 import Foundation
 
 /// What taking an attempt found, judged atomically inside the store.
+///
+/// Closed on purpose, like the other store outcomes: each case is one result of a
+/// ``VerificationRecord`` transition, and every store must return exactly these.
 public enum AttemptOutcome: Sendable, Equatable {
     /// No such verification.
     case notFound
