@@ -100,8 +100,9 @@ enum ServeOptions {
         }
         return Set(codes)
     }
-    static let trustProxy = Flag(
-        "trust-proxy", "take the client address from X-Forwarded-For (only behind your own proxy)")
+    static let trustProxy = Option.integer(
+        "trust-proxy", "N", in: 0...16, default: 0, defaultText: "0 (the socket's peer)",
+        "N proxies of your own in front: the client address is X-Forwarded-For's Nth entry from the right")
     static let secretFile = Option.text(
         "secret-file", "PATH", defaultText: "STORE.secret next to a SQLite store",
         "the HMAC key file, created with a random key (mode 0600) when absent")

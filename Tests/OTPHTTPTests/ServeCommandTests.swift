@@ -56,7 +56,7 @@ import Testing
     @Test(
         "a malformed environment value exits 2 too",
         arguments: [
-            ("OTP_MAX_SENDS", "many", "--max-sends"), ("OTP_TRUST_PROXY", "maybe", "OTP_TRUST_PROXY"),
+            ("OTP_MAX_SENDS", "many", "--max-sends"), ("OTP_TRUST_PROXY", "maybe", "--trust-proxy"),
         ])
     func environmentErrors(variable: String, value: String, named: String) async throws {
         let serve = try ServeProcess(["serve", "--dev"], environment: [variable: value])

@@ -67,6 +67,28 @@ import Testing
     }
 
     @Test(
+        "an Idempotency-Key belongs to the API key that used it: another API key neither replays nor can cancel by it",
+        arguments: StoreKind.allCases)
+    func idempotencyPerAPIKey(store: StoreKind) async throws {
+        try await Harness.with(store: store) { harness in
+            let key = "order-\(UUID().uuidString)"
+            let body = #"{"to":"+15550100"}"#
+            let mine = try await harness.call(
+                "POST", "/v1/verifications", json: body, headers: [("Idempotency-Key", key)])
+            let theirs = try await harness.call(
+                "POST", "/v1/verifications", json: body, key: "other-key", headers: [("Idempotency-Key", key)]
+            )
+            #expect(mine.status == 201)
+            #expect(theirs.status == 201)
+            #expect(theirs.json["id"] as? String != mine.json["id"] as? String)
+            let again = try await harness.call(
+                "POST", "/v1/verifications", json: body, headers: [("Idempotency-Key", key)])
+            #expect(again.status == 200)
+            #expect(again.json["id"] as? String == mine.json["id"] as? String)
+        }
+    }
+
+    @Test(
         "an Idempotency-Key that is empty, too long or not printable ASCII is 400 invalid_request",
         arguments: ["", String(repeating: "k", count: 256), "caf\u{E9}"])
     func badIdempotencyKey(key: String) async throws {
@@ -159,12 +181,12 @@ import Testing
         await provider.stop()
     }
 
-    @Test("behind a trusted proxy the first X-Forwarded-For entry is the client address")
+    @Test("behind N trusted proxies the Nth X-Forwarded-For entry from the right is the client address")
     func trustedProxy() async throws {
         let policy = Policy(startsPerAddress: RateLimit(limit: 1, window: .seconds(300)))
-        let first = [("X-Forwarded-For", "203.0.113.1, 10.0.0.1")]
-        let second = [("X-Forwarded-For", "203.0.113.2, 10.0.0.1")]
-        try await Harness.with(policy: policy, trustProxy: true) { harness in
+        let first = [("X-Forwarded-For", "10.9.9.9, 203.0.113.1, 10.0.0.1")]
+        let second = [("X-Forwarded-For", "10.9.9.9, 203.0.113.2, 10.0.0.1")]
+        try await Harness.with(policy: policy, trustedProxies: 2) { harness in
             _ = try await harness.start("+15550100", headers: first)
             let response = try await harness.call(
                 "POST", "/v1/verifications", json: #"{"to":"+15550111"}"#, headers: second)
@@ -175,6 +197,31 @@ import Testing
             let response = try await harness.call(
                 "POST", "/v1/verifications", json: #"{"to":"+15550111"}"#, headers: second)
             #expect(response.status == 429)
+        }
+    }
+
+    @Test("left-hand X-Forwarded-For entries are the client's own and never dodge the per-address limit")
+    func forgedForwardedFor() async throws {
+        let policy = Policy(startsPerAddress: RateLimit(limit: 2, window: .seconds(3600)))
+        try await Harness.with(policy: policy, trustedProxies: 1) { harness in
+            var statuses: [Int] = []
+            for (index, forged) in ["198.51.100.1", "198.51.100.2", "198.51.100.3"].enumerated() {
+                let response = try await harness.call(
+                    "POST", "/v1/verifications", json: "{\"to\":\"+1555010\(index)0\"}",
+                    headers: [("X-Forwarded-For", "\(forged), 203.0.113.7")])
+                statuses.append(response.status)
+            }
+            #expect(statuses == [201, 201, 429])
+            // An empty header, or an entry that is no address, counts as the socket's peer: a fresh
+            // address here, which gets its own two starts and no more.
+            var fallbacks: [Int] = []
+            for (index, header) in ["", "not-an-address", "203.0.113.7, junk"].enumerated() {
+                let response = try await harness.call(
+                    "POST", "/v1/verifications", json: "{\"to\":\"+1555017\(index)0\"}",
+                    headers: [("X-Forwarded-For", header)])
+                fallbacks.append(response.status)
+            }
+            #expect(fallbacks == [201, 201, 429])
         }
     }
 }

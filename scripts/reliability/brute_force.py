@@ -114,7 +114,7 @@ def server(name, arguments):
     directory = work_directory(f"brute-{name}")
     outbox_path = os.path.join(directory, "outbox.jsonl")
     serve = Serve(["--store", f"sqlite:{os.path.join(directory, 'otp.sqlite3')}", "--sender",
-                   f"outbox:{outbox_path}", "--trust-proxy", "--resend-cooldowns", "0"] + NO_CHECK_FLOOR + arguments, directory)
+                   f"outbox:{outbox_path}", "--trust-proxy", "1", "--resend-cooldowns", "0"] + NO_CHECK_FLOOR + arguments, directory)
     return serve, Outbox(outbox_path)
 
 

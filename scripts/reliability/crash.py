@@ -24,7 +24,7 @@ rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 20
 directory = work_directory("crash")
 database = os.path.join(directory, "otp.sqlite3")
 outbox_path = os.path.join(directory, "outbox.jsonl")
-arguments = ["--store", f"sqlite:{database}", "--sender", f"outbox:{outbox_path}", "--trust-proxy",
+arguments = ["--store", f"sqlite:{database}", "--sender", f"outbox:{outbox_path}", "--trust-proxy", "1",
              "--max-attempts", "1000"] + LIFTED_LIMITS + NO_CHECK_FLOOR
 outbox = Outbox(outbox_path)
 randomness = random.Random(int.from_bytes(os.urandom(8), "big"))

@@ -147,7 +147,7 @@ def run_case(provider, failure):
         senders = ["--sender", f"webhook:http://127.0.0.1:{codes_from.port}/hook"]
         secret = {"OTP_WEBHOOK_SECRET": os.urandom(16).hex()}
         timeout = WEBHOOK_TIMEOUT
-    serve = Serve(["--store", f"sqlite:{database}", "--trust-proxy", "--resend-cooldowns", "0"]
+    serve = Serve(["--store", f"sqlite:{database}", "--trust-proxy", "1", "--resend-cooldowns", "0"]
                   + senders + LIFTED_LIMITS, directory, environment=secret)
     setup = serve.client(forwarded_for="203.0.113.1")
     before = [setup.start(phone(i)).json()["id"] for i in range(40)]

@@ -38,7 +38,7 @@ def start_server(name):
     directory = work_directory(f"soak-{name}")
     outbox_path = os.path.join(directory, "outbox.jsonl")
     serve = Serve(["--store", f"sqlite:{os.path.join(directory, 'otp.sqlite3')}", "--sender",
-                   f"outbox:{outbox_path}", "--trust-proxy", "--resend-cooldowns", "1"] + LIFTED_LIMITS + NO_CHECK_FLOOR,
+                   f"outbox:{outbox_path}", "--trust-proxy", "1", "--resend-cooldowns", "1"] + LIFTED_LIMITS + NO_CHECK_FLOOR,
                   directory)
     return serve, Outbox(outbox_path)
 

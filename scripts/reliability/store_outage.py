@@ -46,7 +46,7 @@ def start_redis():
 redis, _, _ = start_redis()
 outbox = Outbox(os.path.join(directory, "outbox.jsonl"))
 serve = Serve(["--store", f"redis://127.0.0.1:{redis_port}/0", "--secret-file",
-               os.path.join(directory, "secret"), "--sender", f"outbox:{outbox.path}", "--trust-proxy",
+               os.path.join(directory, "secret"), "--sender", f"outbox:{outbox.path}", "--trust-proxy", "1",
                "--max-attempts", "1000"] + LIFTED_LIMITS + NO_CHECK_FLOOR, directory)
 setup = serve.client(forwarded_for="203.0.113.9")
 pool = [setup.start(phone(i)).json()["id"] for i in range(40)]

@@ -40,7 +40,7 @@ def measure(samples, name):
     directory = work_directory(name)
     outbox_path = os.path.join(directory, "outbox.jsonl")
     serve = Serve(["--store", f"sqlite:{os.path.join(directory, 'otp.sqlite3')}", "--sender",
-                   f"outbox:{outbox_path}", "--trust-proxy"] + LIFTED_LIMITS, directory)
+                   f"outbox:{outbox_path}", "--trust-proxy", "1"] + LIFTED_LIMITS, directory)
     outbox = Outbox(outbox_path)
     lock = threading.Lock()
 

@@ -12,7 +12,7 @@ public struct APIHandler: HTTPHandler {
 
     private let verifier: Verifier
     private let keys: APIKeys
-    private let trustProxy: Bool
+    private let trustedProxies: Int
     private let metrics: ServerMetrics
     private let servesMetrics: Bool
     private let checkFloor: Duration
@@ -22,18 +22,19 @@ public struct APIHandler: HTTPHandler {
     /// - Parameters:
     ///   - verifier: the engine.
     ///   - keys: the accepted API keys.
-    ///   - trustProxy: take the client address from `X-Forwarded-For`'s first entry.
+    ///   - trustedProxies: how many proxies of your own stand in front; the client address is then
+    ///     the entry that many places from the right of `X-Forwarded-For` (0: the socket's peer).
     ///   - metrics: where outcomes are counted.
     ///   - servesMetrics: answer `/metrics` here (`false` when another listener serves it).
     ///   - checkFloor: the least time between a check's arrival and its answer, whatever the answer,
     ///     so that how long the judgement took does not tell a right code from a wrong one.
     public init(
-        verifier: Verifier, keys: APIKeys, trustProxy: Bool = false, metrics: ServerMetrics,
+        verifier: Verifier, keys: APIKeys, trustedProxies: Int = 0, metrics: ServerMetrics,
         servesMetrics: Bool = true, checkFloor: Duration = .zero
     ) {
         self.verifier = verifier
         self.keys = keys
-        self.trustProxy = trustProxy
+        self.trustedProxies = max(0, trustedProxies)
         self.metrics = metrics
         self.servesMetrics = servesMetrics
         self.checkFloor = checkFloor
@@ -41,7 +42,8 @@ public struct APIHandler: HTTPHandler {
 
     /// Answers one request.
     public func handle(_ request: HTTPRequest) -> HTTPReply {
-        if Route.needsKey(request.path), !keys.accepts(authorization: request.headers["authorization"]) {
+        let caller = keys.scope(authorization: request.headers["authorization"])
+        if Route.needsKey(request.path), caller == nil {
             let route = Route(path: request.path)?.template ?? Route.unmatched
             return .now(APIResponses.error(APIResponses.unauthorized, route: route))
         }
@@ -68,7 +70,7 @@ public struct APIHandler: HTTPHandler {
                     status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
                     body: Array(metrics.prometheusText().utf8), route: route.template))
         case .start:
-            return start(request, address: address)
+            return start(request, address: address, caller: caller ?? "")
         case .status(let id):
             return answer(route) { verifier throws(VerifierError) in try await verifier.status(id: id) }
         case .check(let id):
@@ -82,17 +84,23 @@ public struct APIHandler: HTTPHandler {
         }
     }
 
-    /// The socket's peer, or the first `X-Forwarded-For` entry behind a trusted proxy.
+    /// The socket's peer, or behind `trustedProxies` proxies of your own the `X-Forwarded-For`
+    /// entry that many places from the right: the one the outermost proxy appended.
+    ///
+    /// Entries further left were written by the client and are never used. A missing or short
+    /// header, or an entry that is not an IP address, falls back to the peer.
     func clientAddress(of request: HTTPRequest) -> String {
-        guard trustProxy, let forwarded = request.headers["x-forwarded-for"],
-            let first = forwarded.split(separator: ",", omittingEmptySubsequences: false).first
-        else { return request.peerAddress }
-        let address = first.trimmingCharacters(in: .whitespaces)
-        guard !address.isEmpty, address.count <= 64 else { return request.peerAddress }
+        guard trustedProxies > 0, let forwarded = request.headers["x-forwarded-for"] else {
+            return request.peerAddress
+        }
+        let entries = forwarded.split(separator: ",", omittingEmptySubsequences: false)
+        guard entries.count >= trustedProxies else { return request.peerAddress }
+        let address = entries[entries.count - trustedProxies].trimmingCharacters(in: .whitespaces)
+        guard ClientAddress.isIPAddress(address) else { return request.peerAddress }
         return address
     }
 
-    private func start(_ request: HTTPRequest, address: String) -> HTTPReply {
+    private func start(_ request: HTTPRequest, address: String, caller: String) -> HTTPReply {
         let route = Route.start
         let body: (to: String, channel: Channel?)
         switch RequestBodies.start(request.body) {
@@ -106,7 +114,8 @@ public struct APIHandler: HTTPHandler {
             return .now(APIResponses.error(error, route: route.template))
         }
         let startRequest = StartRequest(
-            to: body.to, channel: body.channel, clientAddress: address, idempotencyKey: key)
+            to: body.to, channel: body.channel, clientAddress: address, idempotencyKey: key,
+            idempotencyScope: caller)
         let verifier = self.verifier
         let metrics = self.metrics
         return .later {

@@ -8,14 +8,24 @@ import OTPServer
 public struct APIKeys: Sendable {
     private let salt: [UInt8]
     private let hashes: [[UInt8]]
+    private let scopes: [String]
 
     /// Accepts these keys; empty strings are ignored.
     public init(_ keys: [String]) {
         var generator = SystemRandomNumberGenerator()
         let salt = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
         self.salt = salt
-        self.hashes = keys.filter { !$0.isEmpty }.compactMap {
+        let accepted = keys.filter { !$0.isEmpty }
+        self.hashes = accepted.compactMap {
             HMACSHA256.authenticationCode(key: salt, message: Array($0.utf8))
+        }
+        // A stable name per key, the same in every process that has the key: it says whose an
+        // idempotency key is without carrying the API key itself.
+        self.scopes = accepted.map { key in
+            let digest = HMACSHA256.authenticationCode(
+                key: Array("otp api key scope".utf8), message: Array(key.utf8))
+            return "k"
+                + (digest ?? []).prefix(8).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
         }
     }
 
@@ -24,17 +34,23 @@ public struct APIKeys: Sendable {
 
     /// Whether an `Authorization` header value is `Bearer <one of the keys>`.
     public func accepts(authorization: String?) -> Bool {
+        scope(authorization: authorization) != nil
+    }
+
+    /// The stable name of the key an `Authorization` header presents, or `nil` when it presents none
+    /// of them: the scope that the caller's idempotency keys belong to.
+    public func scope(authorization: String?) -> String? {
         guard let authorization, authorization.count > 7,
             authorization.prefix(7).lowercased() == "bearer "
-        else { return false }
+        else { return nil }
         let presented = authorization.dropFirst(7).drop { $0 == " " }
         guard let hash = HMACSHA256.authenticationCode(key: salt, message: Array(presented.utf8)) else {
-            return false
+            return nil
         }
-        var matched = false
-        for candidate in hashes where HMACSHA256.constantTimeEqual(candidate, hash) {
-            matched = true
+        var matched: Int?
+        for (index, candidate) in hashes.enumerated() where HMACSHA256.constantTimeEqual(candidate, hash) {
+            matched = index
         }
-        return matched
+        return matched.map { scopes[$0] }
     }
 }

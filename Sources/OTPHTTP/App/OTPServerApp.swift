@@ -75,7 +75,8 @@ public enum OTPServerApp {
                     host: configuration.host, port: configuration.port, threads: configuration.threads,
                     connectionTimeout: configuration.connectionTimeout, headerNames: APIHandler.headerNames),
                 handler: APIHandler(
-                    verifier: verifier, keys: keys, trustProxy: configuration.trustProxy, metrics: metrics,
+                    verifier: verifier, keys: keys, trustedProxies: configuration.trustedProxies,
+                    metrics: metrics,
                     servesMetrics: configuration.metricsAddress == nil, checkFloor: configuration.checkFloor),
                 observer: observer)
             if let address = configuration.metricsAddress {

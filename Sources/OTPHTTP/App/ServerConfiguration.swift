@@ -15,8 +15,9 @@ public struct ServerConfiguration: Sendable {
     public var apiKeys: [String]
     /// The engine's numbers; its `channels` are narrowed to those the senders serve.
     public var policy: Policy
-    /// Take client addresses from `X-Forwarded-For` (only behind a proxy you run).
-    public var trustProxy: Bool
+    /// How many proxies of your own stand in front: the client address is the `X-Forwarded-For`
+    /// entry that many places from the right. 0 (the default) uses the socket's peer.
+    public var trustedProxies: Int
     /// A separate `HOST:PORT` listener for `/metrics` (and `/healthz`); `nil` serves them on the main one.
     public var metricsAddress: (host: String, port: Int)?
     /// Worker threads of the HTTP server.
@@ -42,7 +43,7 @@ public struct ServerConfiguration: Sendable {
     /// Creates a configuration; the defaults are those of `otp serve`.
     public init(
         host: String = "127.0.0.1", port: Int = 8080, apiKeys: [String] = [], policy: Policy = .default,
-        trustProxy: Bool = false, metricsAddress: (host: String, port: Int)? = nil, threads: Int = 2,
+        trustedProxies: Int = 0, metricsAddress: (host: String, port: Int)? = nil, threads: Int = 2,
         connectionTimeout: Duration = .seconds(10), checkFloor: Duration = Self.defaultCheckFloor,
         purgeInterval: Duration = .seconds(60), requestLog: RequestLog = .standardError,
         now: @escaping @Sendable () -> Date = { Date() }
@@ -51,7 +52,7 @@ public struct ServerConfiguration: Sendable {
         self.port = port
         self.apiKeys = apiKeys
         self.policy = policy
-        self.trustProxy = trustProxy
+        self.trustedProxies = trustedProxies
         self.metricsAddress = metricsAddress
         self.threads = threads
         self.connectionTimeout = connectionTimeout

@@ -33,4 +33,9 @@ public enum ClientAddress {
         }
         return "6:" + Hex.encode(bytes.prefix(8))
     }
+
+    /// Whether the text is an IPv4 or IPv6 address (brackets and a zone allowed), as a proxy writes one.
+    public static func isIPAddress(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 64 && !limitKey(text).hasPrefix("?:")
+    }
 }

@@ -45,14 +45,23 @@ public struct Destination: Sendable, Hashable {
         return CallingCodes.callingCode(ofDigits: String(address.dropFirst()))
     }
 
-    /// The form rate limits count by: the address with an email's local part lower-cased too.
+    /// The form rate limits count by (see ``limitKey(channel:address:)``).
     var limitKey: String {
         Self.limitKey(channel: channel, address: address)
     }
 
-    /// The form rate limits count a stored destination by.
-    static func limitKey(channel: Channel, address: String) -> String {
-        channel == .email ? address.lowercased() : address
+    /// The form rate limits count a stored destination by: for email, lower-cased and without a
+    /// `+tag` in the local part, so `Victim+1@Example.org` counts as `victim@example.org`.
+    ///
+    /// Mail providers deliver every `+tag` variant to the same mailbox; without this, each
+    /// variant would get its own starts and failed checks.
+    public static func limitKey(channel: Channel, address: String) -> String {
+        guard channel == .email else { return address }
+        let lowered = address.lowercased()
+        guard let at = lowered.lastIndex(of: "@") else { return lowered }
+        let local = lowered[..<at]
+        guard let plus = local.firstIndex(of: "+"), plus != local.startIndex else { return lowered }
+        return String(local[..<plus]) + lowered[at...]
     }
 
     /// The masked form of a stored destination.

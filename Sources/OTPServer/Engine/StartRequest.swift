@@ -10,13 +10,25 @@ public struct StartRequest: Sendable, Equatable {
     public var clientAddress: String
     /// The `Idempotency-Key` header, if any: 1–255 printable ASCII characters.
     public var idempotencyKey: String?
+    /// Whose idempotency key it is, such as a name for the caller's API key: the same key under
+    /// another scope is another key, so one caller can neither replay nor block another's starts.
+    public var idempotencyScope: String
 
     /// Creates a request.
-    public init(to: String, channel: Channel? = nil, clientAddress: String, idempotencyKey: String? = nil) {
+    public init(
+        to: String, channel: Channel? = nil, clientAddress: String, idempotencyKey: String? = nil,
+        idempotencyScope: String = ""
+    ) {
         self.to = to
         self.channel = channel
         self.clientAddress = clientAddress
         self.idempotencyKey = idempotencyKey
+        self.idempotencyScope = idempotencyScope
+    }
+
+    /// The key as the store keeps it: the scope, a separator no header can hold, and the client's key.
+    var scopedIdempotencyKey: String? {
+        idempotencyKey.map { idempotencyScope.isEmpty ? $0 : "\(idempotencyScope)\u{1F}\($0)" }
     }
 
     /// What identifies the body for idempotency: the fields as JSON values, not bytes.

@@ -21,8 +21,8 @@ extension Verifier {
             throw .callingCodeNotAllowed
         }
         var claim: IdempotencyClaim?
-        if let key = request.idempotencyKey {
-            guard Self.isValidIdempotencyKey(key) else { throw .invalidIdempotencyKey }
+        if let clientKey = request.idempotencyKey, let key = request.scopedIdempotencyKey {
+            guard Self.isValidIdempotencyKey(clientKey) else { throw .invalidIdempotencyKey }
             let entry = try await storeCall { () async throws(StoreError) in
                 try await store.idempotencyEntry(key: key, now: now)
             }
@@ -51,8 +51,18 @@ extension Verifier {
             attemptsLeft: policy.maxAttempts, sendsUsed: 1, createdAt: now, expiresAt: expiresAt,
             resendAvailableAt: policy.maxSends > 1 ? now.adding(policy.cooldown(afterSend: 1)) : nil,
             purgeAt: purgeTime(after: expiresAt))
-        let inserted = try await storeCall { () async throws(StoreError) in
-            try await store.insert(record, claim: claim, now: now)
+        let inserted: InsertOutcome
+        do {
+            inserted = try await storeCall { () async throws(StoreError) in
+                try await store.insert(record, claim: claim, now: now)
+            }
+        } catch {
+            // The reply may have been lost after the store wrote: undo what may be there, so the key
+            // is not held by a verification whose code was never sent.
+            _ = try? await store.cancel(id: id)
+            if let claim { try? await store.releaseIdempotencyKey(claim.key, verificationID: id) }
+            await release(permits, now: now)
+            throw error
         }
         if case .replay(let entry) = inserted {
             // Another start with the same key won the race; this one sends nothing.

@@ -50,7 +50,7 @@ final class Harness: @unchecked Sendable {
 
     init(
         store: StoreKind = .memory, policy: Policy = Policy(), senders: [SenderSpec]? = nil,
-        trustProxy: Bool = false, connectionTimeout: Duration = .seconds(10),
+        trustedProxies: Int = 0, connectionTimeout: Duration = .seconds(10),
         metricsAddress: (host: String, port: Int)? = nil, environment: [String: String] = [:],
         redisPort: Int? = nil, checkFloor: Duration = ServerConfiguration.defaultCheckFloor
     ) async throws {
@@ -62,7 +62,8 @@ final class Harness: @unchecked Sendable {
         self.clock = clock
         let log = self.log
         let configuration = ServerConfiguration(
-            host: "127.0.0.1", port: 0, apiKeys: ["other-key", key], policy: policy, trustProxy: trustProxy,
+            host: "127.0.0.1", port: 0, apiKeys: ["other-key", key], policy: policy,
+            trustedProxies: trustedProxies,
             metricsAddress: metricsAddress, connectionTimeout: connectionTimeout, checkFloor: checkFloor,
             requestLog: RequestLog(now: { clock.now }, write: { log.append($0) }), now: { clock.now })
         server = try await ServeAssembly.start(
@@ -144,13 +145,13 @@ extension Harness {
     /// Runs `body` against a fresh harness and stops it afterwards, whatever happens.
     static func with<T>(
         store: StoreKind = .memory, policy: Policy = Policy(), senders: [SenderSpec]? = nil,
-        trustProxy: Bool = false, connectionTimeout: Duration = .seconds(10),
+        trustedProxies: Int = 0, connectionTimeout: Duration = .seconds(10),
         metricsAddress: (host: String, port: Int)? = nil, environment: [String: String] = [:],
         redisPort: Int? = nil, checkFloor: Duration = ServerConfiguration.defaultCheckFloor,
         _ body: (Harness) async throws -> T
     ) async throws -> T {
         let harness = try await Harness(
-            store: store, policy: policy, senders: senders, trustProxy: trustProxy,
+            store: store, policy: policy, senders: senders, trustedProxies: trustedProxies,
             connectionTimeout: connectionTimeout, metricsAddress: metricsAddress, environment: environment,
             redisPort: redisPort, checkFloor: checkFloor)
         do {

@@ -49,6 +49,39 @@ import Testing
         #expect(await start(h, to: "ANA@Example.org")?.kind == .rateLimited)
     }
 
+    @Test(
+        "a +tag in an email's local part shares the address's limits; the code still goes to the address as given"
+    )
+    func plusAddressing() async throws {
+        let h = Harness(
+            policy: relaxedPolicy {
+                $0.startsPerDestination = RateLimit(limit: 2, window: .seconds(3600))
+                $0.failedChecksPerDestination = RateLimit(limit: 1, window: .seconds(3600))
+            })
+        #expect(await start(h, to: "victim+1@example.org") == nil)
+        #expect(await start(h, to: "Victim+2@Example.org") == nil)
+        #expect(await start(h, to: "victim+3@example.org")?.kind == .rateLimited)
+        #expect(await start(h, to: "victim@example.org")?.kind == .rateLimited)
+        #expect(await start(h, to: "other+1@example.org") == nil)
+        #expect(
+            await h.sender.messages.map(\.to).prefix(2) == ["victim+1@example.org", "Victim+2@example.org"])
+        let ids = await h.sender.messages.prefix(2).map(\.verificationID)
+        let codes = [await h.sender.lastCode(for: ids[0]) ?? "", await h.sender.lastCode(for: ids[1]) ?? ""]
+        #expect(await check(h, ids[0], Harness.wrong(codes[0]))?.kind == .incorrectCode)
+        #expect(await check(h, ids[1], Harness.wrong(codes[1]))?.kind == .rateLimited)
+    }
+
+    @Test(
+        "the email limit key drops a +tag and case, and nothing else",
+        arguments: [
+            ("Victim+1@Example.org", "victim@example.org"), ("victim@example.org", "victim@example.org"),
+            ("+tag@example.org", "+tag@example.org"), ("a+b+c@x.org", "a@x.org"), ("a.b@x.org", "a.b@x.org"),
+        ])
+    func emailLimitKey(address: String, key: String) {
+        #expect(Destination.limitKey(channel: .email, address: address) == key)
+        #expect(Destination.limitKey(channel: .sms, address: "+15555550100") == "+15555550100")
+    }
+
     @Test("starts per client address count IPv6 by /64")
     func startsPerAddress() async {
         let h = Harness(

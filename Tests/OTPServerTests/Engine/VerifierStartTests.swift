@@ -179,6 +179,43 @@ import Testing
         #expect(await h.sender.messages.count == 1)
     }
 
+    @Test("a start whose store reply is lost frees its idempotency key and cancels what was written")
+    func lostInsertReply() async throws {
+        let store = FaultyStore()
+        let h = Harness(store: store)
+        store.losesInsertReplies.withLock { $0 = true }
+        let request = StartRequest(
+            to: "+15555550100", clientAddress: "192.0.2.1", idempotencyKey: "lost-reply")
+        let error = await verifierError { () async throws(VerifierError) in
+            try await h.verifier.start(request)
+        }
+        #expect(error?.kind == .storeUnavailable)
+        #expect(error?.storeError?.reason == "insert reply lost (test)")
+        #expect(await h.sender.messages.isEmpty)
+        store.losesInsertReplies.withLock { $0 = false }
+        let retry = try await h.verifier.start(request)
+        #expect(retry.created)
+        #expect(await h.sender.messages.count == 1)
+    }
+
+    @Test("the same idempotency key in two scopes is two keys: neither caller replays the other's start")
+    func scopedIdempotencyKeys() async throws {
+        let h = Harness()
+        func start(_ scope: String) async throws -> StartResult {
+            try await h.verifier.start(
+                StartRequest(
+                    to: "+15555550100", clientAddress: "192.0.2.1", idempotencyKey: "shared",
+                    idempotencyScope: scope))
+        }
+        let first = try await start("kA")
+        let other = try await start("kB")
+        let again = try await start("kA")
+        #expect(first.created && other.created)
+        #expect(first.verification.id != other.verification.id)
+        #expect(!again.created)
+        #expect(again.verification.id == first.verification.id)
+    }
+
     @Test("a failed delivery cancels the verification, answers delivery_failed and frees the idempotency key")
     func deliveryFailure() async throws {
         let h = Harness()

@@ -11,6 +11,8 @@ final class FaultyStore: VerificationStore {
 
     let base = MemoryStore()
     private let failing: TestLocked<Set<Operation>>
+    /// When set, an insert is written and then throws, as when the store's reply is lost to a timeout.
+    let losesInsertReplies = TestLocked(false)
 
     init(failing: Set<Operation> = []) {
         self.failing = TestLocked(failing)
@@ -30,7 +32,9 @@ final class FaultyStore: VerificationStore {
         -> InsertOutcome
     {
         try check(.insert)
-        return try await base.insert(record, claim: claim, now: now)
+        let outcome = try await base.insert(record, claim: claim, now: now)
+        if losesInsertReplies.withLock({ $0 }) { throw StoreError("insert reply lost (test)") }
+        return outcome
     }
 
     func record(id: String) async throws(StoreError) -> VerificationRecord? {
