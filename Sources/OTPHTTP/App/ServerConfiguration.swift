@@ -15,8 +15,10 @@ public struct ServerConfiguration: Sendable {
     public var apiKeys: [String]
     /// The engine's numbers; its `channels` are narrowed to those the senders serve.
     public var policy: Policy
-    /// How many proxies of your own stand in front: the client address is the `X-Forwarded-For`
-    /// entry that many places from the right. 0 (the default) uses the socket's peer.
+    /// How many proxies of your own stand in front.
+    ///
+    /// The client address is the `X-Forwarded-For` entry that many places from the right; 0 (the
+    /// default) uses the socket's peer.
     public var trustedProxies: Int
     /// A separate `HOST:PORT` listener for `/metrics` (and `/healthz`); `nil` serves them on the main one.
     public var metricsAddress: (host: String, port: Int)?
