@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 import OTPServer
 
 /// One SQLite connection with its prepared statements.
@@ -9,6 +10,12 @@ final class SQLiteConnection: @unchecked Sendable {
     private var statements: [String: OpaquePointer] = [:]
 
     init(path: String, synchronous: SQLiteStore.Durability) throws(StoreError) {
+        // SQLite creates the WAL and shared-memory files with the database file's mode: making the
+        // file first, owner-only, keeps destinations and live ids from other local users.
+        if path != ":memory:", !path.isEmpty {
+            let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if descriptor >= 0 { try? FileHandle(fileDescriptor: descriptor).close() }
+        }
         var opened: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &opened, flags, nil)

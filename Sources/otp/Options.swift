@@ -102,6 +102,7 @@ extension Option where Value == Int {
 struct ParsedOptions {
     private var values: [String: [String]] = [:]
     private var known: Set<String> = []
+    private var onCommandLine: Set<String> = []
     /// Arguments that are not options.
     private(set) var positional: [String] = []
     /// Whether `--help` or `-h` was given.
@@ -137,6 +138,12 @@ struct ParsedOptions {
     /// Whether the option was given on the command line or in the environment.
     func isGiven(_ spec: OptionSpec) -> Bool {
         values[spec.name] != nil
+    }
+
+    /// Whether the option was given on the command line, where other local users can read it
+    /// in the process list.
+    func isOnCommandLine(_ spec: OptionSpec) -> Bool {
+        onCommandLine.contains(spec.name)
     }
 
     private func text(_ spec: OptionSpec) -> String? {
@@ -189,6 +196,7 @@ struct ParsedOptions {
             } else {
                 parsed.values[name] = [value]
             }
+            parsed.onCommandLine.insert(name)
         }
         for spec in specs where parsed.values[spec.name] == nil {
             guard

@@ -24,6 +24,9 @@ enum ServeCommand {
                 throw UsageError("unexpected argument \(options.positional[0])")
             }
             (settings, developmentKey) = try makeSettings(options, environment: environment)
+            for warning in warnings(options, settings: settings) {
+                printError("otp serve: warning: \(warning)")
+            }
         } catch {
             printError("otp serve: \(error.message) (see otp serve --help)")
             return 2
@@ -63,7 +66,7 @@ enum ServeCommand {
         typealias O = ServeOptions
         let policy = try O.policy(from: options)
         let dev = options.flag(O.dev)
-        var keys = try options.all(O.apiKey).filter { !$0.isEmpty }
+        var keys = try options.all(O.apiKey).filter { !$0.isEmpty } + (try options.value(O.apiKeyFile) ?? [])
         let madeKey = dev ? developmentKey() : nil
         if let madeKey { keys.append(madeKey) }
         guard !keys.isEmpty else {
@@ -87,6 +90,22 @@ enum ServeCommand {
             secretFile: try options.value(O.secretFile).flatMap { $0.isEmpty ? nil : $0 },
             environment: environment)
         return (settings, madeKey)
+    }
+
+    /// What the options deserve a warning for: an API key in the process list, the HMAC key file's place.
+    static func warnings(_ options: ParsedOptions, settings: ServeSettings) -> [String] {
+        var warnings: [String] = []
+        if options.isOnCommandLine(ServeOptions.apiKey.spec), !options.flag(ServeOptions.dev) {
+            warnings.append(
+                "an API key on the command line is visible in the process list: use --api-key-file or OTP_API_KEYS"
+            )
+        }
+        if settings.secretFile == nil, case .sqlite(let path) = settings.store {
+            warnings.append(
+                "the HMAC key file is \(path).secret, beside the database: keep it out of the database's "
+                    + "backups, or give --secret-file")
+        }
+        return warnings
     }
 
     /// Lifts the soft open-file limit to the hard one, so idle connections cannot use up the descriptors.

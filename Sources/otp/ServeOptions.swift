@@ -27,6 +27,18 @@ enum ServeOptions {
         "api-key", "KEY", defaultText: "none (required unless --dev)",
         "an API key clients send as Authorization: Bearer KEY; repeatable", repeatable: true,
         alsoFrom: ["OTP_API_KEYS"])
+    static let apiKeyFile = Option(
+        "api-key-file", "PATH", defaultText: "none",
+        "a file of API keys, one per line (kept out of the process list, unlike --api-key)"
+    ) { path throws(UsageError) -> [String] in
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw UsageError("--api-key-file: cannot read \(path)")
+        }
+        let keys = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        guard !keys.isEmpty else { throw UsageError("--api-key-file: \(path) holds no key") }
+        return keys
+    }
     static let dev = Flag("dev", "development: generate and print an API key, console sender unless --sender")
     static let store = Option(
         "store", "STORE", default: StoreSpec.sqlite(path: "otp.sqlite3"), defaultText: "sqlite:otp.sqlite3",
@@ -131,7 +143,8 @@ enum ServeOptions {
 
     /// Every option, in the order help lists them.
     static let all: [OptionSpec] = [
-        host.spec, port.spec, apiKey.spec, dev.spec, store.spec, sender.spec, appName.spec, domain.spec,
+        host.spec, port.spec, apiKey.spec, apiKeyFile.spec, dev.spec, store.spec, sender.spec, appName.spec,
+        domain.spec,
         androidAppHash.spec, codeLength.spec, maxAttempts.spec, codeLifetime.spec, resendCooldowns.spec,
         maxSends.spec, startsPerDestination.spec, startsPerAddress.spec, checksPerAddress.spec,
         failedChecksPerDestination.spec, globalSendsPerHour.spec, allowedCallingCodes.spec, trustProxy.spec,

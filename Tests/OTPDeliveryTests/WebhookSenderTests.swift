@@ -17,7 +17,9 @@ import Testing
             now: { Date(timeIntervalSince1970: 1_800_000_000.25) })
     }
 
-    @Test("the body is the message as JSON and the signature is the HMAC-SHA256 of those exact bytes")
+    @Test(
+        "the body is the message as JSON and the signature is the timestamped HMAC-SHA256 of those exact bytes"
+    )
     func signedPost() async throws {
         let endpoint = try await Receiver.start("http", ["--status", "204"])
         defer { endpoint.stop() }
@@ -27,8 +29,14 @@ import Testing
         let body = try #require(Data(base64Encoded: record["body"] as? String ?? ""))
         let headers = try #require(record["headers"] as? [String: String])
         #expect(headers["content-type"] == "application/json")
+        let header = try #require(headers["x-otp-signature"])
         #expect(
-            headers["x-otp-signature"] == (try WebhookSender.signature(body: Array(body), secret: secret)))
+            header
+                == (try WebhookSender.signature(body: Array(body), secret: secret, timestamp: 1_800_000_000)))
+        #expect(
+            WebhookSender.verify(
+                header: header, body: Array(body), secret: secret,
+                now: Date(timeIntervalSince1970: 1_800_000_100)))
         let object = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
         #expect(object["verificationId"] as? String == "vf_hook")
         #expect(object["channel"] as? String == "email")
@@ -38,11 +46,56 @@ import Testing
         #expect(object["sentAt"] as? String == "2027-01-15T08:00:00.250Z")
     }
 
-    @Test("the signature matches an HMAC-SHA256 known-answer vector (RFC 4231 case 2)")
+    @Test("the signature is HMAC-SHA256 of the timestamp, a dot and the body (known answer)")
     func knownAnswer() throws {
+        // RFC 4231 case 2's key and text behind the timestamp; the value was computed with Python's hmac module.
         let signature = try WebhookSender.signature(
-            body: Array("what do ya want for nothing?".utf8), secret: Array("Jefe".utf8))
-        #expect(signature == "sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+            body: Array("what do ya want for nothing?".utf8), secret: Array("Jefe".utf8),
+            timestamp: 1_800_000_000)
+        #expect(
+            signature == "t=1800000000,v1=ab5a2e6f7ddd4f6783bae7a65618acf1b188b4ca973bbebbbdeb60024ee0f3f3")
+    }
+
+    @Test("a receiver refuses a replayed, tampered, unsigned or foreign-key request")
+    func verifyRefuses() throws {
+        let body = Array(#"{"verificationId":"vf_x"}"#.utf8)
+        let header = try WebhookSender.signature(body: body, secret: secret, timestamp: 1_800_000_000)
+        let at = { (seconds: Double) in Date(timeIntervalSince1970: seconds) }
+        #expect(WebhookSender.verify(header: header, body: body, secret: secret, now: at(1_800_000_300)))
+        #expect(WebhookSender.verify(header: header, body: body, secret: secret, now: at(1_799_999_700)))
+        #expect(!WebhookSender.verify(header: header, body: body, secret: secret, now: at(1_800_000_301)))
+        #expect(!WebhookSender.verify(header: header, body: body, secret: secret, now: at(1_799_999_699)))
+        #expect(
+            !WebhookSender.verify(header: header, body: body + [0x20], secret: secret, now: at(1_800_000_000))
+        )
+        #expect(
+            !WebhookSender.verify(
+                header: header, body: body, secret: Array("other".utf8), now: at(1_800_000_000)))
+        let moved = header.replacingOccurrences(of: "t=1800000000", with: "t=1800000100")
+        #expect(!WebhookSender.verify(header: moved, body: body, secret: secret, now: at(1_800_000_100)))
+        for bad in ["", "v1=abc", "t=1800000000", "sha256=00"] {
+            #expect(
+                !WebhookSender.verify(header: bad, body: body, secret: secret, now: at(1_800_000_000)),
+                "\(bad)")
+        }
+    }
+
+    @Test(
+        "plain http is refused except to this machine",
+        arguments: [
+            ("http://hooks.example.com/otp", false), ("http://127.0.0.1:9/x", true),
+            ("http://[::1]:9/x", true),
+            ("http://localhost/x", true), ("https://hooks.example.com/otp", true), ("ftp://x", false),
+            ("http://127.0.0.1.evil.example/x", false), ("http://user@10.0.0.1/x", false),
+        ])
+    func plainHTTP(url: String, accepted: Bool) {
+        let made = try? WebhookSender(url: url, secret: secret)
+        #expect((made != nil) == accepted, "\(url)")
+        let twilio = try? TwilioConfiguration(environment: [
+            "OTP_TWILIO_ACCOUNT_SID": "AC1", "OTP_TWILIO_AUTH_TOKEN": "t", "OTP_TWILIO_FROM": "+15550100",
+            "OTP_TWILIO_BASE_URL": url,
+        ])
+        #expect((twilio != nil) == accepted, "\(url)")
     }
 
     @Test("an endpoint that answers with an error is a delivery failure", arguments: [400, 404, 500])

@@ -130,6 +130,65 @@ import Testing
         #expect(port > 0)
     }
 
+    @Test(
+        "a key on the command line is warned about; --api-key-file works without the warning; the key file's place is said"
+    )
+    func keyWarnings() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = directory.appendingPathComponent("otp.sqlite3").path
+        let argv = try ServeProcess([
+            "serve", "--port", "0", "--api-key", "argv-key", "--sender", "console", "--store",
+            "sqlite:\(database)",
+        ])
+        _ = await argv.waitForFirstLine()
+        let (_, _, argvErrors) = await argv.stop()
+        #expect(argvErrors.contains("visible in the process list"))
+        #expect(argvErrors.contains("\(database).secret, beside the database"))
+
+        let keyFile = directory.appendingPathComponent("keys").path
+        try "# keys\nfile-key-1\n\nfile-key-2\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
+        let fromFile = try ServeProcess([
+            "serve", "--port", "0", "--api-key-file", keyFile, "--sender", "console", "--store", "memory",
+        ])
+        _ = await fromFile.waitForFirstLine()
+        let port = try #require(fromFile.port)
+        let response = try await RawHTTP.request(
+            port: port, method: "POST", path: "/v1/verifications",
+            headers: [("Authorization", "Bearer file-key-2")],
+            body: #"{"to":"+12025550100"}"#)
+        #expect(response.status == 201)
+        let (_, _, fileErrors) = await fromFile.stop()
+        #expect(!fileErrors.contains("process list"))
+        #expect(!fileErrors.contains("beside the database"))
+
+        let missing = try ServeProcess([
+            "serve", "--api-key-file", directory.appendingPathComponent("none").path,
+        ])
+        let (status, _, missingErrors) = await missing.finish()
+        #expect(status == 2)
+        #expect(missingErrors.contains("--api-key-file"))
+    }
+
+    @Test("a webhook or Twilio base URL over plain http to another machine refuses to start")
+    func plainHTTPProviders() async throws {
+        let webhook = try ServeProcess(
+            ["serve", "--sender", "webhook:http://hooks.example.com/otp", "--store", "memory"],
+            environment: ["OTP_WEBHOOK_SECRET": "s", "OTP_API_KEYS": "k"])
+        let (webhookStatus, _, webhookErrors) = await webhook.finish()
+        #expect(webhookStatus == 1)
+        #expect(webhookErrors.contains("a webhook URL must be https://"))
+        let twilio = try ServeProcess(
+            ["serve", "--sender", "twilio", "--store", "memory"],
+            environment: [
+                "OTP_API_KEYS": "k", "OTP_TWILIO_ACCOUNT_SID": "AC1", "OTP_TWILIO_AUTH_TOKEN": "t",
+                "OTP_TWILIO_FROM": "+15550100", "OTP_TWILIO_BASE_URL": "http://api.example.com",
+            ])
+        let (twilioStatus, _, twilioErrors) = await twilio.finish()
+        #expect(twilioStatus == 1)
+        #expect(twilioErrors.contains("OTP_TWILIO_BASE_URL must be https://"))
+    }
+
     @Test("a server that cannot start exits 1 with the reason")
     func cannotStart() async throws {
         let serve = try ServeProcess([

@@ -44,9 +44,7 @@ public struct TwilioConfiguration: Sendable, Equatable {
             throw DeliveryError("the twilio sender needs OTP_TWILIO_FROM or OTP_TWILIO_MESSAGING_SERVICE_SID")
         }
         let base = value("OTP_TWILIO_BASE_URL") ?? "https://api.twilio.com"
-        guard base.hasPrefix("https://") || base.hasPrefix("http://") else {
-            throw DeliveryError("OTP_TWILIO_BASE_URL is not an http(s) URL")
-        }
+        try ProviderURL.requireSecure(base, what: "OTP_TWILIO_BASE_URL")
         self.init(baseURL: base, accountSID: sid, authToken: token, from: from, messagingServiceSID: service)
     }
 

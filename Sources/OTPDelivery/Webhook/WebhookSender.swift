@@ -6,8 +6,10 @@ import OTPServer
 /// Hands each message to an HTTP endpoint of your own: one signed JSON POST, no retries.
 ///
 /// The body is `{"verificationId", "channel", "to", "subject", "text", "html", "sentAt"}` and the
-/// `X-OTP-Signature` header is `sha256=` followed by the hex HMAC-SHA256 of the body under the shared
-/// secret, so the receiver can tell the request came from this server.
+/// `X-OTP-Signature` header is `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">` under the
+/// shared secret, so the receiver can tell the request came from this server and is fresh. A
+/// receiver checks it with ``verify(header:body:secret:now:tolerance:)``, which refuses a
+/// signature more than five minutes from its own clock: a captured request cannot be replayed later.
 public struct WebhookSender: CodeSender {
     /// The endpoint's URL.
     public let url: String
@@ -20,9 +22,7 @@ public struct WebhookSender: CodeSender {
         url: String, secret: [UInt8], timeout: Duration = .seconds(5),
         now: @escaping @Sendable () -> Date = { Date() }
     ) throws(DeliveryError) {
-        guard url.hasPrefix("https://") || url.hasPrefix("http://") else {
-            throw DeliveryError("a webhook URL starts with http:// or https://")
-        }
+        try ProviderURL.requireSecure(url, what: "a webhook URL")
         guard !secret.isEmpty else { throw DeliveryError("a webhook needs a signing secret") }
         self.url = url
         self.secret = secret
@@ -41,29 +41,58 @@ public struct WebhookSender: CodeSender {
         var sentAt: Date
     }
 
-    /// The `X-OTP-Signature` value for a body: `sha256=<hex HMAC-SHA256>`.
-    public static func signature(body: [UInt8], secret: [UInt8]) throws(DeliveryError) -> String {
-        guard let mac = HMACSHA256.authenticationCode(key: secret, message: body) else {
+    /// How far a signature's time may be from the receiver's clock: five minutes.
+    public static let replayWindow: Duration = .seconds(300)
+
+    /// The `X-OTP-Signature` value for a body sent at `timestamp` (Unix seconds):
+    /// `t=<timestamp>,v1=<hex HMAC-SHA256 of "<timestamp>.<body>">`.
+    public static func signature(
+        body: [UInt8], secret: [UInt8], timestamp: Int64
+    ) throws(DeliveryError) -> String {
+        guard
+            let mac = HMACSHA256.authenticationCode(key: secret, message: Array("\(timestamp).".utf8) + body)
+        else {
             throw DeliveryError("the webhook body could not be signed")
         }
         let hex = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         for byte in mac { out += [hex[Int(byte >> 4)], hex[Int(byte & 15)]] }
-        return "sha256=" + String(decoding: out, as: UTF8.self)
+        return "t=\(timestamp),v1=" + String(decoding: out, as: UTF8.self)
+    }
+
+    /// Whether an `X-OTP-Signature` header signs `body` under `secret` at a time within `tolerance`
+    /// of `now`; the comparison takes the same time whatever the header holds.
+    public static func verify(
+        header: String, body: [UInt8], secret: [UInt8], now: Date, tolerance: Duration = replayWindow
+    ) -> Bool {
+        var timestamp: Int64?
+        var presented: String?
+        for part in header.split(separator: ",") {
+            if part.hasPrefix("t=") { timestamp = Int64(part.dropFirst(2)) }
+            if part.hasPrefix("v1=") { presented = String(part.dropFirst(3)) }
+        }
+        guard let timestamp, let presented,
+            abs(Int64(now.timeIntervalSince1970.rounded(.down)) - timestamp) <= tolerance.components.seconds,
+            let expected = try? signature(body: body, secret: secret, timestamp: timestamp)
+        else { return false }
+        return HMACSHA256.constantTimeEqual(
+            Array(expected.utf8), Array("t=\(timestamp),v1=\(presented)".utf8))
     }
 
     /// Posts one message, or throws when the endpoint answered other than 2xx or could not be reached.
     public func send(_ message: OutgoingMessage) async throws(DeliveryError) {
+        let sentAt = now()
         let payload = Payload(
             verificationId: message.verificationID, channel: message.channel, to: message.to,
-            subject: message.subject, text: message.text, html: message.html, sentAt: now())
+            subject: message.subject, text: message.text, html: message.html, sentAt: sentAt)
         let body: [UInt8]
         do {
             body = Array(try WireCoding.encoder().encode(payload))
         } catch {
             throw DeliveryError("the webhook body could not be encoded")
         }
-        let signature = try Self.signature(body: body, secret: secret)
+        let signature = try Self.signature(
+            body: body, secret: secret, timestamp: Int64(sentAt.timeIntervalSince1970.rounded(.down)))
         let url = self.url
         let timeout = self.timeout
         let text = String(decoding: body, as: UTF8.self)

@@ -57,11 +57,24 @@ public enum SecretKey {
         return try load(path: path)
     }
 
-    /// The key in an existing file.
+    /// The key in an existing file, which only its owner may read or write.
+    ///
+    /// A key file that its group or others can read or write (any mode bit in `0o077`) is refused:
+    /// whoever reads the key can forge rate-limit keys and test codes offline against a stolen store.
     public static func load(path: String) throws -> [UInt8] {
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else { throw LoadError("could not open the key file \(path) (errno \(errno))") }
         defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw LoadError("could not read the key file's mode \(path) (errno \(errno))")
+        }
+        let mode = UInt32(status.st_mode) & 0o777
+        guard mode & 0o077 == 0 else {
+            throw LoadError(
+                "the key file \(path) has mode \(String(mode, radix: 8)), readable by others: "
+                    + "chmod 600 \(path)")
+        }
         var key: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 256)
         while true {

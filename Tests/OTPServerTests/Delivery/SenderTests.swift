@@ -111,12 +111,33 @@ func temporaryDirectory() -> String {
     func refused() throws {
         let path = temporaryDirectory() + "/short.secret"
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: path))
+        chmod(path, 0o600)
         #expect(throws: SecretKey.LoadError.self) { try SecretKey.loadOrCreate(path: path) }
         #expect(throws: SecretKey.LoadError.self) {
             try SecretKey.loadOrCreate(path: "/nonexistent-dir-for-otp-tests/otp.secret")
         }
         let big = temporaryDirectory() + "/big.secret"
         try Data(repeating: 7, count: 5000).write(to: URL(fileURLWithPath: big))
+        chmod(big, 0o600)
         #expect(throws: SecretKey.LoadError.self) { try SecretKey.load(path: big) }
+    }
+
+    @Test(
+        "a key file its group or others may read or write is refused, naming the fix",
+        arguments: [0o644, 0o640, 0o604, 0o620])
+    func refusesShared(mode: Int) throws {
+        let path = temporaryDirectory() + "/shared.secret"
+        try Data(repeating: 9, count: 32).write(to: URL(fileURLWithPath: path))
+        chmod(path, mode_t(mode))
+        #expect(throws: SecretKey.LoadError.self) { try SecretKey.load(path: path) }
+        do {
+            _ = try SecretKey.load(path: path)
+        } catch {
+            #expect("\(error)".contains("chmod 600"))
+        }
+        chmod(path, 0o600)
+        #expect(try SecretKey.load(path: path) == Array(repeating: 9, count: 32))
+        chmod(path, 0o400)
+        #expect(try SecretKey.load(path: path).count == 32)
     }
 }
