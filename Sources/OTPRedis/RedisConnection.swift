@@ -28,6 +28,8 @@ final class RedisConnection: @unchecked Sendable {
     private let host: String
     private let port: Int
     private let database: Int
+    private let username: String?
+    private let password: String?
     private var context: UnsafeMutablePointer<redisContext>?
     private var scriptHashes: [String: String] = [:]
 
@@ -41,10 +43,14 @@ final class RedisConnection: @unchecked Sendable {
     var deadline: ContinuousClock.Instant?
     private var appliedTimeout = 0
 
-    init(host: String, port: Int, database: Int) throws(StoreError) {
+    init(host: String, port: Int, database: Int, username: String? = nil, password: String? = nil)
+        throws(StoreError)
+    {
         self.host = host
         self.port = port
         self.database = database
+        self.username = username
+        self.password = password
         try connect()
     }
 
@@ -80,6 +86,11 @@ final class RedisConnection: @unchecked Sendable {
 
     /// Sends a command given as text.
     func command(_ arguments: String...) throws(StoreError) -> RedisValue {
+        try command(arguments.map { Array($0.utf8) })
+    }
+
+    /// Sends a command given as a list of texts.
+    func command(_ arguments: [String]) throws(StoreError) -> RedisValue {
         try command(arguments.map { Array($0.utf8) })
     }
 
@@ -132,11 +143,28 @@ final class RedisConnection: @unchecked Sendable {
         appliedTimeout = Self.timeoutMilliseconds
         context = opened
         scriptHashes = [:]
-        if database != 0 {
-            let reply = try command("SELECT", String(database))
-            guard reply == .status("OK") else {
-                throw StoreError("redis: could not select database \(database)")
+        do throws(StoreError) {
+            // AUTH, then SELECT, before any other command: a connection that fails either is closed,
+            // never left open as the default user or on database 0.
+            if let password {
+                let reply = try command(username.map { ["AUTH", $0, password] } ?? ["AUTH", password])
+                guard reply == .status("OK") else {
+                    let reason = if case .error(let text) = reply { text } else { "unexpected reply" }
+                    throw StoreError("redis: AUTH was refused (\(reason))")
+                }
             }
+            if database != 0 {
+                let reply = try command("SELECT", String(database))
+                guard reply == .status("OK") else {
+                    throw StoreError("redis: could not select database \(database)")
+                }
+            }
+        } catch {
+            if let context {
+                redisFree(context)
+                self.context = nil
+            }
+            throw error
         }
     }
 

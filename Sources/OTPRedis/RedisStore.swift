@@ -24,14 +24,19 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
     ///   - database: the database to `SELECT`.
     ///   - keyPrefix: the start of every key, so several deployments or tests can share a server.
     ///   - connections: how many connections to open; commands spread over them.
-    /// - Throws: `StoreError` when a connection cannot be opened.
+    ///   - username: the ACL user to `AUTH` as (Redis 6 and later); `nil` for the default user.
+    ///   - password: the password to `AUTH` with; `nil` when Redis asks for none.
+    /// - Throws: `StoreError` when a connection cannot be opened, `AUTH` is refused or the
+    ///   database cannot be selected.
     public init(
-        host: String, port: Int, database: Int = 0, keyPrefix: String = "otp:", connections: Int = 2
+        host: String, port: Int, database: Int = 0, keyPrefix: String = "otp:", connections: Int = 2,
+        username: String? = nil, password: String? = nil
     ) throws(StoreError) {
         prefix = keyPrefix
         var pool: [(connection: RedisConnection, queue: DispatchQueue)] = []
         for index in 0..<max(1, connections) {
-            let connection = try RedisConnection(host: host, port: port, database: database)
+            let connection = try RedisConnection(
+                host: host, port: port, database: database, username: username, password: password)
             pool.append((connection, DispatchQueue(label: "otp.redis-store.\(index)")))
         }
         self.pool = pool

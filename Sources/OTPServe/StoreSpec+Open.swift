@@ -15,9 +15,10 @@ extension StoreSpec {
             } catch {
                 throw ServerStartError("cannot open the SQLite store at \(path): \(error)")
             }
-        case .redis(let host, let port, let database):
+        case .redis(let host, let port, let database, let username, let password):
             do {
-                return try RedisStore(host: host, port: port, database: database)
+                return try RedisStore(
+                    host: host, port: port, database: database, username: username, password: password)
             } catch {
                 throw ServerStartError(
                     "cannot reach the Redis store at \(host):\(port)/\(database): \(error)")

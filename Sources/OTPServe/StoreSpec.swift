@@ -1,3 +1,4 @@
+import Foundation
 import OTPHTTP
 
 /// Where verifications live, as `otp serve --store` names it.
@@ -6,12 +7,13 @@ public enum StoreSpec: Sendable, Equatable {
     case memory
     /// A SQLite file: the embedded default.
     case sqlite(path: String)
-    /// A Redis server that several instances may share.
-    case redis(host: String, port: Int, database: Int)
+    /// A Redis server that several instances may share, with the ACL user and password to `AUTH` with.
+    case redis(host: String, port: Int, database: Int, username: String? = nil, password: String? = nil)
 }
 
 extension StoreSpec {
-    /// Reads `memory`, `sqlite:PATH` or `redis://HOST[:PORT][/DB]` (port 6379, database 0).
+    /// Reads `memory`, `sqlite:PATH` or `redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]` (port 6379,
+    /// database 0; user and password percent-decoded).
     public init(argument: String) throws(ServerStartError) {
         if argument == "memory" {
             self = .memory
@@ -30,8 +32,23 @@ extension StoreSpec {
                 database = number
                 rest = rest[..<slash]
             }
+            var username: String?
+            var password: String?
+            if let at = rest.lastIndex(of: "@") {
+                let credentials = rest[..<at]
+                rest = rest[rest.index(after: at)...]
+                guard let colon = credentials.firstIndex(of: ":") else {
+                    throw ServerStartError("Redis credentials are redis://:PASSWORD@HOST or redis://USER:PASSWORD@HOST")
+                }
+                let user = String(credentials[..<colon]).removingPercentEncoding ?? ""
+                username = user.isEmpty ? nil : user
+                password = String(credentials[credentials.index(after: colon)...]).removingPercentEncoding
+                guard let password, !password.isEmpty else {
+                    throw ServerStartError("the Redis password after the colon is empty")
+                }
+            }
             let (host, port) = try Self.hostAndPort(rest, defaultPort: 6379)
-            self = .redis(host: host, port: port, database: database)
+            self = .redis(host: host, port: port, database: database, username: username, password: password)
         } else {
             throw ServerStartError(
                 "the store is memory, sqlite:PATH or redis://HOST:PORT[/DB], not \(argument)")
