@@ -26,13 +26,22 @@ final class SQLiteConnection: @unchecked Sendable {
             sqlite3_close_v2(opened)
             throw StoreError("sqlite: could not open the database: \(message)")
         }
-        sqlite3_busy_timeout(handle, 5000)
+        sqlite3_busy_timeout(handle, 2000)
+        busyTimeoutMilliseconds = 2000
         try execute("PRAGMA journal_mode=WAL")
         try execute("PRAGMA synchronous=\(synchronous == .full ? "FULL" : "NORMAL")")
         try execute("PRAGMA foreign_keys=OFF")
     }
 
     private var isClosed = false
+    private var busyTimeoutMilliseconds: Int32 = 0
+
+    /// How long the next statements wait for another writer's lock before failing with `SQLITE_BUSY`.
+    func setBusyTimeout(milliseconds: Int32) {
+        guard milliseconds != busyTimeoutMilliseconds else { return }
+        sqlite3_busy_timeout(handle, milliseconds)
+        busyTimeoutMilliseconds = milliseconds
+    }
 
     deinit {
         close()

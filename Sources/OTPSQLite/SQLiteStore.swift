@@ -24,9 +24,17 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
     // type Sendable. `nil` once the store is shut down.
     private var connection: SQLiteConnection?
     private let queue: DispatchQueue
+    private let deadline: Duration
 
     /// Opens (creating when needed) the database at `path` and its tables.
-    public init(path: String, durability: Durability = .normal) throws(StoreError) {
+    ///
+    /// - Parameters:
+    ///   - path: the database file; created owner-only (0600), as are its WAL and shared-memory files.
+    ///   - durability: how hard each commit waits for the disk.
+    ///   - deadline: how long one call may take in all, the wait for the store's queue and for
+    ///     another writer's lock included; past it the call throws and the server answers 503. Calls
+    ///     queued behind a held lock each fail at their own deadline, so waits never stack.
+    public init(path: String, durability: Durability = .normal, deadline: Duration = .seconds(2)) throws(StoreError) {
         let connection = try SQLiteConnection(path: path, synchronous: durability)
         do {
             try Self.createSchema(connection)
@@ -35,6 +43,7 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
             throw error
         }
         self.connection = connection
+        self.deadline = deadline
         queue = DispatchQueue(label: "otp.sqlite-store")
     }
 
@@ -250,12 +259,19 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
     )
         async throws(StoreError) -> Result
     {
+        let due = ContinuousClock.now.advanced(by: deadline)
         let outcome: Swift.Result<Result, StoreError> = await withCheckedContinuation { continuation in
             queue.async {
                 guard let connection = self.connection else {
                     continuation.resume(returning: .failure(StoreError("sqlite: the store is shut down")))
                     return
                 }
+                let left = ContinuousClock.now.duration(to: due)
+                guard left > .zero else {
+                    continuation.resume(returning: .failure(StoreError("sqlite: timed out waiting for the store")))
+                    return
+                }
+                connection.setBusyTimeout(milliseconds: Int32(clamping: max(1, StoreTime.milliseconds(left))))
                 do throws(StoreError) {
                     continuation.resume(returning: .success(try body(connection)))
                 } catch {

@@ -45,6 +45,55 @@ import Testing
         // the parallel run's hundreds of tests, a finished call was seen to wait 10 s to be resumed.
         #expect(slowest < .seconds(5), "the slowest call took \(slowest); the timeout is 2 s")
     }
+
+    /// Found by the security review: a writer holding SQLite's lock (a backup, another process)
+    /// made every call wait the 5 s busy timeout in turn on the store's one serial queue.
+    @Test("with another process holding SQLite's write lock, every one of many parallel calls fails within 2 s")
+    func lockedSQLite() async throws {
+        let path = temporaryDirectory() + "/locked.sqlite3"
+        let store = try SQLiteStoreFactory.open(path)
+        _ = try await store.insert(StoreConformanceTests.sample("vf_locked"), claim: nil, now: StoreConformanceTests.t0)
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = [
+            "python3", "-c",
+            "import sqlite3, sys, time\n"
+                + "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+                + "c.execute('BEGIN IMMEDIATE')\nprint('locked', flush=True)\ntime.sleep(30)",
+            path,
+        ]
+        let output = Pipe()
+        holder.standardOutput = output
+        try holder.run()
+        defer {
+            kill(holder.processIdentifier, SIGKILL)
+            holder.waitUntilExit()
+        }
+        // Wait for the holder to say it has the lock (a line on its output, not a deadline).
+        _ = output.fileHandleForReading.availableData
+        let outcomes = await withTaskGroup(of: (Bool, Duration).self) { group in
+            for index in 0..<16 {
+                group.addTask {
+                    let clock = ContinuousClock()
+                    let began = clock.now
+                    do {
+                        _ = try await store.takeAttempt(id: "vf_locked", now: StoreConformanceTests.at(Double(index)))
+                        return (false, clock.now - began)
+                    } catch {
+                        return (true, clock.now - began)
+                    }
+                }
+            }
+            var all: [(Bool, Duration)] = []
+            for await outcome in group { all.append(outcome) }
+            return all
+        }
+        #expect(outcomes.allSatisfy { $0.0 }, "a write went through a held lock")
+        let slowest = outcomes.map(\.1).max() ?? .zero
+        // With the defect the last of 16 queued calls waits 16 × 5 s.
+        #expect(slowest < .seconds(5), "the slowest call took \(slowest); the store's deadline is 2 s")
+        await store.shutdown()
+    }
 }
 
 /// A loopback port that completes TCP handshakes (the kernel's backlog) and never reads or answers:

@@ -90,12 +90,32 @@ enum CurlTransfer {
     ///
     /// A transport failure (refused connection, timeout, TLS, a rejected SMTP command) throws a
     /// `DeliveryError` whose reason starts with `what`.
+    /// The most transfers in flight at once, across every sender of the process.
+    ///
+    /// Each transfer holds a thread for as long as its provider takes (up to its timeout). Past
+    /// the bound a delivery fails at once, so a hanging provider and a burst of starts cannot
+    /// create thousands of threads; the server answers 502 `delivery_failed` quickly instead.
+    static let maximumInFlight = 64
+
+    /// Transfers in flight now.
+    static let inFlight = Locked(0)
+
     static func run(
         _ what: String, configure: @escaping @Sendable (inout CurlHandle) throws(DeliveryError) -> Void
     ) async throws(DeliveryError) -> CurlResponse {
+        let admitted = inFlight.withLock { count in
+            guard count < maximumInFlight else { return false }
+            count += 1
+            return true
+        }
+        guard admitted else {
+            throw DeliveryError("\(what): \(maximumInFlight) deliveries are already in flight")
+        }
         let result: Result<CurlResponse, DeliveryError> = await withCheckedContinuation { continuation in
             let thread = Thread {
-                continuation.resume(returning: perform(what, configure: configure))
+                let outcome = perform(what, configure: configure)
+                inFlight.withLock { $0 -= 1 }
+                continuation.resume(returning: outcome)
             }
             thread.name = "otp-curl"
             thread.start()
