@@ -43,7 +43,9 @@ final class RedisConnection: @unchecked Sendable {
     var deadline: ContinuousClock.Instant?
     private var appliedTimeout = 0
 
-    init(host: String, port: Int, database: Int, username: String? = nil, password: String? = nil)
+    init(
+        host: String, port: Int, database: Int, username: String? = nil, password: String? = nil
+    )
         throws(StoreError)
     {
         self.host = host

@@ -34,7 +34,9 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
     ///   - deadline: how long one call may take in all, the wait for the store's queue and for
     ///     another writer's lock included; past it the call throws and the server answers 503. Calls
     ///     queued behind a held lock each fail at their own deadline, so waits never stack.
-    public init(path: String, durability: Durability = .normal, deadline: Duration = .seconds(2)) throws(StoreError) {
+    public init(
+        path: String, durability: Durability = .normal, deadline: Duration = .seconds(2)
+    ) throws(StoreError) {
         let connection = try SQLiteConnection(path: path, synchronous: durability)
         do {
             try Self.createSchema(connection)
@@ -268,7 +270,8 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
                 }
                 let left = ContinuousClock.now.duration(to: due)
                 guard left > .zero else {
-                    continuation.resume(returning: .failure(StoreError("sqlite: timed out waiting for the store")))
+                    continuation.resume(
+                        returning: .failure(StoreError("sqlite: timed out waiting for the store")))
                     return
                 }
                 connection.setBusyTimeout(milliseconds: Int32(clamping: max(1, StoreTime.milliseconds(left))))

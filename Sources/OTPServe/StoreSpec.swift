@@ -38,7 +38,8 @@ extension StoreSpec {
                 let credentials = rest[..<at]
                 rest = rest[rest.index(after: at)...]
                 guard let colon = credentials.firstIndex(of: ":") else {
-                    throw ServerStartError("Redis credentials are redis://:PASSWORD@HOST or redis://USER:PASSWORD@HOST")
+                    throw ServerStartError(
+                        "Redis credentials are redis://:PASSWORD@HOST or redis://USER:PASSWORD@HOST")
                 }
                 let user = String(credentials[..<colon]).removingPercentEncoding ?? ""
                 username = user.isEmpty ? nil : user
@@ -120,6 +121,14 @@ extension SenderSpec {
         } else {
             throw ServerStartError(
                 "the sender is console, outbox:PATH, smtp://…, webhook:URL or twilio, not \(argument)")
+        }
+    }
+
+    /// Whether this sender can send SMS that cost money per message (Twilio, or a webhook to a provider).
+    public var sendsPaidSMS: Bool {
+        switch self {
+        case .twilio, .webhook: true
+        case .console, .outbox, .smtp: false
         }
     }
 

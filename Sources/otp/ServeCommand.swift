@@ -64,7 +64,7 @@ enum ServeCommand {
         _ options: ParsedOptions, environment: [String: String]
     ) throws(UsageError) -> (ServeSettings, developmentKey: String?) {
         typealias O = ServeOptions
-        let policy = try O.policy(from: options)
+        var policy = try O.policy(from: options)
         let dev = options.flag(O.dev)
         var keys = try options.all(O.apiKey).filter { !$0.isEmpty } + (try options.value(O.apiKeyFile) ?? [])
         let madeKey = dev ? developmentKey() : nil
@@ -76,6 +76,9 @@ enum ServeCommand {
         if senders.isEmpty {
             guard dev else { throw UsageError("no sender: give --sender (console only with --dev)") }
             senders = [.console]
+        }
+        if policy.globalSendsPerHour == nil, senders.contains(where: \.sendsPaidSMS) {
+            policy.globalSendsPerHour = O.defaultSMSCap
         }
         let metrics = try options.value(O.metricsAddress)
         let server = ServerConfiguration(
@@ -99,6 +102,13 @@ enum ServeCommand {
             warnings.append(
                 "an API key on the command line is visible in the process list: use --api-key-file or OTP_API_KEYS"
             )
+        }
+        if !options.isGiven(ServeOptions.globalSendsPerHour.spec),
+            settings.senders.contains(where: \.sendsPaidSMS)
+        {
+            warnings.append(
+                "a paid SMS sender runs with a global cap of \(ServeOptions.defaultSMSCap) messages an hour "
+                    + "(--global-sends-per-hour to change it); pair it with --allowed-calling-codes")
         }
         if settings.secretFile == nil, case .sqlite(let path) = settings.store {
             warnings.append(

@@ -98,8 +98,12 @@ enum ServeOptions {
         "limit-failed-checks-per-destination", default: policy.failedChecksPerDestination,
         "incorrect codes per destination")
     static let globalSendsPerHour = Option.integer(
-        "global-sends-per-hour", "N", in: Policy.Bounds.globalSendsPerHour, defaultText: "no cap",
+        "global-sends-per-hour", "N", in: Policy.Bounds.globalSendsPerHour,
+        defaultText: "\(ServeOptions.defaultSMSCap) with a paid SMS sender (twilio, webhook), else no cap",
         "messages the whole server may send per hour")
+
+    /// The global cap a paid SMS sender gets when none is given: SMS pumping is then bounded in all.
+    static let defaultSMSCap = 1000
     static let allowedCallingCodes = Option(
         "allowed-calling-codes", "LIST", defaultText: "all",
         "country calling codes SMS may go to, such as 1,44"

@@ -17,7 +17,8 @@ import Testing
         let sender = try WebhookSender(
             url: "http://127.0.0.1:\(endpoint.port)/hook", secret: Array("s".utf8), timeout: .seconds(3))
         let message = OutgoingMessage(
-            verificationID: "vf_burst", channel: .sms, to: "+15555550100", subject: "", text: "code", html: nil)
+            verificationID: "vf_burst", channel: .sms, to: "+15555550100", subject: "", text: "code",
+            html: nil)
         let extra = 10
         let outcomes = await withTaskGroup(of: (String?, Duration).self) { group in
             for _ in 0..<(CurlTransfer.maximumInFlight + extra) {

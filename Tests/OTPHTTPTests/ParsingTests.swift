@@ -13,8 +13,14 @@ import Testing
             ("redis://127.0.0.1:6380", .redis(host: "127.0.0.1", port: 6380, database: 0)),
             ("redis://cache.internal/3", .redis(host: "cache.internal", port: 6379, database: 3)),
             ("redis://[::1]:7000/1", .redis(host: "::1", port: 7000, database: 1)),
-            ("redis://:s%40cret@cache:6380/2", .redis(host: "cache", port: 6380, database: 2, password: "s@cret")),
-            ("redis://otp:pw@10.0.0.5", .redis(host: "10.0.0.5", port: 6379, database: 0, username: "otp", password: "pw")),
+            (
+                "redis://:s%40cret@cache:6380/2",
+                .redis(host: "cache", port: 6380, database: 2, password: "s@cret")
+            ),
+            (
+                "redis://otp:pw@10.0.0.5",
+                .redis(host: "10.0.0.5", port: 6379, database: 0, username: "otp", password: "pw")
+            ),
         ])
     func stores(argument: String, store: StoreSpec) throws {
         #expect(try StoreSpec(argument: argument) == store)

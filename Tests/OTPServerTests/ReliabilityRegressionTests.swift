@@ -48,11 +48,13 @@ import Testing
 
     /// Found by the security review: a writer holding SQLite's lock (a backup, another process)
     /// made every call wait the 5 s busy timeout in turn on the store's one serial queue.
-    @Test("with another process holding SQLite's write lock, every one of many parallel calls fails within 2 s")
+    @Test(
+        "with another process holding SQLite's write lock, every one of many parallel calls fails within 2 s")
     func lockedSQLite() async throws {
         let path = temporaryDirectory() + "/locked.sqlite3"
         let store = try SQLiteStoreFactory.open(path)
-        _ = try await store.insert(StoreConformanceTests.sample("vf_locked"), claim: nil, now: StoreConformanceTests.t0)
+        _ = try await store.insert(
+            StoreConformanceTests.sample("vf_locked"), claim: nil, now: StoreConformanceTests.t0)
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         holder.arguments = [
@@ -77,7 +79,8 @@ import Testing
                     let clock = ContinuousClock()
                     let began = clock.now
                     do {
-                        _ = try await store.takeAttempt(id: "vf_locked", now: StoreConformanceTests.at(Double(index)))
+                        _ = try await store.takeAttempt(
+                            id: "vf_locked", now: StoreConformanceTests.at(Double(index)))
                         return (false, clock.now - began)
                     } catch {
                         return (true, clock.now - began)

@@ -33,12 +33,14 @@ import Testing
             host: "127.0.0.1", port: port, keyPrefix: "otp-test:\(user):", connections: 1, username: user,
             password: password)
         #expect(await store.ping())
-        _ = try await store.insert(StoreConformanceTests.sample("vf_auth"), claim: nil, now: StoreConformanceTests.t0)
+        _ = try await store.insert(
+            StoreConformanceTests.sample("vf_auth"), claim: nil, now: StoreConformanceTests.t0)
         #expect(try await store.record(id: "vf_auth") != nil)
         await store.shutdown()
 
         do {
-            _ = try RedisStore(host: "127.0.0.1", port: port, connections: 1, username: user, password: "wrong-guess")
+            _ = try RedisStore(
+                host: "127.0.0.1", port: port, connections: 1, username: user, password: "wrong-guess")
             Issue.record("a wrong password opened a store")
         } catch {
             #expect(error.reason.hasPrefix("redis: AUTH was refused"))
@@ -54,9 +56,11 @@ import Testing
         try Self.cli(["ACL", "SETUSER", user, "on", ">pw", "~*", "&*", "+@all", "-select"])
         defer { _ = try? Self.cli(["ACL", "DELUSER", user]) }
         #expect(throws: StoreError("redis: could not select database 3")) {
-            try RedisStore(host: "127.0.0.1", port: port, database: 3, connections: 1, username: user, password: "pw")
+            try RedisStore(
+                host: "127.0.0.1", port: port, database: 3, connections: 1, username: user, password: "pw")
         }
-        let onZero = try RedisStore(host: "127.0.0.1", port: port, connections: 1, username: user, password: "pw")
+        let onZero = try RedisStore(
+            host: "127.0.0.1", port: port, connections: 1, username: user, password: "pw")
         _ = onZero
     }
 }

@@ -1,0 +1,49 @@
+import Foundation
+import OTPServe
+import Testing
+
+@testable import otp
+
+@Suite struct ServeSettingsTests {
+    func settings(_ arguments: [String], environment: [String: String] = [:]) throws -> ServeSettings {
+        let options = try ParsedOptions.parse(arguments, specs: ServeOptions.all, environment: environment)
+        return try ServeCommand.makeSettings(options, environment: environment).0
+    }
+
+    @Test("a paid SMS sender gets a global send cap when none is given, and says so")
+    func defaultSMSCap() throws {
+        let environment = ["OTP_WEBHOOK_SECRET": "s"]
+        for sender in ["twilio", "webhook:https://hooks.example.com/otp"] {
+            let capped = try settings(["--api-key", "k", "--sender", sender], environment: environment)
+            #expect(capped.server.policy.globalSendsPerHour == ServeOptions.defaultSMSCap, "\(sender)")
+            let options = try ParsedOptions.parse(
+                ["--api-key", "k", "--sender", sender], specs: ServeOptions.all, environment: environment)
+            #expect(
+                ServeCommand.warnings(options, settings: capped).contains {
+                    $0.contains("global cap of 1000")
+                })
+            let chosen = try settings(
+                ["--api-key", "k", "--sender", sender, "--global-sends-per-hour", "50"],
+                environment: environment)
+            #expect(chosen.server.policy.globalSendsPerHour == 50)
+        }
+        let free = try settings(["--api-key", "k", "--sender", "smtp://127.0.0.1:2525"])
+        #expect(free.server.policy.globalSendsPerHour == nil)
+    }
+
+    @Test("each option is read through its one declaration: names, environment variables and bounds agree")
+    func declarations() throws {
+        let names = ServeOptions.all.map(\.name)
+        #expect(Set(names).count == names.count)
+        for spec in ServeOptions.all {
+            #expect(spec.environment.first == OptionSpec.environmentName(spec.name))
+        }
+        let parsed = try settings(
+            [
+                "--api-key", "k", "--sender", "console", "--trust-proxy", "2", "--resend-cooldowns",
+                "0,31536000",
+            ])
+        #expect(parsed.server.trustedProxies == 2)
+        #expect(parsed.server.policy.resendCooldowns == [.zero, .seconds(31_536_000)])
+    }
+}
