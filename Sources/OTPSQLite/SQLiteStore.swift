@@ -34,6 +34,7 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
     ///   - deadline: how long one call may take in all, the wait for the store's queue and for
     ///     another writer's lock included; past it the call throws and the server answers 503. Calls
     ///     queued behind a held lock each fail at their own deadline, so waits never stack.
+    /// - Throws: `StoreError` when the file cannot be opened or its tables made.
     public init(
         path: String, durability: Durability = .normal, deadline: Duration = .seconds(2)
     ) throws(StoreError) {

@@ -67,7 +67,7 @@ import Testing
     }
 
     @Test(
-        "an Idempotency-Key belongs to the API key that used it: another API key neither replays nor can cancel by it",
+        "an Idempotency-Key belongs to the API key that used it: another API key gets its own verification",
         arguments: StoreKind.allCases)
     func idempotencyPerAPIKey(store: StoreKind) async throws {
         try await Harness.with(store: store) { harness in
