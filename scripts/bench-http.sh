@@ -48,9 +48,9 @@ key="bench-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 # (a limit of N per N seconds is a burst of N: the limiter works in whole milliseconds). The check
 # floor is off: it holds each answer 50 ms by sleeping, which would measure wrk's connection count.
 "$otp" serve --port 0 --store "$store" --api-key "$key" --sender "outbox:/dev/null" --check-floor 0 \
-  --max-attempts 1000000 --limit-starts-per-destination 1000000000/1000000000 \
-  --limit-starts-per-address 1000000000/1000000000 --limit-checks-per-address 1000000000/1000000000 \
-  --limit-failed-checks-per-destination 1000000000/1000000000 >"$work/otp.out" 2>/dev/null &
+  --max-attempts 1000000 --limit-starts-per-destination 1000000000/31536000 \
+  --limit-starts-per-address 1000000000/31536000 --limit-checks-per-address 1000000000/31536000 \
+  --limit-failed-checks-per-destination 1000000000/31536000 >"$work/otp.out" 2>/dev/null &
 pids+=($!)
 for _ in $(seq 200); do
   [ -s "$work/bare.port" ] && grep -q '^listening on ' "$work/otp.out" && break

@@ -14,8 +14,8 @@ work=$(mktemp -d)
 key="st-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 # Limits lifted so generated starts reach the checks instead of 429; the rules are the same.
 "$bin" serve --port 0 --store memory --api-key "$key" --sender "outbox:$work/outbox.jsonl" \
-  --limit-starts-per-destination 1000000000/1000000000 --limit-starts-per-address 1000000000/1000000000 \
-  --limit-checks-per-address 1000000000/1000000000 --limit-failed-checks-per-destination 1000000000/1000000000 \
+  --limit-starts-per-destination 1000000000/31536000 --limit-starts-per-address 1000000000/31536000 \
+  --limit-checks-per-address 1000000000/31536000 --limit-failed-checks-per-destination 1000000000/31536000 \
   >"$work/stdout" 2>"$work/stderr" &
 server=$!
 trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$work"' EXIT

@@ -108,7 +108,7 @@ final class FaultyStore: VerificationStore {
     }
 
     func shutdown() async {
-        try await base.shutdown()
+        await base.shutdown()
     }
 }
 
