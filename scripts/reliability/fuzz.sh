@@ -31,7 +31,9 @@ snapshot "$work/bodies" "${core[@]}" Fuzz/RequestBodies/FuzzRequestBodies.swift 
   Sources/OTPHTTP/API/RequestBodies.swift Sources/OTPHTTP/API/APIResponses.swift \
   Sources/OTPHTTP/API/ResponseJSON.swift Sources/OTPHTTP/API/Route.swift \
   Sources/OTPHTTP/Server/HTTPResponse.swift Sources/OTPHTTP/Server/HTTPRequest.swift \
-  Sources/OTPServer/Destination/Destination.swift Sources/OTPServer/Destination/CallingCodes.swift
+  Sources/OTPServer/Destination/Destination.swift Sources/OTPServer/Destination/CallingCodes.swift \
+  Sources/OTPServer/Engine/VerifierError.swift Sources/OTPServer/Store/StoreError.swift \
+  Sources/OTPServer/Delivery/CodeSender.swift
 
 build() {  # $1: name
   if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name "Fuzz_$1" \
