@@ -27,7 +27,6 @@ final class SQLiteConnection: @unchecked Sendable {
             throw StoreError("sqlite: could not open the database: \(message)")
         }
         sqlite3_busy_timeout(handle, 2000)
-        busyTimeoutMilliseconds = 2000
         try execute("PRAGMA journal_mode=WAL")
         try execute("PRAGMA synchronous=\(synchronous == .full ? "FULL" : "NORMAL")")
         try execute("PRAGMA foreign_keys=OFF")

@@ -275,7 +275,11 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
                         returning: .failure(StoreError("sqlite: timed out waiting for the store")))
                     return
                 }
-                connection.setBusyTimeout(milliseconds: Int32(clamping: max(1, StoreTime.milliseconds(left))))
+                // A call that hardly waited keeps the full timeout, so the common case sets nothing.
+                let full = StoreTime.milliseconds(self.deadline)
+                let leftMilliseconds = max(1, StoreTime.milliseconds(left))
+                connection.setBusyTimeout(
+                    milliseconds: Int32(clamping: leftMilliseconds < full - 100 ? leftMilliseconds : full))
                 do throws(StoreError) {
                     continuation.resume(returning: .success(try body(connection)))
                 } catch {

@@ -84,7 +84,7 @@ enum ServeCommand {
         let server = ServerConfiguration(
             host: try options.value(O.host, or: "127.0.0.1"), port: try options.value(O.port, or: 8080),
             apiKeys: keys, policy: policy, trustedProxies: try options.value(O.trustProxy, or: 0),
-            metricsAddress: metrics.map { ($0.host, $0.port) }, threads: try options.value(O.threads, or: 2),
+            metricsAddress: metrics, threads: try options.value(O.threads, or: 2),
             connectionTimeout: try options.value(O.connectionTimeout, or: .seconds(10)),
             checkFloor: try options.value(O.checkFloor, or: ServerConfiguration.defaultCheckFloor))
         let settings = ServeSettings(

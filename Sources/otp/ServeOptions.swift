@@ -125,10 +125,9 @@ enum ServeOptions {
     static let metricsAddress = Option(
         "metrics-address", "HOST:PORT", defaultText: "the main listener",
         "serve /metrics and /healthz on their own listener"
-    ) { text throws(UsageError) -> ListenerAddress in
+    ) { text throws(UsageError) -> (host: String, port: Int) in
         do throws(ServerStartError) {
-            let (host, port) = try ListenAddress.parse(text)
-            return ListenerAddress(host: host, port: port)
+            return try ListenAddress.parse(text)
         } catch {
             throw UsageError(error.description)
         }
@@ -175,10 +174,4 @@ enum ServeOptions {
         policy.androidAppHash = try options.value(androidAppHash).flatMap { $0.isEmpty ? nil : $0 }
         return policy
     }
-}
-
-/// A `HOST:PORT` a listener binds.
-struct ListenerAddress: Sendable {
-    let host: String
-    let port: Int
 }

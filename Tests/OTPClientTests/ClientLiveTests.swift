@@ -46,8 +46,11 @@ struct LiveServer {
                 server: configuration, store: .memory, senders: senders ?? [.outbox(path: outbox)],
                 environment: ["OTP_WEBHOOK_SECRET": "client-test-webhook-secret"]))
         // No test here waits for the timeout: it is long so that a busy parallel run cannot reach it.
-        let client = VerificationClient(
-            baseURL: URL(string: running.url)!, apiKey: "client-test-key", timeout: .seconds(30))
+        guard let baseURL = URL(string: running.url) else {
+            await running.stop()
+            throw URLError(.badURL)
+        }
+        let client = VerificationClient(baseURL: baseURL, apiKey: "client-test-key", timeout: .seconds(30))
         return LiveServer(
             running: running, client: client, clock: clock, outbox: outbox, directory: directory)
     }

@@ -12,6 +12,16 @@ import Testing
         "secret-file", "check-floor",
     ]
 
+    /// Waits for a server to listen, then starts a verification on it with an API key.
+    static func start(on serve: ServeProcess, key: String) async throws -> RawResponse {
+        _ = await serve.waitForFirstLine()
+        let port = try #require(serve.port)
+        return try await RawHTTP.request(
+            port: port, method: "POST", path: "/v1/verifications",
+            headers: [("Authorization", "Bearer \(key)")],
+            body: #"{"to":"+12025550100"}"#)
+    }
+
     @Test("--help lists every option with its default and environment variable")
     func help() async throws {
         let serve = try ServeProcess(["serve", "--help"])
@@ -102,12 +112,7 @@ import Testing
                 "OTP_API_KEYS": "env-key-1,env-key-2", "OTP_SENDER": "console", "OTP_CODE_LENGTH": "8",
                 "OTP_MAX_ATTEMPTS": "5",
             ])
-        _ = await serve.waitForFirstLine()
-        let port = try #require(serve.port)
-        let response = try await RawHTTP.request(
-            port: port, method: "POST", path: "/v1/verifications",
-            headers: [("Authorization", "Bearer env-key-2")],
-            body: #"{"to":"+12025550100"}"#)
+        let response = try await Self.start(on: serve, key: "env-key-2")
         #expect(response.status == 201)
         #expect(response.json["codeLength"] as? Int == 7)
         #expect(response.json["attemptsLeft"] as? Int == 5)
@@ -151,12 +156,7 @@ import Testing
         let fromFile = try ServeProcess([
             "serve", "--port", "0", "--api-key-file", keyFile, "--sender", "console", "--store", "memory",
         ])
-        _ = await fromFile.waitForFirstLine()
-        let port = try #require(fromFile.port)
-        let response = try await RawHTTP.request(
-            port: port, method: "POST", path: "/v1/verifications",
-            headers: [("Authorization", "Bearer file-key-2")],
-            body: #"{"to":"+12025550100"}"#)
+        let response = try await Self.start(on: fromFile, key: "file-key-2")
         #expect(response.status == 201)
         let (_, _, fileErrors) = await fromFile.stop()
         #expect(!fileErrors.contains("process list"))

@@ -9,6 +9,29 @@ import Testing
 
 /// Defects the reliability tests (scripts/reliability/) found, each held down by a focused test.
 @Suite struct ReliabilityRegressionTests {
+    /// Makes `count` calls at once; for each, whether it failed and how long it took from when it was made.
+    static func parallelCalls(
+        _ count: Int, _ call: @escaping @Sendable (Int) async throws -> Void
+    ) async -> [(Bool, Duration)] {
+        await withTaskGroup(of: (Bool, Duration).self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    let clock = ContinuousClock()
+                    let began = clock.now
+                    do {
+                        try await call(index)
+                        return (false, clock.now - began)
+                    } catch {
+                        return (true, clock.now - began)
+                    }
+                }
+            }
+            var all: [(Bool, Duration)] = []
+            for await outcome in group { all.append(outcome) }
+            return all
+        }
+    }
+
     /// Found by scripts/reliability/store_outage.py: with Redis frozen, calls queued behind one
     /// another on a connection, each waiting out the 2 s timeout in turn, so a request could wait
     /// many times the timeout.
@@ -18,26 +41,9 @@ import Testing
         let silent = try SilentListener()
         defer { silent.close() }
         let store = try RedisStore(host: "127.0.0.1", port: silent.port, connections: 2)
-        let outcomes = await withTaskGroup(of: (Bool, Duration).self) { group in
-            // 16 calls on 2 connections: with the defect, the last in each queue waits 8 timeouts (16 s).
-            for index in 0..<16 {
-                group.addTask {
-                    // Each call's own wait, from the moment it is made.
-                    let clock = ContinuousClock()
-                    let began = clock.now
-                    let failed: Bool
-                    do {
-                        _ = try await store.record(id: "vf_frozen\(index)")
-                        failed = false
-                    } catch {
-                        failed = true
-                    }
-                    return (failed, clock.now - began)
-                }
-            }
-            var all: [(Bool, Duration)] = []
-            for await outcome in group { all.append(outcome) }
-            return all
+        // 16 calls on 2 connections: with the defect, the last in each queue waits 8 timeouts (16 s).
+        let outcomes = await Self.parallelCalls(16) { index in
+            _ = try await store.record(id: "vf_frozen\(index)")
         }
         #expect(outcomes.allSatisfy { $0.0 }, "a call to a frozen Redis succeeded")
         let slowest = outcomes.map(\.1).max() ?? .zero
@@ -73,23 +79,8 @@ import Testing
         }
         // Wait for the holder to say it has the lock (a line on its output, not a deadline).
         _ = output.fileHandleForReading.availableData
-        let outcomes = await withTaskGroup(of: (Bool, Duration).self) { group in
-            for index in 0..<16 {
-                group.addTask {
-                    let clock = ContinuousClock()
-                    let began = clock.now
-                    do {
-                        _ = try await store.takeAttempt(
-                            id: "vf_locked", now: StoreConformanceTests.at(Double(index)))
-                        return (false, clock.now - began)
-                    } catch {
-                        return (true, clock.now - began)
-                    }
-                }
-            }
-            var all: [(Bool, Duration)] = []
-            for await outcome in group { all.append(outcome) }
-            return all
+        let outcomes = await Self.parallelCalls(16) { index in
+            _ = try await store.takeAttempt(id: "vf_locked", now: StoreConformanceTests.at(Double(index)))
         }
         #expect(outcomes.allSatisfy { $0.0 }, "a write went through a held lock")
         let slowest = outcomes.map(\.1).max() ?? .zero

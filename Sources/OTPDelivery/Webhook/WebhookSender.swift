@@ -54,10 +54,7 @@ public struct WebhookSender: CodeSender {
         else {
             throw DeliveryError("the webhook body could not be signed")
         }
-        let hex = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for byte in mac { out += [hex[Int(byte >> 4)], hex[Int(byte & 15)]] }
-        return "t=\(timestamp),v1=" + String(decoding: out, as: UTF8.self)
+        return "t=\(timestamp),v1=" + Hex.encode(mac)
     }
 
     /// Whether an `X-OTP-Signature` header signs `body` under `secret` at a time within `tolerance`

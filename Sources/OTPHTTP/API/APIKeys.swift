@@ -24,8 +24,7 @@ public struct APIKeys: Sendable {
         self.scopes = accepted.map { key in
             let digest = HMACSHA256.authenticationCode(
                 key: Array("otp api key scope".utf8), message: Array(key.utf8))
-            return "k"
-                + (digest ?? []).prefix(8).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+            return "k" + Hex.encode((digest ?? []).prefix(8))
         }
     }
 

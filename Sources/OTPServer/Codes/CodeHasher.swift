@@ -29,17 +29,3 @@ struct CodeHasher: Sendable {
         return Hex.encode(mac.prefix(16))
     }
 }
-
-/// Lower-case hexadecimal.
-enum Hex {
-    private static let digits = Array("0123456789abcdef".utf8)
-
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        var out: [UInt8] = []
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-}
