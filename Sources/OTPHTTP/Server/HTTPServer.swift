@@ -3,8 +3,10 @@ import Foundation
 
 /// An HTTP/1.1 server on libmicrohttpd: a thread pool on epoll, async handlers by suspend and resume.
 ///
-/// It reads bodies up to a limit, drops stalled connections, reports every finished request to an
-/// observer, and stops gracefully: it stops accepting, lets requests in flight finish, then closes.
+/// It reads bodies up to a limit (a chunked one is refused as soon as it passes it), drops connections that
+/// stall or take longer than the connection timeout to send a request, limits the connections one address
+/// may hold, reports every finished request to an observer, and stops gracefully: it stops accepting, lets
+/// requests in flight finish, then closes.
 public final class HTTPServer: Sendable {
     /// The configuration it was started with.
     public let configuration: HTTPServerConfiguration
@@ -13,8 +15,11 @@ public final class HTTPServer: Sendable {
     private let daemon: DaemonHandle
     private let core: ServerCore
     private let retainedCore: Unmanaged<ServerCore>
+    /// Cuts off connections whose request is late, ten times per timeout (at most once a second).
+    private let watchdog: Watchdog
 
-    /// Starts listening; throws when the address is not a literal or the port cannot be bound.
+    /// Starts listening; throws when the address is not a literal, the port cannot be bound, or the
+    /// connections per address are negative.
     public init(
         configuration: HTTPServerConfiguration, handler: any HTTPHandler,
         observer: @escaping @Sendable (CompletedRequest) -> Void = { _ in }
@@ -22,19 +27,19 @@ public final class HTTPServer: Sendable {
         guard (0...65535).contains(configuration.port) else {
             throw HTTPServerError("the port must be from 0 to 65535")
         }
+        guard configuration.maxConnectionsPerAddress >= 0 else {
+            throw HTTPServerError("the connections per address must be 0 (no limit) or more")
+        }
+        let timeout = max(1, Int(configuration.connectionTimeout.components.seconds))
         let core = ServerCore(
             handler: handler, observer: observer, bodyLimit: configuration.bodyLimit,
-            headerNames: configuration.headerNames)
+            headerNames: configuration.headerNames, requestTimeout: .seconds(timeout))
         let retained = Unmanaged.passRetained(core)
-        let flags =
-            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue
-            | MHD_ALLOW_SUSPEND_RESUME.rawValue
-        let timeout = max(1, Int(configuration.connectionTimeout.components.seconds))
-        let started = otp_mhd_start(
-            UInt32(flags), configuration.host, UInt16(configuration.port), otpAccessHandler,
-            retained.toOpaque(), otpRequestCompleted, retained.toOpaque(),
-            UInt32(max(1, configuration.threads)),
-            UInt32(timeout), configuration.connectionMemoryLimit, UInt32(Self.connectionLimit(configuration)))
+        let started = DaemonStart.start(
+            configuration,
+            DaemonStart.Settings(
+                timeoutSeconds: timeout, connectionLimit: Self.connectionLimit(configuration),
+                core: retained.toOpaque()))
         guard let started else {
             retained.release()
             throw HTTPServerError(
@@ -46,6 +51,8 @@ public final class HTTPServer: Sendable {
         self.retainedCore = retained
         self.daemon = DaemonHandle(raw: started)
         self.port = Int(otp_mhd_bound_port(started))
+        let tick = min(.seconds(1), max(.milliseconds(50), Duration.seconds(timeout) / 10))
+        self.watchdog = Watchdog(core: core, tick: tick)
     }
 
     /// The configured connection cap, lowered to leave 64 descriptors of the open-file limit for the rest
@@ -58,6 +65,9 @@ public final class HTTPServer: Sendable {
 
     /// Requests started and not yet finished.
     public var requestsInFlight: Int { core.counts.inFlight }
+
+    /// The open connections whose requests are timed against the connection timeout.
+    var timedConnections: Int { core.timedConnections }
 
     /// Stops accepting connections, waits for requests in flight, then closes every connection.
     ///
@@ -75,11 +85,13 @@ public final class HTTPServer: Sendable {
             try? await Task.sleep(for: .milliseconds(5))
         }
         MHD_stop_daemon(daemon.raw)
+        watchdog.stop()
         retainedCore.release()
     }
 
     deinit {
         // A server dropped without `stop()` closes at once.
+        watchdog.stop()
         if daemon.claimStop() {
             MHD_stop_daemon(daemon.raw)
             retainedCore.release()

@@ -6,7 +6,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var port: Int
     /// Worker threads that run connections; 2 suits a 2-core machine.
     public var threads: Int
-    /// A connection that sends nothing for this long is dropped.
+    /// A connection that sends nothing for this long is dropped, and so is one whose request (head and body)
+    /// has not arrived in full this long after the connection became ready for it.
     public var connectionTimeout: Duration
     /// Bodies over this many bytes are refused (the handler sees `bodyTooLarge`).
     public var bodyLimit: Int
@@ -16,13 +17,20 @@ public struct HTTPServerConfiguration: Sendable {
     public var headerNames: [String]
     /// Open connections allowed at once, lowered to fit the process's open-file limit.
     public var maxConnections: Int
+    /// Open connections allowed at once from one client address (the socket's peer); 0, the default, means
+    /// no limit.
+    ///
+    /// Connections past it are closed as soon as they are accepted, so one host cannot take every slot of
+    /// ``maxConnections``; 64 suits clients that connect directly. Behind a reverse proxy every connection
+    /// comes from the proxy's address: leave it at 0 there, or set it above the proxy's own connection count.
+    public var maxConnectionsPerAddress: Int
 
     /// Creates a configuration; the defaults are those of `otp serve`.
     public init(
         host: String = "127.0.0.1", port: Int = 8080, threads: Int = 2,
         connectionTimeout: Duration = .seconds(10),
         bodyLimit: Int = 16 * 1024, connectionMemoryLimit: Int = 32 * 1024, headerNames: [String] = [],
-        maxConnections: Int = 10_000
+        maxConnections: Int = 10_000, maxConnectionsPerAddress: Int = 0
     ) {
         self.host = host
         self.port = port
@@ -32,6 +40,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.connectionMemoryLimit = connectionMemoryLimit
         self.headerNames = headerNames
         self.maxConnections = maxConnections
+        self.maxConnectionsPerAddress = maxConnectionsPerAddress
     }
 }
 

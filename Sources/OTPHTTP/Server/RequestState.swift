@@ -8,6 +8,8 @@ final class RequestState: @unchecked Sendable {
     let method: String
     let path: String
     let started: ContinuousClock.Instant
+    /// The connection's socket, or `nil` when libmicrohttpd does not tell it.
+    let socket: Int32?
     var headers: [String: String] = [:]
     var peerAddress = ""
     var body: [UInt8] = []
@@ -16,13 +18,16 @@ final class RequestState: @unchecked Sendable {
     var sent: (status: Int, route: String, note: String?)?
     /// Set while the request waits for a `.later` answer.
     var suspended = false
+    /// Set when the answer was written on the socket in full, past libmicrohttpd.
+    var answeredOnSocket = false
     private let lock = NSLock()
     private var pending: HTTPResponse?
 
-    init(method: String, path: String, started: ContinuousClock.Instant) {
+    init(method: String, path: String, started: ContinuousClock.Instant, socket: Int32?) {
         self.method = method
         self.path = path
         self.started = started
+        self.socket = socket
     }
 
     /// Stores the answer of a suspended request (any thread).

@@ -11,15 +11,17 @@ final class ServerCore: @unchecked Sendable {
     private var inFlight = 0
     private var suspendedCount = 0
     private var stopping = false
+    private var deadlines: RequestDeadlines
 
     init(
         handler: any HTTPHandler, observer: @escaping @Sendable (CompletedRequest) -> Void, bodyLimit: Int,
-        headerNames: [String]
+        headerNames: [String], requestTimeout: Duration
     ) {
         self.handler = handler
         self.observer = observer
         self.bodyLimit = bodyLimit
         self.headerNames = headerNames.map { $0.lowercased() }
+        self.deadlines = RequestDeadlines(timeout: requestTimeout)
     }
 
     /// Counts and reports requests started, finished and waiting on a task.
@@ -51,6 +53,42 @@ final class ServerCore: @unchecked Sendable {
     func suspensionEnded() {
         lock.withLock { suspendedCount -= 1 }
     }
+
+    /// The open connections whose requests are timed.
+    var timedConnections: Int {
+        lock.withLock { deadlines.count }
+    }
+
+    func connectionOpened(socket: Int32) {
+        lock.withLock { deadlines.opened(socket: socket, at: .now) }
+    }
+
+    func requestArrived(socket: Int32?) {
+        guard let socket else { return }
+        lock.withLock { deadlines.arrived(socket: socket) }
+    }
+
+    func requestAnswered(socket: Int32?) {
+        guard let socket else { return }
+        lock.withLock { deadlines.answered(socket: socket, at: .now) }
+    }
+
+    func connectionClosed(socket: Int32) {
+        lock.withLock { deadlines.closed(socket: socket) }
+    }
+
+    /// Cuts off every connection whose request has not arrived in time.
+    ///
+    /// The sockets are shut down under the lock: libmicrohttpd reports a connection's close (which takes the
+    /// lock) before it closes the socket, so no socket shut down here can have been closed and its number
+    /// given to another file.
+    func cutLateConnections() {
+        lock.withLock {
+            for socket in deadlines.expire(at: .now) {
+                ConnectionSocket.cut(socket)
+            }
+        }
+    }
 }
 
 /// libmicrohttpd's access handler: builds the request, reads the body, queues the answer.
@@ -67,12 +105,14 @@ func otpAccessHandler(
     guard let context = requestContext.pointee else {
         let state = RequestState(
             method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
-            started: ContinuousClock.now)
+            started: ContinuousClock.now, socket: ConnectionSocket.descriptor(of: connection))
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
         core.requestBegan()
         readHead(of: connection, into: state, core: core)
         if state.bodyTooLarge {
-            return answerOversized(connection, state, core)
+            // Answered before the body: libmicrohttpd reads no more of this connection.
+            core.requestArrived(socket: state.socket)
+            return queue(oversizedAnswer(state, core), on: connection, state: state, core: core)
         }
         return .YES
     }
@@ -86,22 +126,18 @@ func otpAccessHandler(
     }
     let size = uploadDataSize.pointee
     if size > 0 {
-        if !state.bodyTooLarge {
-            if state.body.count + size > core.bodyLimit {
-                state.bodyTooLarge = true
-                state.body = []
-            } else if let uploadData {
-                uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
-                    state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
-                }
+        guard state.body.count + size <= core.bodyLimit else {
+            return refuseGrowingBody(state, core)
+        }
+        if let uploadData {
+            uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
+                state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
             }
         }
         uploadDataSize.pointee = 0
         return .YES
     }
-    if state.bodyTooLarge {
-        return answerOversized(connection, state, core)
-    }
+    core.requestArrived(socket: state.socket)
     switch core.handler.handle(request(from: state)) {
     case .now(let response):
         return queue(response, on: connection, state: state, core: core)
@@ -129,12 +165,27 @@ func otpRequestCompleted(
     requestContext.pointee = nil
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
     let state = Unmanaged<RequestState>.fromOpaque(context).takeRetainedValue()
+    core.requestAnswered(socket: state.socket)
     core.observer(
         CompletedRequest(
             method: state.method, route: state.sent?.route ?? "(no response)", status: state.sent?.status,
             duration: ContinuousClock.now - state.started, note: state.sent?.note,
-            completed: reason == .REQUEST_TERMINATED_COMPLETED_OK))
+            completed: reason == .REQUEST_TERMINATED_COMPLETED_OK || state.answeredOnSocket))
     core.requestEnded()
+}
+
+/// libmicrohttpd's connection callback: starts and ends the timing of each connection's requests.
+func otpConnectionNotified(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ code: MHD_ConnectionNotificationCode
+) {
+    guard let cls, let connection, let socket = ConnectionSocket.descriptor(of: connection) else { return }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    switch code {
+    case .CONNECTION_NOTIFY_STARTED: core.connectionOpened(socket: socket)
+    case .CONNECTION_NOTIFY_CLOSED: core.connectionClosed(socket: socket)
+    @unknown default: break
+    }
 }
 
 private func readHead(of connection: OpaquePointer, into state: RequestState, core: ServerCore) {
@@ -161,15 +212,27 @@ private func request(from state: RequestState) -> HTTPRequest {
         peerAddress: state.peerAddress, bodyTooLarge: state.bodyTooLarge)
 }
 
-private func answerOversized(
-    _ connection: OpaquePointer, _ state: RequestState, _ core: ServerCore
-) -> MHD_Result {
-    let response: HTTPResponse
+/// The handler's answer to a request whose body is over the limit (a bare 413 if it would answer later).
+private func oversizedAnswer(_ state: RequestState, _ core: ServerCore) -> HTTPResponse {
     switch core.handler.handle(request(from: state)) {
-    case .now(let answer): response = answer
-    case .later: response = HTTPResponse(status: 413, route: state.path)
+    case .now(let answer): answer
+    case .later: HTTPResponse(status: 413, route: state.path)
     }
-    return queue(response, on: connection, state: state, core: core)
+}
+
+/// Refuses a body that grows past the limit while it arrives (a chunked one), without reading the rest.
+///
+/// libmicrohttpd cannot queue a response while a body is arriving, so the answer is written on the socket
+/// here, and `NO` has libmicrohttpd close the connection.
+private func refuseGrowingBody(_ state: RequestState, _ core: ServerCore) -> MHD_Result {
+    state.bodyTooLarge = true
+    state.body = []
+    let response = oversizedAnswer(state, core)
+    state.sent = (response.status, response.route, response.note)
+    if let socket = state.socket {
+        state.answeredOnSocket = ConnectionSocket.sendLast(response, on: socket)
+    }
+    return .NO
 }
 
 private func queue(
