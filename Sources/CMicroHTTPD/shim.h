@@ -11,14 +11,16 @@
 
 /// Starts a daemon bound to `host` (an IPv4 or IPv6 literal) and `port` (0 picks a free one).
 /// `pool_size` above 1 asks for a thread pool; `timeout_seconds` drops stalled connections;
-/// `connection_limit` caps open connections (libmicrohttpd's default is about a thousand).
-/// Returns NULL when the host is not a literal address or the daemon cannot start.
+/// `connection_limit` caps open connections (libmicrohttpd's default is about a thousand) and
+/// `per_address_limit` those of one client address (0: none); `notified` hears each connection
+/// start and close. Returns NULL when the host is not a literal address or the daemon cannot start.
 static inline struct MHD_Daemon *otp_mhd_start(unsigned int flags, const char *host, uint16_t port,
                                                MHD_AccessHandlerCallback handler, void *handler_cls,
                                                MHD_RequestCompletedCallback completed,
-                                               void *completed_cls, unsigned int pool_size,
-                                               unsigned int timeout_seconds, size_t memory_limit,
-                                               unsigned int connection_limit) {
+                                               MHD_NotifyConnectionCallback notified, void *cls,
+                                               unsigned int pool_size, unsigned int timeout_seconds,
+                                               size_t memory_limit, unsigned int connection_limit,
+                                               unsigned int per_address_limit) {
     struct sockaddr_in v4;
     struct sockaddr_in6 v6;
     const struct sockaddr *address = NULL;
@@ -36,23 +38,35 @@ static inline struct MHD_Daemon *otp_mhd_start(unsigned int flags, const char *h
     } else {
         return NULL;
     }
+    /* A pool of one is no pool: then the polling thread runs the connections itself. */
     if (pool_size > 1) {
         return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
                                 MHD_OPTION_SOCK_ADDR, address,
-                                MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                                MHD_OPTION_NOTIFY_COMPLETED, completed, cls,
+                                MHD_OPTION_NOTIFY_CONNECTION, notified, cls,
                                 MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
                                 MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
                                 MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                                MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address_limit,
                                 MHD_OPTION_THREAD_POOL_SIZE, pool_size,
                                 MHD_OPTION_END);
     }
     return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
                             MHD_OPTION_SOCK_ADDR, address,
-                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, cls,
+                            MHD_OPTION_NOTIFY_CONNECTION, notified, cls,
                             MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address_limit,
                             MHD_OPTION_END);
+}
+
+/// The socket of a connection, or -1 when libmicrohttpd does not tell it.
+static inline int otp_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
 }
 
 /// The port the daemon listens on, or 0 when it cannot tell.

@@ -81,10 +81,15 @@ enum ServeCommand {
             policy.globalSendsPerHour = O.defaultSMSCap
         }
         let metrics = try options.value(O.metricsAddress)
+        let proxies = try options.value(O.trustProxy, or: 0)
+        let perAddress =
+            try options.value(O.maxConnectionsPerAddress)
+            ?? (proxies > 0 ? 0 : O.defaultConnectionsPerAddress)
         let server = ServerConfiguration(
             host: try options.value(O.host, or: "127.0.0.1"), port: try options.value(O.port, or: 8080),
-            apiKeys: keys, policy: policy, trustedProxies: try options.value(O.trustProxy, or: 0),
+            apiKeys: keys, policy: policy, trustedProxies: proxies,
             metricsAddress: metrics, threads: try options.value(O.threads, or: 2),
+            maxConnectionsPerAddress: perAddress,
             connectionTimeout: try options.value(O.connectionTimeout, or: .seconds(10)),
             checkFloor: try options.value(O.checkFloor, or: ServerConfiguration.defaultCheckFloor))
         let settings = ServeSettings(

@@ -143,6 +143,13 @@ enum ServeOptions {
         "the least time a check takes to answer, so right and wrong codes take as long (0: off)"
     ) { text throws(UsageError) in .milliseconds(try OptionValue.integer(text, "check-floor", in: 0...5000)) }
     static let threads = Option.integer("threads", "N", in: 1...64, default: 2, "HTTP worker threads")
+    static let maxConnectionsPerAddress = Option.integer(
+        "max-connections-per-address", "N", in: 0...100_000,
+        defaultText: "\(ServeOptions.defaultConnectionsPerAddress), or 0 (no limit) behind --trust-proxy",
+        "open connections one client address may hold, so one host cannot take every slot (0: no limit)")
+
+    /// Connections per address when none is given and clients connect directly.
+    static let defaultConnectionsPerAddress = 64
 
     /// Every option, in the order help lists them.
     static let all: [OptionSpec] = [
@@ -152,6 +159,7 @@ enum ServeOptions {
         maxSends.spec, startsPerDestination.spec, startsPerAddress.spec, checksPerAddress.spec,
         failedChecksPerDestination.spec, globalSendsPerHour.spec, allowedCallingCodes.spec, trustProxy.spec,
         secretFile.spec, metricsAddress.spec, connectionTimeout.spec, checkFloor.spec, threads.spec,
+        maxConnectionsPerAddress.spec,
     ]
 
     /// The policy the options describe.

@@ -16,6 +16,8 @@ import Testing
         let serve = try ServeProcess([
             "serve", "--port", "0", "--api-key", "flood-\(UUID().uuidString)", "--store", "memory",
             "--sender", "outbox:\(directory.appendingPathComponent("outbox.jsonl").path)",
+            // The flood and the other client share 127.0.0.1: this is about the cap of all connections.
+            "--max-connections-per-address", "0",
         ])
         _ = await serve.waitForFirstLine()
         let port = try #require(serve.port)

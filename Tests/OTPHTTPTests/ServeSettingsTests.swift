@@ -31,6 +31,17 @@ import Testing
         #expect(free.server.policy.globalSendsPerHour == nil)
     }
 
+    @Test("one address may hold 64 connections by default, none limited behind a proxy, or as told")
+    func connectionsPerAddress() throws {
+        let base = ["--api-key", "k", "--sender", "console"]
+        #expect(try settings(base).server.maxConnectionsPerAddress == 64)
+        #expect(try settings(base + ["--trust-proxy", "1"]).server.maxConnectionsPerAddress == 0)
+        #expect(
+            try settings(base + ["--trust-proxy", "1", "--max-connections-per-address", "500"]).server
+                .maxConnectionsPerAddress == 500)
+        #expect(throws: UsageError.self) { try settings(base + ["--max-connections-per-address", "-1"]) }
+    }
+
     @Test("each option is read through its one declaration: names, environment variables and bounds agree")
     func declarations() throws {
         let names = ServeOptions.all.map(\.name)

@@ -167,11 +167,14 @@ SLOW = [
 
 
 def many_idle(count):
-    """`count` connections that say nothing, while a normal request still gets its answer at once."""
+    """`count` connections from one host (127.0.0.2) that say nothing, while a normal request from
+    another (127.0.0.1) still gets its answer at once: past the per-address limit the flood's
+    connections are closed as they come."""
     idle = []
     try:
         for _ in range(count):
-            idle.append(socket.create_connection(("127.0.0.1", serve.port), timeout=10))
+            idle.append(socket.create_connection(("127.0.0.1", serve.port), timeout=10,
+                                                 source_address=("127.0.0.2", 0)))
         time.sleep(0.3)
         started = time.monotonic()
         client = serve.client(timeout=TIMEOUT + 8)

@@ -73,7 +73,8 @@ public enum OTPServerApp {
             main = try HTTPServer(
                 configuration: HTTPServerConfiguration(
                     host: configuration.host, port: configuration.port, threads: configuration.threads,
-                    connectionTimeout: configuration.connectionTimeout, headerNames: APIHandler.headerNames),
+                    connectionTimeout: configuration.connectionTimeout, headerNames: APIHandler.headerNames,
+                    maxConnectionsPerAddress: configuration.maxConnectionsPerAddress),
                 handler: APIHandler(
                     verifier: verifier, keys: keys, trustedProxies: configuration.trustedProxies,
                     metrics: metrics,

@@ -24,6 +24,10 @@ public struct ServerConfiguration: Sendable {
     public var metricsAddress: (host: String, port: Int)?
     /// Worker threads of the HTTP server.
     public var threads: Int
+    /// Open connections one client address (the socket's peer) may hold; 0 means no limit.
+    ///
+    /// Behind a reverse proxy every connection comes from the proxy: leave it at 0 there.
+    public var maxConnectionsPerAddress: Int
     /// Stalled connections are dropped after this long.
     public var connectionTimeout: Duration
     /// The least time a check takes to answer, whatever the answer.
@@ -46,6 +50,7 @@ public struct ServerConfiguration: Sendable {
     public init(
         host: String = "127.0.0.1", port: Int = 8080, apiKeys: [String] = [], policy: Policy = .default,
         trustedProxies: Int = 0, metricsAddress: (host: String, port: Int)? = nil, threads: Int = 2,
+        maxConnectionsPerAddress: Int = 0,
         connectionTimeout: Duration = .seconds(10), checkFloor: Duration = Self.defaultCheckFloor,
         purgeInterval: Duration = .seconds(60), requestLog: RequestLog = .standardError,
         now: @escaping @Sendable () -> Date = { Date() }
@@ -57,6 +62,7 @@ public struct ServerConfiguration: Sendable {
         self.trustedProxies = trustedProxies
         self.metricsAddress = metricsAddress
         self.threads = threads
+        self.maxConnectionsPerAddress = maxConnectionsPerAddress
         self.connectionTimeout = connectionTimeout
         self.checkFloor = checkFloor
         self.purgeInterval = purgeInterval

@@ -13,10 +13,7 @@ import Foundation
 enum ConnectionSocket {
     /// The socket of a connection, or `nil` when libmicrohttpd does not tell it.
     static func descriptor(of connection: OpaquePointer) -> Int32? {
-        guard let connectionInfo, let info = connectionInfo(connection, .CONNECTION_INFO_CONNECTION_FD) else {
-            return nil
-        }
-        let socket = info.pointee.connect_fd
+        let socket = otp_mhd_connection_fd(connection)
         return socket >= 0 ? socket : nil
     }
 
@@ -71,18 +68,3 @@ enum ConnectionSocket {
             + "\(parts.tm_year + 1900) \(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
     }
 }
-
-/// libmicrohttpd's `MHD_get_connection_info`, looked up as a fixed-argument C function.
-///
-/// C declares it variadic, so Swift cannot call it directly (and CMicroHTTPD's shim has no wrapper for the
-/// socket). It reads no variadic argument for the socket, so a call with the two fixed arguments is sound
-/// on the Linux calling conventions (x86-64 and AArch64). `nil` when the symbol cannot be found (the
-/// library loaded privately): the server then closes oversized chunked bodies without an answer and times
-/// requests by idle time only.
-private typealias ConnectionInfoFunction =
-    @convention(c) (OpaquePointer?, MHD_ConnectionInfoType) -> UnsafePointer<MHD_ConnectionInfo>?
-
-private let connectionInfo: ConnectionInfoFunction? = {
-    guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "MHD_get_connection_info") else { return nil }
-    return unsafeBitCast(symbol, to: ConnectionInfoFunction.self)
-}()

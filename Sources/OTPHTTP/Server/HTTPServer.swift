@@ -35,11 +35,15 @@ public final class HTTPServer: Sendable {
             handler: handler, observer: observer, bodyLimit: configuration.bodyLimit,
             headerNames: configuration.headerNames, requestTimeout: .seconds(timeout))
         let retained = Unmanaged.passRetained(core)
-        let started = DaemonStart.start(
-            configuration,
-            DaemonStart.Settings(
-                timeoutSeconds: timeout, connectionLimit: Self.connectionLimit(configuration),
-                core: retained.toOpaque()))
+        let flags =
+            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue
+            | MHD_ALLOW_SUSPEND_RESUME.rawValue
+        let started = otp_mhd_start(
+            UInt32(flags), configuration.host, UInt16(configuration.port), otpAccessHandler,
+            retained.toOpaque(), otpRequestCompleted, otpConnectionNotified, retained.toOpaque(),
+            UInt32(max(1, configuration.threads)), UInt32(timeout), configuration.connectionMemoryLimit,
+            UInt32(Self.connectionLimit(configuration)),
+            UInt32(clamping: configuration.maxConnectionsPerAddress))
         guard let started else {
             retained.release()
             throw HTTPServerError(
