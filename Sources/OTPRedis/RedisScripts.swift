@@ -143,6 +143,7 @@ enum RedisScripts {
         local now = tonumber(ARGV[1])
         local arrivals = {}
         local wait = 0
+        local refusing = 0
         for i, key in ipairs(KEYS) do
           local interval = tonumber(ARGV[2 * i])
           local window = tonumber(ARGV[2 * i + 1])
@@ -150,12 +151,15 @@ enum RedisScripts {
           local arrival = math.max(stored, now) + interval
           local late = arrival - window - now
           if late > 0 then
-            if late > wait then wait = late end
+            if late > wait then
+              wait = late
+              refusing = i
+            end
           else
             arrivals[i] = arrival
           end
         end
-        if wait > 0 then return {'denied', string.format('%.0f', wait)} end
+        if wait > 0 then return {'denied', string.format('%.0f', wait), 'i', tostring(refusing)} end
         for i, key in ipairs(KEYS) do
           redis.call('SET', key, string.format('%.0f', arrivals[i]), 'PX', math.max(1, arrivals[i] - now))
         end

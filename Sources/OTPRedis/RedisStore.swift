@@ -201,12 +201,14 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
         }
         let reply = try await evaluate(
             RedisScripts.acquire, keys: permits.map { rateKey($0.key) }, arguments: arguments)
-        let (outcome, extra, _) = try Self.parse(reply)
+        let (outcome, extra, fields) = try Self.parse(reply)
         switch outcome {
         case "allowed": return .allowed
         case "denied":
-            guard let wait = Self.number(extra) else { throw StoreError("redis: malformed wait") }
-            return .denied(waitMilliseconds: wait)
+            guard let wait = Self.number(extra), let index = fields["i"].flatMap(Self.number),
+                permits.indices.contains(Int(index) - 1)
+            else { throw StoreError("redis: malformed wait") }
+            return .denied(waitMilliseconds: wait, key: permits[Int(index) - 1].key)
         default: throw StoreError("redis: unexpected rate outcome")
         }
     }

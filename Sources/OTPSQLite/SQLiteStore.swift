@@ -192,14 +192,18 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
             try db.immediateTransaction { () throws(StoreError) -> RateDecision in
                 var updates: [(String, Int64)] = []
                 var longestWait: Int64 = 0
+                var refusing = ""
                 for permit in permits {
                     let stored = try Self.arrival(db, key: permit.key)
                     switch permit.admit(storedArrival: stored, now: nowMilliseconds) {
                     case .success(let arrival): updates.append((permit.key, arrival))
-                    case .failure(let denial): longestWait = max(longestWait, denial.waitMilliseconds)
+                    case .failure(let denial) where denial.waitMilliseconds > longestWait:
+                        longestWait = denial.waitMilliseconds
+                        refusing = permit.key
+                    case .failure: break
                     }
                 }
-                guard longestWait == 0 else { return .denied(waitMilliseconds: longestWait) }
+                guard longestWait == 0 else { return .denied(waitMilliseconds: longestWait, key: refusing) }
                 for (key, arrival) in updates {
                     try db.query(
                         "INSERT INTO otp_rates (key, arrival) VALUES (?, ?) "

@@ -77,8 +77,11 @@ enum ServeCommand {
             guard dev else { throw UsageError("no sender: give --sender (console only with --dev)") }
             senders = [.console]
         }
-        if policy.globalSendsPerHour == nil, senders.contains(where: \.sendsPaidSMS) {
-            policy.globalSendsPerHour = O.defaultSMSCap
+        if senders.contains(where: \.sendsPaidSMS) {
+            if policy.globalSendsPerHour == nil { policy.globalSendsPerHour = O.defaultSMSCap }
+            if policy.sendsPerCallingCodePerHour == nil {
+                policy.sendsPerCallingCodePerHour = O.defaultCallingCodeCap
+            }
         }
         let metrics = try options.value(O.metricsAddress)
         let proxies = try options.value(O.trustProxy, or: 0)
@@ -112,8 +115,10 @@ enum ServeCommand {
             settings.senders.contains(where: \.sendsPaidSMS)
         {
             warnings.append(
-                "a paid SMS sender runs with a global cap of \(ServeOptions.defaultSMSCap) messages an hour "
-                    + "(--global-sends-per-hour to change it); pair it with --allowed-calling-codes")
+                "a paid SMS sender runs with a global cap of \(settings.server.policy.globalSendsPerHour ?? 0) messages "
+                    + "an hour and \(settings.server.policy.sendsPerCallingCodePerHour ?? 0) per country calling code "
+                    + "(--global-sends-per-hour, --sends-per-calling-code-per-hour); pair it with --allowed-calling-codes"
+            )
         }
         if settings.secretFile == nil, case .sqlite(let path) = settings.store {
             warnings.append(

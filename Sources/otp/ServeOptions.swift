@@ -97,6 +97,16 @@ enum ServeOptions {
     static let failedChecksPerDestination = rate(
         "limit-failed-checks-per-destination", default: policy.failedChecksPerDestination,
         "incorrect codes per destination")
+    static let failedChecksPerDestinationAndAddress = Option(
+        "limit-failed-checks-per-destination-and-address", "N/SECONDS", defaultText: "none",
+        "incorrect codes per destination from one client address, so a stranger cannot lock the owner out; "
+            + "raise --limit-failed-checks-per-destination beside it"
+    ) { text throws(UsageError) in
+        let (count, window) = try OptionValue.rate(
+            text, "limit-failed-checks-per-destination-and-address", limits: Policy.Bounds.rateLimit,
+            seconds: Policy.Bounds.rateWindowSeconds)
+        return RateLimit(limit: count, window: .seconds(window))
+    }
     static let globalSendsPerHour = Option.integer(
         "global-sends-per-hour", "N", in: Policy.Bounds.globalSendsPerHour,
         defaultText: "\(ServeOptions.defaultSMSCap) with a paid SMS sender (twilio, webhook), else no cap",
@@ -104,6 +114,14 @@ enum ServeOptions {
 
     /// The global cap a paid SMS sender gets when none is given: SMS pumping is then bounded in all.
     static let defaultSMSCap = 1000
+
+    static let sendsPerCallingCodePerHour = Option.integer(
+        "sends-per-calling-code-per-hour", "N", in: Policy.Bounds.globalSendsPerHour,
+        defaultText: "\(ServeOptions.defaultCallingCodeCap) with a paid SMS sender, else no cap",
+        "SMS one country calling code may take per hour, so one country cannot use up the global cap")
+
+    /// A country's share of the default cap: a quarter.
+    static let defaultCallingCodeCap = defaultSMSCap / 4
     static let allowedCallingCodes = Option(
         "allowed-calling-codes", "LIST", defaultText: "all",
         "country calling codes SMS may go to, such as 1,44"
@@ -157,7 +175,8 @@ enum ServeOptions {
         domain.spec,
         androidAppHash.spec, codeLength.spec, maxAttempts.spec, codeLifetime.spec, resendCooldowns.spec,
         maxSends.spec, startsPerDestination.spec, startsPerAddress.spec, checksPerAddress.spec,
-        failedChecksPerDestination.spec, globalSendsPerHour.spec, allowedCallingCodes.spec, trustProxy.spec,
+        failedChecksPerDestination.spec, failedChecksPerDestinationAndAddress.spec, globalSendsPerHour.spec,
+        sendsPerCallingCodePerHour.spec, allowedCallingCodes.spec, trustProxy.spec,
         secretFile.spec, metricsAddress.spec, connectionTimeout.spec, checkFloor.spec, threads.spec,
         maxConnectionsPerAddress.spec,
     ]
@@ -175,7 +194,9 @@ enum ServeOptions {
         policy.checksPerAddress = try options.value(checksPerAddress, or: policy.checksPerAddress)
         policy.failedChecksPerDestination = try options.value(
             failedChecksPerDestination, or: policy.failedChecksPerDestination)
+        policy.failedChecksPerDestinationAndAddress = try options.value(failedChecksPerDestinationAndAddress)
         policy.globalSendsPerHour = try options.value(globalSendsPerHour)
+        policy.sendsPerCallingCodePerHour = try options.value(sendsPerCallingCodePerHour)
         policy.allowedCallingCodes = try options.value(allowedCallingCodes)
         policy.appName = try options.value(appName, or: policy.appName)
         policy.domain = try options.value(domain).flatMap { $0.isEmpty ? nil : $0 }

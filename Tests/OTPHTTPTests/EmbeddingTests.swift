@@ -105,13 +105,17 @@ final class DictionaryStore: VerificationStore, @unchecked Sendable {
         return try step { state in
             var admitted: [(String, Int64)] = []
             var wait: Int64 = 0
+            var refusing = ""
             for permit in permits {
                 switch permit.admit(storedArrival: state.arrivals[permit.key], now: milliseconds) {
                 case .success(let arrival): admitted.append((permit.key, arrival))
-                case .failure(let denial): wait = max(wait, denial.waitMilliseconds)
+                case .failure(let denial) where denial.waitMilliseconds > wait:
+                    wait = denial.waitMilliseconds
+                    refusing = permit.key
+                case .failure: break
                 }
             }
-            guard wait == 0 else { return .denied(waitMilliseconds: wait) }
+            guard wait == 0 else { return .denied(waitMilliseconds: wait, key: refusing) }
             for (key, arrival) in admitted { state.arrivals[key] = arrival }
             return .allowed
         }

@@ -72,6 +72,24 @@ import Testing
         }
     }
 
+    @Test(
+        "a send cap reached is counted by cap in /metrics and logged as an event line without the destination"
+    )
+    func sendCapReached() async throws {
+        let policy = Policy(globalSendsPerHour: 5, sendsPerCallingCodePerHour: 1)
+        try await Harness.with(policy: policy) { harness in
+            _ = try await harness.start("+15550100")
+            let refused = try await harness.call("POST", "/v1/verifications", json: #"{"to":"+15550111"}"#)
+            #expect(refused.status == 429)
+            let text = try await harness.call("GET", "/metrics").text
+            #expect(text.contains(#"otp_send_cap_reached_total{cap="sends_per_calling_code"} 1"#))
+            let events = harness.log.all.filter { $0.contains("\"event\":\"send_cap_reached\"") }
+            #expect(events.count == 1)
+            #expect(events.first?.contains(#""cap":"sends_per_calling_code""#) == true)
+            #expect(events.first?.contains("5550111") == false)
+        }
+    }
+
     @Test("failed sends are counted by channel")
     func failedSends() async throws {
         let provider = try ProviderStub()

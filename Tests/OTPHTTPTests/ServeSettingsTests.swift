@@ -16,6 +16,7 @@ import Testing
         for sender in ["twilio", "webhook:https://hooks.example.com/otp"] {
             let capped = try settings(["--api-key", "k", "--sender", sender], environment: environment)
             #expect(capped.server.policy.globalSendsPerHour == ServeOptions.defaultSMSCap, "\(sender)")
+            #expect(capped.server.policy.sendsPerCallingCodePerHour == 250, "\(sender)")
             let options = try ParsedOptions.parse(
                 ["--api-key", "k", "--sender", sender], specs: ServeOptions.all, environment: environment)
             #expect(
@@ -29,6 +30,7 @@ import Testing
         }
         let free = try settings(["--api-key", "k", "--sender", "smtp://127.0.0.1:2525"])
         #expect(free.server.policy.globalSendsPerHour == nil)
+        #expect(free.server.policy.sendsPerCallingCodePerHour == nil)
     }
 
     @Test("one address may hold 64 connections by default, none limited behind a proxy, or as told")

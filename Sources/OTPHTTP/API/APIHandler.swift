@@ -16,6 +16,7 @@ public struct APIHandler: HTTPHandler {
     private let metrics: ServerMetrics
     private let servesMetrics: Bool
     private let checkFloor: Duration
+    private let events: RequestLog
 
     /// Creates the API.
     ///
@@ -28,9 +29,10 @@ public struct APIHandler: HTTPHandler {
     ///   - servesMetrics: answer `/metrics` here (`false` when another listener serves it).
     ///   - checkFloor: the least time between a check's arrival and its answer, whatever the answer,
     ///     so that how long the judgement took does not tell a right code from a wrong one.
+    ///   - events: where lines about the server itself go, such as a send cap being reached.
     public init(
         verifier: Verifier, keys: APIKeys, trustedProxies: Int = 0, metrics: ServerMetrics,
-        servesMetrics: Bool = true, checkFloor: Duration = .zero
+        servesMetrics: Bool = true, checkFloor: Duration = .zero, events: RequestLog = .silent
     ) {
         self.verifier = verifier
         self.keys = keys
@@ -38,6 +40,7 @@ public struct APIHandler: HTTPHandler {
         self.metrics = metrics
         self.servesMetrics = servesMetrics
         self.checkFloor = checkFloor
+        self.events = events
     }
 
     /// Answers one request.
@@ -118,13 +121,14 @@ public struct APIHandler: HTTPHandler {
             idempotencyScope: caller)
         let verifier = self.verifier
         let metrics = self.metrics
+        let events = self.events
         return .later {
             do throws(VerifierError) {
                 let result = try await verifier.start(startRequest)
                 return APIResponses.verification(
                     result.verification, status: result.created ? 201 : 200, route: route)
             } catch {
-                return Self.failure(APIError(error), route: route, metrics: metrics)
+                return Self.refusal(error, route: route, metrics: metrics, events: events)
             }
         }
     }
@@ -189,13 +193,26 @@ public struct APIHandler: HTTPHandler {
     ) -> HTTPReply {
         let verifier = self.verifier
         let metrics = self.metrics
+        let events = self.events
         return .later {
             do throws(VerifierError) {
                 return APIResponses.verification(try await call(verifier), status: 200, route: route)
             } catch {
-                return Self.failure(APIError(error), route: route, metrics: metrics)
+                return Self.refusal(error, route: route, metrics: metrics, events: events)
             }
         }
+    }
+
+    /// The answer to an engine refusal; a send cap reached is also counted and logged, since it means
+    /// real users are being refused while the cap lasts.
+    private static func refusal(
+        _ error: VerifierError, route: Route, metrics: ServerMetrics, events: RequestLog
+    ) -> HTTPResponse {
+        if let limit = error.limit, limit.isSendCap {
+            metrics.recordSendCapReached(limit.name)
+            events.event("send_cap_reached", ["cap": limit.name, "route": route.template])
+        }
+        return failure(APIError(error), route: route, metrics: metrics)
     }
 
     private static func failure(_ error: APIError, route: Route, metrics: ServerMetrics) -> HTTPResponse {

@@ -78,7 +78,8 @@ public enum OTPServerApp {
                 handler: APIHandler(
                     verifier: verifier, keys: keys, trustedProxies: configuration.trustedProxies,
                     metrics: metrics,
-                    servesMetrics: configuration.metricsAddress == nil, checkFloor: configuration.checkFloor),
+                    servesMetrics: configuration.metricsAddress == nil, checkFloor: configuration.checkFloor,
+                    events: log),
                 observer: observer)
             if let address = configuration.metricsAddress {
                 side = try HTTPServer(

@@ -29,6 +29,17 @@ public struct RequestLog: Sendable {
         write(Self.line(request, at: now()))
     }
 
+    /// Writes a line about the server itself, such as `{"time":…,"event":"send_cap_reached","cap":"global_sends"}`.
+    ///
+    /// Fields are names and fixed values chosen by the server, never request content.
+    public func event(_ name: String, _ fields: KeyValuePairs<String, String>) {
+        var line = "{\"time\":\"\(ResponseJSON.timestamp(now()))\",\"event\":\(Self.quoted(name))"
+        for (key, value) in fields {
+            line += ",\(Self.quoted(key)):\(Self.quoted(value))"
+        }
+        write(line + "}\n")
+    }
+
     /// The JSON line for a finished request, newline included.
     static func line(_ request: CompletedRequest, at time: Date) -> String {
         let (seconds, attoseconds) = request.duration.components

@@ -24,6 +24,7 @@ public final class ServerMetrics: Sendable {
         var checks: [String: Int] = [:]
         var sends: [String: Int] = [:]
         var rateLimited: [String: Int] = [:]
+        var sendCaps: [String: Int] = [:]
     }
 
     private let state = Locked(State())
@@ -66,6 +67,11 @@ public final class ServerMetrics: Sendable {
         state.withLock { $0.rateLimited[key, default: 0] += 1 }
     }
 
+    /// Counts a start or resend refused because a send cap (`global_sends`, `sends_per_calling_code`) was reached.
+    public func recordSendCapReached(_ cap: String) {
+        state.withLock { $0.sendCaps["cap=\"\(cap)\"", default: 0] += 1 }
+    }
+
     /// The metrics in the Prometheus text exposition format (version 0.0.4).
     public func prometheusText() -> String {
         let snapshot = state.withLock { $0 }
@@ -102,6 +108,9 @@ public final class ServerMetrics: Sendable {
         family(
             "otp_rate_limit_rejections_total", "counter", "429 answers by route template and error code.",
             snapshot.rateLimited)
+        family(
+            "otp_send_cap_reached_total", "counter", "Starts and resends refused by a send cap, by cap.",
+            snapshot.sendCaps)
         return out
     }
 }

@@ -18,14 +18,18 @@ extension Verifier {
         let record = try await load(id)
         try judgeBeforeAttempt(record, now: now)
 
-        let failed = RatePermit(
-            key: try limitKey(
-                "fd", Destination.limitKey(channel: record.channel, address: record.destination)),
-            limit: policy.failedChecksPerDestination)
-        let perAddress = RatePermit(
-            key: try limitKey("ca", ClientAddress.limitKey(clientAddress)), limit: policy.checksPerAddress)
+        let destinationKey = Destination.limitKey(channel: record.channel, address: record.destination)
+        let addressKey = ClientAddress.limitKey(clientAddress)
+        var failed = [
+            RatePermit(key: try limitKey("fd", destinationKey), limit: policy.failedChecksPerDestination)
+        ]
+        if let perPair = policy.failedChecksPerDestinationAndAddress {
+            failed.append(
+                RatePermit(key: try limitKey("fa", destinationKey + "\u{0}" + addressKey), limit: perPair))
+        }
+        let perAddress = RatePermit(key: try limitKey("ca", addressKey), limit: policy.checksPerAddress)
         do {
-            try await acquire([perAddress, failed], now: now)
+            try await acquire([perAddress] + failed, now: now)
         } catch {
             throw error.with(attemptsLeft: record.attemptsLeft)
         }
@@ -40,7 +44,7 @@ extension Verifier {
         if case .failure(let error) = answer, error.kind == .incorrectCode {
             return try answer.get()
         }
-        await release([failed], now: now)
+        await release(failed, now: now)
         return try answer.get()
     }
 

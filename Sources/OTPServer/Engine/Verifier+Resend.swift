@@ -20,7 +20,7 @@ extension Verifier {
         var probe = record
         try throwResendRefusal(probe.beginResend(lease: lease, maxSends: policy.maxSends, now: now), now: now)
 
-        let global = globalSendPermit.map { [$0] } ?? []
+        let global = sendCapPermits(channel: record.channel, address: record.destination)
         try await acquire(global, now: now)
         let claimed = try await storeCall { () async throws(StoreError) in
             try await store.beginResend(id: id, lease: lease, maxSends: policy.maxSends, now: now)

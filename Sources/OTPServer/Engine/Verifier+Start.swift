@@ -39,7 +39,8 @@ extension Verifier {
                 key: try limitKey("sa", ClientAddress.limitKey(request.clientAddress)),
                 limit: policy.startsPerAddress),
         ]
-        if let global = globalSendPermit { permits.append(global) }
+        let caps = sendCapPermits(channel: destination.channel, address: destination.address)
+        permits += caps
         try await acquire(permits, now: now)
 
         let id = newID()
@@ -79,7 +80,7 @@ extension Verifier {
         } catch {
             _ = try? await store.cancel(id: id)
             if let claim { try? await store.releaseIdempotencyKey(claim.key, verificationID: id) }
-            if let global = globalSendPermit { await release([global], now: now) }
+            await release(caps, now: now)
             throw .deliveryFailed(.start, error)
         }
         return StartResult(verification: view(record, at: now), created: true)

@@ -128,8 +128,8 @@ public final class Verifier: Sendable {
         let decision = try await storeCall { () async throws(StoreError) in
             try await store.acquire(permits, now: now)
         }
-        if case .denied(let wait) = decision {
-            throw .rateLimited(retryAfter: .milliseconds(wait))
+        if case .denied(let wait, let key) = decision {
+            throw .rateLimited(retryAfter: .milliseconds(wait), limit: Self.limit(ofKey: key))
         }
     }
 
@@ -161,10 +161,32 @@ public final class Verifier: Sendable {
         return "\(purpose):\(key)"
     }
 
-    /// The permit of the global send cap, when one is set.
-    var globalSendPermit: RatePermit? {
-        policy.globalSendsPerHour.map {
-            RatePermit(key: "gs", limit: RateLimit(limit: $0, window: .seconds(3600)))
+    /// The permits of the send caps that apply to a message for `address`: the global cap, and for
+    /// SMS the cap of its country calling code.
+    func sendCapPermits(channel: Channel, address: String) -> [RatePermit] {
+        var permits: [RatePermit] = []
+        if let cap = policy.globalSendsPerHour {
+            permits.append(RatePermit(key: "gs", limit: RateLimit(limit: cap, window: .seconds(3600))))
+        }
+        if channel == .sms, let cap = policy.sendsPerCallingCodePerHour {
+            let code = CallingCodes.callingCode(ofDigits: String(address.dropFirst()))
+            permits.append(
+                RatePermit(key: "gc:" + code, limit: RateLimit(limit: cap, window: .seconds(3600))))
+        }
+        return permits
+    }
+
+    /// Which limit a permit's key belongs to: its purpose is the part before the first colon.
+    static func limit(ofKey key: String) -> VerifierError.Limit? {
+        switch key.prefix(while: { $0 != ":" }) {
+        case "sd": .startsPerDestination
+        case "sa": .startsPerAddress
+        case "ca": .checksPerAddress
+        case "fd": .failedChecksPerDestination
+        case "fa": .failedChecksPerDestinationAndAddress
+        case "gs": .globalSends
+        case "gc": .sendsPerCallingCode
+        default: nil
         }
     }
 

@@ -66,6 +66,38 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
         public var description: String { base.rawValue }
     }
 
+    /// Which rate limit refused a request.
+    public struct Limit: Sendable, Hashable, CustomStringConvertible {
+        /// The limit's name, as metrics and logs show it: `starts_per_destination`, `global_sends`, ….
+        public let name: String
+
+        private init(_ name: String) {
+            self.name = name
+        }
+
+        /// ``Policy/startsPerDestination``.
+        public static let startsPerDestination = Limit("starts_per_destination")
+        /// ``Policy/startsPerAddress``.
+        public static let startsPerAddress = Limit("starts_per_address")
+        /// ``Policy/checksPerAddress``.
+        public static let checksPerAddress = Limit("checks_per_address")
+        /// ``Policy/failedChecksPerDestination``.
+        public static let failedChecksPerDestination = Limit("failed_checks_per_destination")
+        /// ``Policy/failedChecksPerDestinationAndAddress``.
+        public static let failedChecksPerDestinationAndAddress = Limit(
+            "failed_checks_per_destination_and_address")
+        /// ``Policy/globalSendsPerHour``: the server's whole sending budget.
+        public static let globalSends = Limit("global_sends")
+        /// ``Policy/sendsPerCallingCodePerHour``: one country's share of it.
+        public static let sendsPerCallingCode = Limit("sends_per_calling_code")
+
+        /// Whether it caps what the server sends in all, rather than what one client or destination asks.
+        public var isSendCap: Bool { self == .globalSends || self == .sendsPerCallingCode }
+
+        /// The name.
+        public var description: String { name }
+    }
+
     /// Which step of a verification a failed delivery belonged to.
     public enum Step: Sendable, Hashable {
         /// The first code, sent by a start.
@@ -90,11 +122,13 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
     public let storeError: StoreError?
     /// The provider's own error, for ``Kind/deliveryFailed``.
     public let deliveryError: DeliveryError?
+    /// The limit that refused the request, for ``Kind/rateLimited``.
+    public let limit: Limit?
 
     private init(
         _ kind: Kind, attemptsLeft: Int? = nil, retryAfter: Duration? = nil, codeFormat: CodeFormat? = nil,
         channel: Channel? = nil, step: Step? = nil, storeError: StoreError? = nil,
-        deliveryError: DeliveryError? = nil
+        deliveryError: DeliveryError? = nil, limit: Limit? = nil
     ) {
         self.kind = kind
         self.attemptsLeft = attemptsLeft.map { max(0, $0) }
@@ -104,6 +138,7 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
         self.step = step
         self.storeError = storeError
         self.deliveryError = deliveryError
+        self.limit = limit
     }
 
     /// The kind and its facts, for logs: never a code or a destination.
@@ -112,6 +147,7 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
         if let attemptsLeft { parts.append("attemptsLeft=\(attemptsLeft)") }
         if let retryAfter { parts.append("retryAfter=\(retryAfter)") }
         if let channel { parts.append("channel=\(channel.rawValue)") }
+        if let limit { parts.append("limit=\(limit)") }
         if let storeError { parts.append("store: \(storeError)") }
         if let deliveryError { parts.append("delivery: \(deliveryError)") }
         return parts.joined(separator: " ")
@@ -150,8 +186,10 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     /// A rate limit refused the request; `attemptsLeft` is set for checks.
-    public static func rateLimited(retryAfter: Duration, attemptsLeft: Int? = nil) -> VerifierError {
-        VerifierError(.rateLimited, attemptsLeft: attemptsLeft, retryAfter: retryAfter)
+    public static func rateLimited(
+        retryAfter: Duration, attemptsLeft: Int? = nil, limit: Limit? = nil
+    ) -> VerifierError {
+        VerifierError(.rateLimited, attemptsLeft: attemptsLeft, retryAfter: retryAfter, limit: limit)
     }
 
     /// The resend cooldown runs for `retryAfter` more.
@@ -189,6 +227,6 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
         VerifierError(
             kind, attemptsLeft: attemptsLeft, retryAfter: retryAfter, codeFormat: codeFormat,
             channel: channel,
-            step: step, storeError: storeError, deliveryError: deliveryError)
+            step: step, storeError: storeError, deliveryError: deliveryError, limit: limit)
     }
 }

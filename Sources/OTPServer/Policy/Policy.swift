@@ -36,8 +36,16 @@ public struct Policy: Sendable, Hashable {
     public var checksPerAddress: RateLimit
     /// Incorrect codes per destination.
     public var failedChecksPerDestination: RateLimit
+    /// Incorrect codes per destination from one client address, or `nil` to count by destination only.
+    ///
+    /// With it, someone who starts verifications to a number can spend only their own share of its
+    /// failed checks, not lock its owner out; `failedChecksPerDestination` stays the ceiling, and is
+    /// usually raised beside it (see THREATS.md, "Locking the owner out").
+    public var failedChecksPerDestinationAndAddress: RateLimit?
     /// Messages the whole server may send per hour, or `nil` for no cap.
     public var globalSendsPerHour: Int?
+    /// SMS one country calling code may take per hour, or `nil` for no cap of its own.
+    public var sendsPerCallingCodePerHour: Int?
     /// Country calling codes SMS may go to (such as `"1"`, `"44"`), or `nil` for all.
     public var allowedCallingCodes: Set<String>?
     /// The channels offered.
@@ -60,7 +68,9 @@ public struct Policy: Sendable, Hashable {
         startsPerAddress: RateLimit = RateLimit(limit: 20, window: .seconds(300)),
         checksPerAddress: RateLimit = RateLimit(limit: 60, window: .seconds(300)),
         failedChecksPerDestination: RateLimit = RateLimit(limit: 20, window: .seconds(86_400)),
-        globalSendsPerHour: Int? = nil, allowedCallingCodes: Set<String>? = nil,
+        failedChecksPerDestinationAndAddress: RateLimit? = nil,
+        globalSendsPerHour: Int? = nil, sendsPerCallingCodePerHour: Int? = nil,
+        allowedCallingCodes: Set<String>? = nil,
         channels: Set<Channel> = [.sms, .email], appName: String = "OTPKit", domain: String? = nil,
         androidAppHash: String? = nil, retention: Duration = .seconds(86_400)
     ) {
@@ -73,7 +83,9 @@ public struct Policy: Sendable, Hashable {
         self.startsPerAddress = startsPerAddress
         self.checksPerAddress = checksPerAddress
         self.failedChecksPerDestination = failedChecksPerDestination
+        self.failedChecksPerDestinationAndAddress = failedChecksPerDestinationAndAddress
         self.globalSendsPerHour = globalSendsPerHour
+        self.sendsPerCallingCodePerHour = sendsPerCallingCodePerHour
         self.allowedCallingCodes = allowedCallingCodes
         self.channels = channels
         self.appName = appName
@@ -174,6 +186,10 @@ public struct Policy: Sendable, Hashable {
             ("startsPerDestination", startsPerDestination), ("startsPerAddress", startsPerAddress),
             ("checksPerAddress", checksPerAddress),
             ("failedChecksPerDestination", failedChecksPerDestination),
+            (
+                "failedChecksPerDestinationAndAddress",
+                failedChecksPerDestinationAndAddress ?? RateLimit(limit: 1, window: .seconds(1))
+            ),
         ]
         where limit.limit > Bounds.rateLimit.upperBound
             || seconds(limit.window) > Bounds.rateWindowSeconds.upperBound
@@ -183,6 +199,10 @@ public struct Policy: Sendable, Hashable {
         }
         if let cap = globalSendsPerHour, !Bounds.globalSendsPerHour.contains(cap) {
             problems.append("globalSendsPerHour must be from 1 to \(Bounds.globalSendsPerHour.upperBound).")
+        }
+        if let cap = sendsPerCallingCodePerHour, !Bounds.globalSendsPerHour.contains(cap) {
+            problems.append(
+                "sendsPerCallingCodePerHour must be from 1 to \(Bounds.globalSendsPerHour.upperBound).")
         }
         if retention < .zero || seconds(retention) > Bounds.codeLifetimeSeconds.upperBound {
             problems.append("retention must be from zero to a year.")

@@ -105,13 +105,17 @@ public actor MemoryStore: VerificationStore {
         let nowMilliseconds = StoreTime.milliseconds(now)
         var updates: [(String, Int64)] = []
         var longestWait: Int64 = 0
+        var refusing = ""
         for permit in permits {
             switch permit.admit(storedArrival: arrivals[permit.key], now: nowMilliseconds) {
             case .success(let arrival): updates.append((permit.key, arrival))
-            case .failure(let denial): longestWait = max(longestWait, denial.waitMilliseconds)
+            case .failure(let denial) where denial.waitMilliseconds > longestWait:
+                longestWait = denial.waitMilliseconds
+                refusing = permit.key
+            case .failure: break
             }
         }
-        guard longestWait == 0 else { return .denied(waitMilliseconds: longestWait) }
+        guard longestWait == 0 else { return .denied(waitMilliseconds: longestWait, key: refusing) }
         for (key, arrival) in updates {
             arrivals[key] = arrival
         }

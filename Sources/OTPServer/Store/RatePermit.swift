@@ -60,6 +60,7 @@ public struct RateDenial: Error, Sendable, Equatable {
 public enum RateDecision: Sendable, Equatable {
     /// Every permit was taken.
     case allowed
-    /// None was taken; the longest wait among the refused ones, in milliseconds.
-    case denied(waitMilliseconds: Int64)
+    /// None was taken; the longest wait among the refused ones, in milliseconds, and the key of the
+    /// permit that needs it (the first such permit when several wait as long).
+    case denied(waitMilliseconds: Int64, key: String)
 }

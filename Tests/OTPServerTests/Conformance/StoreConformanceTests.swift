@@ -259,16 +259,21 @@ import Testing
         for _ in 0..<3 {
             #expect(try await store.acquire([three], now: Self.t0) == .allowed)
         }
-        #expect(try await store.acquire([three], now: Self.t0) == .denied(waitMilliseconds: 100_000))
-        #expect(try await store.acquire([three], now: Self.at(99.999)) == .denied(waitMilliseconds: 1))
+        #expect(
+            try await store.acquire([three], now: Self.t0) == .denied(waitMilliseconds: 100_000, key: "ca:x"))
+        #expect(
+            try await store.acquire([three], now: Self.at(99.999))
+                == .denied(waitMilliseconds: 1, key: "ca:x"))
         #expect(try await store.acquire([three], now: Self.at(100)) == .allowed)
 
         // All or none: `one` is free but `three` is not, so `one` stays free.
         #expect(
-            try await store.acquire([one, three], now: Self.at(100)) == .denied(waitMilliseconds: 100_000))
+            try await store.acquire([one, three], now: Self.at(100))
+                == .denied(waitMilliseconds: 100_000, key: "ca:x"))
         #expect(try await store.acquire([one], now: Self.at(100)) == .allowed)
         #expect(
-            try await store.acquire([one, three], now: Self.at(100)) == .denied(waitMilliseconds: 3_600_000))
+            try await store.acquire([one, three], now: Self.at(100))
+                == .denied(waitMilliseconds: 3_600_000, key: "sd:y"))
 
         // A refund gives one request back.
         try await store.release([one], now: Self.at(100))

@@ -72,6 +72,67 @@ import Testing
     }
 
     @Test(
+        "one country calling code takes at most its cap of sends, starts and resends alike; the refusal names the cap"
+    )
+    func callingCodeCap() async throws {
+        let h = Harness(
+            policy: relaxedPolicy {
+                $0.globalSendsPerHour = 100
+                $0.sendsPerCallingCodePerHour = 2
+                $0.resendCooldowns = [.zero]
+            })
+        #expect(await start(h, to: "+15555550100") == nil)
+        let first = try #require(await h.sender.messages.first)
+        _ = try await h.verifier.resend(id: first.verificationID, clientAddress: "192.0.2.1")
+        let refused = await start(h, to: "+15555550101")
+        #expect(refused?.kind == .rateLimited)
+        #expect(refused?.limit == .sendsPerCallingCode)
+        let resend = await verifierError { () async throws(VerifierError) in
+            try await h.verifier.resend(id: first.verificationID, clientAddress: "192.0.2.1")
+        }
+        #expect(resend?.limit == .sendsPerCallingCode)
+        #expect(await start(h, to: "+447700900123") == nil)
+        #expect(await start(h, to: "ana@example.org") == nil)
+        #expect(await h.sender.messages.count == 4)
+        #expect(await start(h, to: "+15555550100", address: "192.0.2.9")?.limit == .sendsPerCallingCode)
+    }
+
+    @Test("each refusal names the limit that made it")
+    func refusalNamesItsLimit() async throws {
+        let h = Harness(
+            policy: relaxedPolicy {
+                $0.startsPerDestination = RateLimit(limit: 1, window: .seconds(3600))
+                $0.globalSendsPerHour = 2
+            })
+        #expect(await start(h, to: "+15555550100") == nil)
+        #expect(await start(h, to: "+15555550100")?.limit == .startsPerDestination)
+        #expect(await start(h, to: "+15555550101") == nil)
+        #expect(await start(h, to: "+15555550102")?.limit == .globalSends)
+        #expect(VerifierError.Limit.globalSends.isSendCap && !VerifierError.Limit.startsPerAddress.isSendCap)
+    }
+
+    @Test(
+        "failed checks counted per destination and address let the owner in while a stranger spends their share"
+    )
+    func failedChecksPerPair() async throws {
+        let h = Harness(
+            policy: relaxedPolicy {
+                $0.maxAttempts = 10
+                $0.failedChecksPerDestination = RateLimit(limit: 100, window: .seconds(86_400))
+                $0.failedChecksPerDestinationAndAddress = RateLimit(limit: 3, window: .seconds(86_400))
+            })
+        let (v, code) = try await h.started()
+        let wrong = Harness.wrong(code)
+        for _ in 0..<3 {
+            #expect(await check(h, v.id, wrong, address: "198.51.100.7")?.kind == .incorrectCode)
+        }
+        let blocked = await check(h, v.id, wrong, address: "198.51.100.7")
+        #expect(blocked?.kind == .rateLimited)
+        #expect(blocked?.limit == .failedChecksPerDestinationAndAddress)
+        #expect(await check(h, v.id, code, address: "203.0.113.20") == nil)
+    }
+
+    @Test(
         "the email limit key drops a +tag and case, and nothing else",
         arguments: [
             ("Victim+1@Example.org", "victim@example.org"), ("victim@example.org", "victim@example.org"),
