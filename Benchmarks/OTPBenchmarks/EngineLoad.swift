@@ -32,7 +32,7 @@ final class EngineLoad: Sendable {
         do {
             _ = try await verifier.check(id: id, code: wrongCode, clientAddress: "192.0.2.1")
             throw LoadError("a wrong code was approved")
-        } catch let error as APIError where error.code == .incorrectCode {
+        } catch let error as VerifierError where error.kind == .incorrectCode {
             return
         }
     }
