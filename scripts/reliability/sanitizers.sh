@@ -23,7 +23,7 @@ stop_all() {
 # hangs the run. The suites that start helper processes (provider stand-ins, `otp serve` children,
 # the YAML reader) are left out here; they run in the normal test command. Everything in-process
 # (engine, stores with SQLite and Redis, the HTTP server and API through the harness) runs.
-skip='OTPDeliveryTests\.(SMTPSenderTests|TwilioSenderTests|WebhookSenderTests)|OTPHTTPTests\.(ServeCommandTests|ReliabilityRegressionTests|OpenAPIContractTests)|RedisTests/raceAcrossProcesses'
+skip='OTPDeliveryTests\.(SMTPSenderTests|TwilioSenderTests|WebhookSenderTests|ReliabilityRegressionTests)|OTPHTTPTests\.(ServeCommandTests|ReliabilityRegressionTests|OpenAPIContractTests)|RedisTests/raceAcrossProcesses|OTPServerTests\.RedisAuthTests|ReliabilityRegressionTests/lockedSQLite'
 
 # Known toolchain defects only (see the file); everything else is reported.
 export ASAN_OPTIONS="suppressions=$PWD/scripts/reliability/asan-suppressions.txt:detect_leaks=0"
