@@ -71,6 +71,67 @@ enum RedisScripts {
             return answer('taken', '', KEYS[1])
             """
 
+    /// Judges a check in one step (`VerificationRecord.checkRefusal`, the permits all or none,
+    /// `VerificationRecord.check`, then the refunds when approved).
+    ///
+    /// KEYS: record, then one counter per permit. ARGV: now, the candidate's hash, then per permit
+    /// its interval, its window and "1" when it is given back on approval. The hashes are compared
+    /// byte by byte to the end, whatever differs, so the time taken does not depend on where.
+    static let check =
+        prelude + """
+            local now = tonumber(ARGV[1])
+            local r = load(KEYS[1])
+            if not r then return {'notFound', ''} end
+            local s = status(r, now)
+            if s == 'approved' or s == 'canceled' then return answer('notPending', '', KEYS[1]) end
+            if s == 'expired' or s == 'locked' then return answer(s, '', KEYS[1]) end
+            local arrivals = {}
+            local wait = 0
+            local refusing = 0
+            for i = 1, #KEYS - 1 do
+              local interval = tonumber(ARGV[3 * i])
+              local window = tonumber(ARGV[3 * i + 1])
+              local stored = tonumber(redis.call('GET', KEYS[i + 1]) or now)
+              local arrival = math.max(stored, now) + interval
+              local late = arrival - window - now
+              if late > 0 then
+                if late > wait then
+                  wait = late
+                  refusing = i
+                end
+              else
+                arrivals[i] = arrival
+              end
+            end
+            if wait > 0 then
+              return answer('rateLimited', string.format('%.0f', wait) .. ':' .. refusing, KEYS[1])
+            end
+            for i = 1, #KEYS - 1 do
+              redis.call('SET', KEYS[i + 1], string.format('%.0f', arrivals[i]), 'PX', math.max(1, arrivals[i] - now))
+            end
+            redis.call('HINCRBY', KEYS[1], 'att', -1)
+            local kept = r.hash
+            local candidate = ARGV[2]
+            local diff = 0
+            if #kept ~= #candidate then diff = 1 end
+            for i = 1, math.min(#kept, #candidate) do
+              diff = bit.bor(diff, bit.bxor(string.byte(kept, i), string.byte(candidate, i)))
+            end
+            if diff ~= 0 then return answer('incorrect', '', KEYS[1]) end
+            redis.call('HSET', KEYS[1], 'st', 'approved', 'lt', '', 'lu', '')
+            for i = 1, #KEYS - 1 do
+              if ARGV[3 * i + 2] == '1' then
+                local arrival = arrivals[i] - tonumber(ARGV[3 * i])
+                if arrival > now then
+                  redis.call('SET', KEYS[i + 1], string.format('%.0f', arrival), 'PX', arrival - now)
+                else
+                  redis.call('DEL', KEYS[i + 1])
+                end
+              end
+            end
+            return answer('approved', '', KEYS[1])
+            """
+
     /// Approves or cancels a pending verification.
     ///
     /// KEYS: record. ARGV: the new state, `approved` or `canceled`.

@@ -116,6 +116,37 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
         if case .error = reply { throw Self.failure(reply) }
     }
 
+    /// Judges a check in one Lua script: refusal, permits, attempt, comparison, approval and refunds.
+    public func check(_ attempt: CheckAttempt, now: Date) async throws(StoreError) -> CheckOutcome {
+        let refunds = Set(attempt.refundsOnApproval.map(\.key))
+        var arguments = [Self.time(now), attempt.candidateHash]
+        for permit in attempt.permits {
+            arguments.append(Array(String(permit.intervalMilliseconds).utf8))
+            arguments.append(Array(String(permit.windowMilliseconds).utf8))
+            arguments.append(refunds.contains(permit.key) ? [0x31] : [0x30])
+        }
+        let reply = try await evaluate(
+            RedisScripts.check, keys: [recordKey(attempt.id)] + attempt.permits.map { rateKey($0.key) },
+            arguments: arguments)
+        let (outcome, extra, fields) = try Self.parse(reply)
+        if outcome == "notFound" { return .notFound }
+        let record = try Self.record(from: fields)
+        switch outcome {
+        case "approved": return .approved(record)
+        case "incorrect": return .incorrect(record)
+        case "notPending": return .notPending(record)
+        case "expired": return .expired(record)
+        case "locked": return .locked(record)
+        case "rateLimited":
+            let parts = extra.split(separator: UInt8(ascii: ":")).map { Array($0) }
+            guard parts.count == 2, let wait = Self.number(parts[0]), let index = Self.number(parts[1]),
+                attempt.permits.indices.contains(Int(index) - 1)
+            else { throw StoreError("redis: malformed wait") }
+            return .rateLimited(waitMilliseconds: wait, key: attempt.permits[Int(index) - 1].key, record)
+        default: throw StoreError("redis: unexpected check outcome")
+        }
+    }
+
     /// Takes one attempt.
     public func takeAttempt(id: String, now: Date) async throws(StoreError) -> AttemptOutcome {
         let reply = try await evaluate(

@@ -187,49 +187,66 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
 
     /// Takes every permit or none.
     public func acquire(_ permits: [RatePermit], now: Date) async throws(StoreError) -> RateDecision {
-        let nowMilliseconds = StoreTime.milliseconds(now)
-        return try await run { (db: SQLiteConnection) throws(StoreError) in
+        try await run { (db: SQLiteConnection) throws(StoreError) in
             try db.immediateTransaction { () throws(StoreError) -> RateDecision in
-                var updates: [(String, Int64)] = []
-                var longestWait: Int64 = 0
-                var refusing = ""
-                for permit in permits {
-                    let stored = try Self.arrival(db, key: permit.key)
-                    switch permit.admit(storedArrival: stored, now: nowMilliseconds) {
-                    case .success(let arrival): updates.append((permit.key, arrival))
-                    case .failure(let denial) where denial.waitMilliseconds > longestWait:
-                        longestWait = denial.waitMilliseconds
-                        refusing = permit.key
-                    case .failure: break
-                    }
-                }
-                guard longestWait == 0 else { return .denied(waitMilliseconds: longestWait, key: refusing) }
-                for (key, arrival) in updates {
-                    try db.query(
-                        "INSERT INTO otp_rates (key, arrival) VALUES (?, ?) "
-                            + "ON CONFLICT (key) DO UPDATE SET arrival = excluded.arrival",
-                        [.text(key), .integer(arrival)])
-                }
-                return .allowed
+                try Self.take(db, permits, now: now)
             }
         }
     }
 
     /// Gives permits back.
     public func release(_ permits: [RatePermit], now: Date) async throws(StoreError) {
-        let nowMilliseconds = StoreTime.milliseconds(now)
         try await run { (db: SQLiteConnection) throws(StoreError) in
-            try db.immediateTransaction { () throws(StoreError) in
-                for permit in permits {
-                    let stored = try Self.arrival(db, key: permit.key)
-                    if let arrival = permit.refund(storedArrival: stored, now: nowMilliseconds) {
-                        try db.query(
-                            "UPDATE otp_rates SET arrival = ? WHERE key = ?",
-                            [.integer(arrival), .text(permit.key)])
-                    } else {
-                        try db.query("DELETE FROM otp_rates WHERE key = ?", [.text(permit.key)])
-                    }
+            try db.immediateTransaction { () throws(StoreError) in try Self.give(db, permits, now: now) }
+        }
+    }
+
+    /// Judges a check in one immediate transaction: refusal, permits, attempt, comparison,
+    /// approval and refunds.
+    public func check(_ attempt: CheckAttempt, now: Date) async throws(StoreError) -> CheckOutcome {
+        try await run { (db: SQLiteConnection) throws(StoreError) in
+            try db.immediateTransaction { () throws(StoreError) -> CheckOutcome in
+                guard var record = try Self.read(db, id: attempt.id) else { return .notFound }
+                if let refusal = record.checkRefusal(at: now) { return refusal }
+                if case .denied(let wait, let key) = try Self.take(db, attempt.permits, now: now) {
+                    return .rateLimited(waitMilliseconds: wait, key: key, record)
                 }
+                let outcome = record.check(candidateHash: attempt.candidateHash, now: now)
+                try Self.write(db, record)
+                if case .approved = outcome { try Self.give(db, attempt.refundsOnApproval, now: now) }
+                return outcome
+            }
+        }
+    }
+
+    /// Takes every permit or none, inside a transaction.
+    private static func take(
+        _ db: SQLiteConnection, _ permits: [RatePermit], now: Date
+    ) throws(StoreError)
+        -> RateDecision
+    {
+        let (decision, arrivals) = try RatePermit.admitAll(permits, now: StoreTime.milliseconds(now)) {
+            (key: String) throws(StoreError) in try arrival(db, key: key)
+        }
+        for (key, arrival) in arrivals {
+            try db.query(
+                "INSERT INTO otp_rates (key, arrival) VALUES (?, ?) "
+                    + "ON CONFLICT (key) DO UPDATE SET arrival = excluded.arrival",
+                [.text(key), .integer(arrival)])
+        }
+        return decision
+    }
+
+    /// Gives permits back, inside a transaction.
+    private static func give(_ db: SQLiteConnection, _ permits: [RatePermit], now: Date) throws(StoreError) {
+        let nowMilliseconds = StoreTime.milliseconds(now)
+        for permit in permits {
+            let stored = try arrival(db, key: permit.key)
+            if let arrival = permit.refund(storedArrival: stored, now: nowMilliseconds) {
+                try db.query(
+                    "UPDATE otp_rates SET arrival = ? WHERE key = ?", [.integer(arrival), .text(permit.key)])
+            } else {
+                try db.query("DELETE FROM otp_rates WHERE key = ?", [.text(permit.key)])
             }
         }
     }
@@ -303,25 +320,25 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
                 guard var record = try Self.read(db, id: id) else { return missing }
                 let before = record
                 let outcome = change(&record)
-                if record != before {
-                    try db.query(
-                        "UPDATE otp_verifications SET code_hash = ?, state = ?, attempts_left = ?, sends_used = ?, "
-                            + "expires_at = ?, resend_available_at = ?, purge_at = ?, lease_token = ?, lease_until = ? "
-                            + "WHERE id = ?",
-                        [
-                            .blob(record.codeHash), .text(record.state.rawValue),
-                            .integer(Int64(record.attemptsLeft)),
-                            .integer(Int64(record.sendsUsed)),
-                            .integer(StoreTime.milliseconds(record.expiresAt)),
-                            Self.optionalTime(record.resendAvailableAt),
-                            .integer(StoreTime.milliseconds(record.purgeAt)),
-                            record.resendLease.map { .text($0.token) } ?? .null,
-                            Self.optionalTime(record.resendLease?.until), .text(id),
-                        ])
-                }
+                if record != before { try Self.write(db, record) }
                 return outcome
             }
         }
+    }
+
+    /// Writes a changed record back.
+    private static func write(_ db: SQLiteConnection, _ record: VerificationRecord) throws(StoreError) {
+        try db.query(
+            "UPDATE otp_verifications SET code_hash = ?, state = ?, attempts_left = ?, sends_used = ?, "
+                + "expires_at = ?, resend_available_at = ?, purge_at = ?, lease_token = ?, lease_until = ? "
+                + "WHERE id = ?",
+            [
+                .blob(record.codeHash), .text(record.state.rawValue), .integer(Int64(record.attemptsLeft)),
+                .integer(Int64(record.sendsUsed)), .integer(StoreTime.milliseconds(record.expiresAt)),
+                optionalTime(record.resendAvailableAt), .integer(StoreTime.milliseconds(record.purgeAt)),
+                record.resendLease.map { .text($0.token) } ?? .null, optionalTime(record.resendLease?.until),
+                .text(record.id),
+            ])
     }
 
     private static func purge(_ db: SQLiteConnection, now: Date) throws(StoreError) -> Int {

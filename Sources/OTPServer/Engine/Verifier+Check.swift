@@ -16,7 +16,7 @@ extension Verifier {
     ) async throws(VerifierError) -> Verification {
         let now = currentTime()
         let record = try await load(id)
-        try judgeBeforeAttempt(record, now: now)
+        if let refusal = record.checkRefusal(at: now) { throw Self.error(for: refusal) }
 
         let destinationKey = Destination.limitKey(channel: record.channel, address: record.destination)
         let addressKey = ClientAddress.limitKey(clientAddress)
@@ -28,69 +28,45 @@ extension Verifier {
                 RatePermit(key: try limitKey("fa", destinationKey + "\u{0}" + addressKey), limit: perPair))
         }
         let perAddress = RatePermit(key: try limitKey("ca", addressKey), limit: policy.checksPerAddress)
-        do {
-            try await acquire([perAddress] + failed, now: now)
-        } catch {
-            throw error.with(attemptsLeft: record.attemptsLeft)
-        }
-        // The failed-check permit is taken up front so parallel checks cannot overshoot the
-        // limit; every answer but `incorrect_code` gives it back.
-        let answer: Result<Verification, VerifierError>
-        do {
-            answer = .success(try await judge(record, code: code, now: now))
-        } catch {
-            answer = .failure(error)
-        }
-        if case .failure(let error) = answer, error.kind == .incorrectCode {
-            return try answer.get()
-        }
-        await release(failed, now: now)
-        return try answer.get()
-    }
 
-    /// The format check, the attempt and the comparison.
-    private func judge(
-        _ record: VerificationRecord, code: String, now: Date
-    ) async throws(VerifierError)
-        -> Verification
-    {
-        let id = record.id
         let format = CodeFormat(length: record.codeLength, kind: .digits)
         let candidate = CodeNormalizer.normalizeUncut(code, for: format)
         guard candidate.count == format.length else {
+            // A malformed code is judged after the rate limits and takes no attempt: the permits
+            // are taken (every check counts per address) and the failed-check budget given back.
+            do {
+                try await acquire([perAddress] + failed, now: now)
+            } catch {
+                throw error.with(attemptsLeft: record.attemptsLeft)
+            }
+            await release(failed, now: now)
             throw .invalidCodeFormat(format, attemptsLeft: record.attemptsLeft)
         }
 
+        // One atomic step of the store: the permits (the failed-check one taken up front so
+        // parallel checks cannot overshoot it, and given back unless the code is wrong), the
+        // attempt, the constant-time comparison and the approval.
+        let attempt = CheckAttempt(
+            id: record.id, candidateHash: try hash(id: record.id, code: candidate),
+            permits: [perAddress] + failed, refundsOnApproval: failed)
         let outcome = try await storeCall { () async throws(StoreError) in
-            try await store.takeAttempt(id: id, now: now)
+            try await store.check(attempt, now: now)
         }
-        let taken: VerificationRecord
-        switch outcome {
-        case .taken(let record): taken = record
-        case .notFound: throw .notFound
-        case .notPending: throw .notPending
-        case .expired(let record): throw .expired(attemptsLeft: record.attemptsLeft)
-        case .locked: throw .locked
-        }
-
-        guard hasher.matches(id: id, code: candidate, storedHash: taken.codeHash) else {
-            throw .incorrectCode(attemptsLeft: taken.attemptsLeft)
-        }
-        let approved = try await storeCall { () async throws(StoreError) in try await store.approve(id: id) }
-        switch approved {
-        case .done(let record): return view(record, at: now)
-        case .notFound: throw .notFound
-        case .notPending, .leaseLost: throw .notPending
-        }
+        guard case .approved(let approved) = outcome else { throw Self.error(for: outcome) }
+        return view(approved, at: now)
     }
 
-    /// The refusals that come before any rate limit: not pending, expired and locked.
-    private func judgeBeforeAttempt(_ record: VerificationRecord, now: Date) throws(VerifierError) {
-        switch record.status(at: now) {
-        case .approved, .canceled: throw .notPending
-        case .expired: throw .expired(attemptsLeft: record.attemptsLeft)
-        case .locked: throw .locked
-        case .pending: return
+    /// The engine's answer to every check outcome but an approval.
+    private static func error(for outcome: CheckOutcome) -> VerifierError {
+        switch outcome {
+        case .incorrect(let taken): .incorrectCode(attemptsLeft: taken.attemptsLeft)
+        case .rateLimited(let wait, let key, let current):
+            .rateLimited(
+                retryAfter: .milliseconds(wait), attemptsLeft: current.attemptsLeft, limit: limit(ofKey: key))
+        case .notFound: .notFound
+        case .notPending, .approved: .notPending
+        case .expired(let current): .expired(attemptsLeft: current.attemptsLeft)
+        case .locked: .locked
         }
     }
 }

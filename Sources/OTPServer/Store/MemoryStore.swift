@@ -102,29 +102,38 @@ public actor MemoryStore: VerificationStore {
     /// Takes every permit or none.
     public func acquire(_ permits: [RatePermit], now: Date) throws(StoreError) -> RateDecision {
         try open()
-        let nowMilliseconds = StoreTime.milliseconds(now)
-        var updates: [(String, Int64)] = []
-        var longestWait: Int64 = 0
-        var refusing = ""
-        for permit in permits {
-            switch permit.admit(storedArrival: arrivals[permit.key], now: nowMilliseconds) {
-            case .success(let arrival): updates.append((permit.key, arrival))
-            case .failure(let denial) where denial.waitMilliseconds > longestWait:
-                longestWait = denial.waitMilliseconds
-                refusing = permit.key
-            case .failure: break
-            }
-        }
-        guard longestWait == 0 else { return .denied(waitMilliseconds: longestWait, key: refusing) }
-        for (key, arrival) in updates {
-            arrivals[key] = arrival
-        }
-        return .allowed
+        return take(permits, now: now)
     }
 
     /// Gives permits back.
     public func release(_ permits: [RatePermit], now: Date) throws(StoreError) {
         try open()
+        give(permits, now: now)
+    }
+
+    /// Judges a check in one step: refusal, permits, attempt, comparison, approval and refunds.
+    public func check(_ attempt: CheckAttempt, now: Date) throws(StoreError) -> CheckOutcome {
+        try open()
+        guard var record = records[attempt.id] else { return .notFound }
+        if let refusal = record.checkRefusal(at: now) { return refusal }
+        if case .denied(let wait, let key) = take(attempt.permits, now: now) {
+            return .rateLimited(waitMilliseconds: wait, key: key, record)
+        }
+        let outcome = record.check(candidateHash: attempt.candidateHash, now: now)
+        records[attempt.id] = record
+        if case .approved = outcome { give(attempt.refundsOnApproval, now: now) }
+        return outcome
+    }
+
+    private func take(_ permits: [RatePermit], now: Date) -> RateDecision {
+        let (decision, taken) = RatePermit.admitAll(permits, now: StoreTime.milliseconds(now)) {
+            arrivals[$0]
+        }
+        for (key, arrival) in taken { arrivals[key] = arrival }
+        return decision
+    }
+
+    private func give(_ permits: [RatePermit], now: Date) {
         let nowMilliseconds = StoreTime.milliseconds(now)
         for permit in permits {
             arrivals[permit.key] = permit.refund(storedArrival: arrivals[permit.key], now: nowMilliseconds)

@@ -56,6 +56,31 @@ public struct RateDenial: Error, Sendable, Equatable {
     }
 }
 
+extension RatePermit {
+    /// Judges permits all or none against their stored arrival times, for a store's atomic step:
+    /// the decision, and when allowed the arrival time to store for each key.
+    ///
+    /// When several are refused, the longest wait wins, and among equal waits the first permit.
+    public static func admitAll<Failure: Error>(
+        _ permits: [RatePermit], now: Int64, storedArrival: (String) throws(Failure) -> Int64?
+    ) throws(Failure) -> (decision: RateDecision, arrivals: [(key: String, arrival: Int64)]) {
+        var arrivals: [(key: String, arrival: Int64)] = []
+        var longestWait: Int64 = 0
+        var refusing = ""
+        for permit in permits {
+            switch permit.admit(storedArrival: try storedArrival(permit.key), now: now) {
+            case .success(let arrival): arrivals.append((permit.key, arrival))
+            case .failure(let denial) where denial.waitMilliseconds > longestWait:
+                longestWait = denial.waitMilliseconds
+                refusing = permit.key
+            case .failure: break
+            }
+        }
+        guard longestWait == 0 else { return (.denied(waitMilliseconds: longestWait, key: refusing), []) }
+        return (.allowed, arrivals)
+    }
+}
+
 /// The answer to a set of permits, taken all or none.
 public enum RateDecision: Sendable, Equatable {
     /// Every permit was taken.

@@ -31,6 +31,13 @@ public protocol VerificationStore: Sendable {
     /// Runs ``VerificationRecord/takeAttempt(now:)`` atomically.
     func takeAttempt(id: String, now: Date) async throws(StoreError) -> AttemptOutcome
 
+    /// Judges a check in one atomic step: ``VerificationRecord/checkRefusal(at:)``, then the
+    /// permits all or none, then ``VerificationRecord/check(candidateHash:now:)``, then the refunds
+    /// when approved.
+    ///
+    /// A default built from the other steps exists, so a store of your own need not write it.
+    func check(_ attempt: CheckAttempt, now: Date) async throws(StoreError) -> CheckOutcome
+
     /// Runs ``VerificationRecord/approve()`` atomically.
     func approve(id: String) async throws(StoreError) -> TransitionOutcome
 

@@ -363,4 +363,70 @@ import Testing
         #expect(try await store.record(id: "vf_stale") != nil)
         #expect(try await store.purgeExpired(now: Self.at(100)) == 1)
     }
+
+    @Test(
+        "a check is one step: refusals take nothing, a wrong code takes an attempt and its permits, a right one approves and refunds",
+        arguments: StoreKind.allCases)
+    func checkInOneStep(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
+        _ = try await store.insert(Self.sample("vf_check"), claim: nil, now: Self.t0)
+        let perAddress = RatePermit(key: "ca:check", limit: RateLimit(limit: 10, window: .seconds(300)))
+        let failed = RatePermit(key: "fd:check", limit: RateLimit(limit: 2, window: .seconds(3600)))
+        let wrong = CheckAttempt(
+            id: "vf_check", candidateHash: Array(repeating: 0xCD, count: 32), permits: [perAddress, failed],
+            refundsOnApproval: [failed])
+        for left in [2, 1] {
+            let outcome = try await store.check(wrong, now: Self.t0)
+            guard case .incorrect(let record) = outcome else {
+                Issue.record("expected incorrect, got \(outcome)")
+                return
+            }
+            #expect(record.attemptsLeft == left)
+        }
+        // The failed-check permit is spent: refused, and nothing taken (the attempt stays).
+        let limited = try await store.check(wrong, now: Self.t0)
+        guard case .rateLimited(let wait, let key, let record) = limited else {
+            Issue.record("expected rateLimited, got \(limited)")
+            return
+        }
+        #expect(wait == 1_800_000)
+        #expect(key == "fd:check")
+        #expect(record.attemptsLeft == 1)
+
+        let budget = RatePermit(key: "fd:refund", limit: RateLimit(limit: 1, window: .seconds(3600)))
+        let right = CheckAttempt(
+            id: "vf_check", candidateHash: Array(repeating: 0xAB, count: 32), permits: [perAddress, budget],
+            refundsOnApproval: [budget])
+        let approved = try await store.check(right, now: Self.t0)
+        guard case .approved(let done) = approved else {
+            Issue.record("expected approved, got \(approved)")
+            return
+        }
+        #expect(done.state == .approved)
+        #expect(done.attemptsLeft == 0)
+        #expect(try await store.record(id: "vf_check")?.state == .approved)
+        // The refund gave the one failed-check permit back.
+        #expect(try await store.acquire([budget], now: Self.t0) == .allowed)
+        guard case .notPending = try await store.check(right, now: Self.t0) else {
+            Issue.record("an approved verification was checked again")
+            return
+        }
+        #expect(
+            try await store.check(
+                CheckAttempt(id: "vf_none", candidateHash: [], permits: [], refundsOnApproval: []),
+                now: Self.t0) == .notFound)
+
+        var old = Self.sample("vf_old_check")
+        old.expiresAt = Self.at(10)
+        _ = try await store.insert(old, claim: nil, now: Self.t0)
+        let untouched = RatePermit(key: "ca:untouched", limit: RateLimit(limit: 1, window: .seconds(60)))
+        let late = CheckAttempt(
+            id: "vf_old_check", candidateHash: old.codeHash, permits: [untouched], refundsOnApproval: [])
+        guard case .expired(let expired) = try await store.check(late, now: Self.at(11)) else {
+            Issue.record("a check after expiry was judged")
+            return
+        }
+        #expect(expired.attemptsLeft == 3)
+        #expect(try await store.acquire([untouched], now: Self.at(11)) == .allowed)
+    }
 }

@@ -1,0 +1,105 @@
+import Foundation
+
+/// One check as the store judges it in a single atomic step: permits, the attempt, the comparison.
+public struct CheckAttempt: Sendable, Equatable {
+    /// The verification checked.
+    public var id: String
+    /// The candidate code's hash, made as the verifier made the kept one; the store compares the two
+    /// in constant time.
+    public var candidateHash: [UInt8]
+    /// Rate permits taken, all or none, before the attempt.
+    public var permits: [RatePermit]
+    /// Permits among them given back unless the code is wrong (the failed-check budget).
+    public var refundsOnApproval: [RatePermit]
+
+    /// Creates a check.
+    public init(id: String, candidateHash: [UInt8], permits: [RatePermit], refundsOnApproval: [RatePermit]) {
+        self.id = id
+        self.candidateHash = candidateHash
+        self.permits = permits
+        self.refundsOnApproval = refundsOnApproval
+    }
+}
+
+/// What a check found, judged atomically inside the store.
+///
+/// Closed on purpose, like the other store outcomes: each case is one result of
+/// ``VerificationRecord/checkRefusal(at:)``, ``RatePermit`` admission and
+/// ``VerificationRecord/check(candidateHash:now:)``.
+public enum CheckOutcome: Sendable, Equatable {
+    /// No such verification.
+    case notFound
+    /// The verification is approved or canceled; nothing was taken.
+    case notPending(VerificationRecord)
+    /// The current code's lifetime has passed; nothing was taken.
+    case expired(VerificationRecord)
+    /// The current code has no attempts left; nothing was taken.
+    case locked(VerificationRecord)
+    /// A permit was refused (the longest wait and that permit's key); nothing was taken.
+    case rateLimited(waitMilliseconds: Int64, key: String, VerificationRecord)
+    /// One attempt was taken and the code was wrong; the record as stored afterwards.
+    case incorrect(VerificationRecord)
+    /// One attempt was taken, the code was right and the verification is approved; refunds were given.
+    case approved(VerificationRecord)
+}
+
+extension VerificationRecord {
+    /// Why a check cannot be judged now (approved or canceled, expired, locked), or `nil` when it can.
+    public func checkRefusal(at now: Date) -> CheckOutcome? {
+        switch status(at: now) {
+        case .approved, .canceled: .notPending(self)
+        case .expired: .expired(self)
+        case .locked: .locked(self)
+        case .pending: nil
+        }
+    }
+
+    /// Takes one attempt and compares the candidate's hash with the kept one in constant time;
+    /// approves the verification when they are equal.
+    public mutating func check(candidateHash: [UInt8], now: Date) -> CheckOutcome {
+        switch takeAttempt(now: now) {
+        case .notFound: return .notFound
+        case .notPending(let record): return .notPending(record)
+        case .expired(let record): return .expired(record)
+        case .locked(let record): return .locked(record)
+        case .taken:
+            guard HMACSHA256.constantTimeEqual(codeHash, candidateHash) else { return .incorrect(self) }
+            _ = approve()
+            return .approved(self)
+        }
+    }
+}
+
+extension VerificationStore {
+    /// Judges a check with the store's separate steps (read, permits, attempt, approval, refund),
+    /// each atomic on its own.
+    ///
+    /// A store that can do all of it in one atomic step (the memory, SQLite and Redis stores do)
+    /// implements this itself: a check then costs one store call instead of four.
+    public func check(_ attempt: CheckAttempt, now: Date) async throws(StoreError) -> CheckOutcome {
+        guard let record = try await record(id: attempt.id) else { return .notFound }
+        if let refusal = record.checkRefusal(at: now) { return refusal }
+        if case .denied(let wait, let key) = try await acquire(attempt.permits, now: now) {
+            return .rateLimited(waitMilliseconds: wait, key: key, record)
+        }
+        let outcome: CheckOutcome
+        switch try await takeAttempt(id: attempt.id, now: now) {
+        case .notFound: outcome = .notFound
+        case .notPending(let record): outcome = .notPending(record)
+        case .expired(let record): outcome = .expired(record)
+        case .locked(let record): outcome = .locked(record)
+        case .taken(let taken):
+            guard HMACSHA256.constantTimeEqual(taken.codeHash, attempt.candidateHash) else {
+                return .incorrect(taken)
+            }
+            switch try await approve(id: attempt.id) {
+            case .done(let approved): outcome = .approved(approved)
+            case .notFound: outcome = .notFound
+            case .notPending(let record), .leaseLost(let record): outcome = .notPending(record)
+            }
+        }
+        // Every outcome but a wrong code gives the failed-check budget back.
+        try? await release(attempt.refundsOnApproval, now: now)
+        return outcome
+    }
+}
