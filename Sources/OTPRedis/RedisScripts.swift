@@ -31,6 +31,41 @@ enum RedisScripts {
 
         """
 
+    /// GCRA over several counters, all or none (as `RatePermit.admitAll`): `count` keys from
+    /// `KEYS[first]`, each with its interval and window at `ARGV[argument + stride × (i − 1)]` and
+    /// the next argument. Returns the new arrival times (stored), or nil, the longest wait and the
+    /// index of its counter.
+    private static let permits = """
+        local function take(now, first, count, argument, stride)
+          local arrivals = {}
+          local wait = 0
+          local refusing = 0
+          for i = 1, count do
+            local at = argument + stride * (i - 1)
+            local interval = tonumber(ARGV[at])
+            local window = tonumber(ARGV[at + 1])
+            local stored = tonumber(redis.call('GET', KEYS[first + i - 1]) or now)
+            local arrival = math.max(stored, now) + interval
+            local late = arrival - window - now
+            if late > 0 then
+              if late > wait then
+                wait = late
+                refusing = i
+              end
+            else
+              arrivals[i] = arrival
+            end
+          end
+          if wait > 0 then return nil, wait, refusing end
+          for i = 1, count do
+            local key = KEYS[first + i - 1]
+            redis.call('SET', key, string.format('%.0f', arrivals[i]), 'PX', math.max(1, arrivals[i] - now))
+          end
+          return arrivals
+        end
+
+        """
+
     /// Stores a record and claims its idempotency key unless that key is live.
     ///
     /// KEYS: record, idempotency key (or the record again), record index, key index.
@@ -78,36 +113,16 @@ enum RedisScripts {
     /// its interval, its window and "1" when it is given back on approval. The hashes are compared
     /// byte by byte to the end, whatever differs, so the time taken does not depend on where.
     static let check =
-        prelude + """
+        prelude + permits + """
             local now = tonumber(ARGV[1])
             local r = load(KEYS[1])
             if not r then return {'notFound', ''} end
             local s = status(r, now)
             if s == 'approved' or s == 'canceled' then return answer('notPending', '', KEYS[1]) end
             if s == 'expired' or s == 'locked' then return answer(s, '', KEYS[1]) end
-            local arrivals = {}
-            local wait = 0
-            local refusing = 0
-            for i = 1, #KEYS - 1 do
-              local interval = tonumber(ARGV[3 * i])
-              local window = tonumber(ARGV[3 * i + 1])
-              local stored = tonumber(redis.call('GET', KEYS[i + 1]) or now)
-              local arrival = math.max(stored, now) + interval
-              local late = arrival - window - now
-              if late > 0 then
-                if late > wait then
-                  wait = late
-                  refusing = i
-                end
-              else
-                arrivals[i] = arrival
-              end
-            end
-            if wait > 0 then
+            local arrivals, wait, refusing = take(now, 2, #KEYS - 1, 3, 3)
+            if not arrivals then
               return answer('rateLimited', string.format('%.0f', wait) .. ':' .. refusing, KEYS[1])
-            end
-            for i = 1, #KEYS - 1 do
-              redis.call('SET', KEYS[i + 1], string.format('%.0f', arrivals[i]), 'PX', math.max(1, arrivals[i] - now))
             end
             redis.call('HINCRBY', KEYS[1], 'att', -1)
             local kept = r.hash
@@ -200,31 +215,12 @@ enum RedisScripts {
     /// Takes every rate permit or none (GCRA, as `RatePermit.admit`).
     ///
     /// KEYS: counters. ARGV: now, then interval and window per counter. Takes all or none.
-    static let acquire = """
-        local now = tonumber(ARGV[1])
-        local arrivals = {}
-        local wait = 0
-        local refusing = 0
-        for i, key in ipairs(KEYS) do
-          local interval = tonumber(ARGV[2 * i])
-          local window = tonumber(ARGV[2 * i + 1])
-          local stored = tonumber(redis.call('GET', key) or now)
-          local arrival = math.max(stored, now) + interval
-          local late = arrival - window - now
-          if late > 0 then
-            if late > wait then
-              wait = late
-              refusing = i
-            end
-          else
-            arrivals[i] = arrival
-          end
-        end
-        if wait > 0 then return {'denied', string.format('%.0f', wait), 'i', tostring(refusing)} end
-        for i, key in ipairs(KEYS) do
-          redis.call('SET', key, string.format('%.0f', arrivals[i]), 'PX', math.max(1, arrivals[i] - now))
-        end
-        return {'allowed', ''}
+    static let acquire =
+        permits + """
+            local now = tonumber(ARGV[1])
+            local arrivals, wait, refusing = take(now, 1, #KEYS, 2, 2)
+            if not arrivals then return {'denied', string.format('%.0f', wait), 'i', tostring(refusing)} end
+            return {'allowed', ''}
         """
 
     /// Gives rate permits back (as `RatePermit.refund`).
