@@ -31,9 +31,10 @@ enum RedisScripts {
 
         """
 
-    /// GCRA over several counters, all or none (as `RatePermit.admitAll`): `count` keys from
-    /// `KEYS[first]`, each with its interval and window at `ARGV[argument + stride × (i − 1)]` and
-    /// the next argument. Returns the new arrival times (stored), or nil, the longest wait and the
+    /// GCRA over several counters, all or none, as `RatePermit.admitAll`.
+    ///
+    /// `count` keys from `KEYS[first]`, each with its interval and window at
+    /// `ARGV[argument + stride × (i − 1)]` and the next argument. Returns the new arrival times (stored), or nil, the longest wait and the
     /// index of its counter.
     private static let permits = """
         local function take(now, first, count, argument, stride)
@@ -217,11 +218,11 @@ enum RedisScripts {
     /// KEYS: counters. ARGV: now, then interval and window per counter. Takes all or none.
     static let acquire =
         permits + """
-            local now = tonumber(ARGV[1])
-            local arrivals, wait, refusing = take(now, 1, #KEYS, 2, 2)
-            if not arrivals then return {'denied', string.format('%.0f', wait), 'i', tostring(refusing)} end
-            return {'allowed', ''}
-        """
+                local now = tonumber(ARGV[1])
+                local arrivals, wait, refusing = take(now, 1, #KEYS, 2, 2)
+                if not arrivals then return {'denied', string.format('%.0f', wait), 'i', tostring(refusing)} end
+                return {'allowed', ''}
+            """
 
     /// Gives rate permits back (as `RatePermit.refund`).
     ///
