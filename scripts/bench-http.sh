@@ -38,6 +38,7 @@ gcc -O2 -o "$work/bare" Benchmarks/http/bare.c -lmicrohttpd
 step "servers"
 "$work/bare" 2 >"$work/bare.port" &
 pids+=($!)
+bare_pid=$!
 case "$store_kind" in
   memory) store=memory ;;
   sqlite) store="sqlite:$work/bench.sqlite3" ;;
@@ -52,6 +53,7 @@ key="bench-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
   --limit-starts-per-address 1000000000/31536000 --limit-checks-per-address 1000000000/31536000 \
   --limit-failed-checks-per-destination 1000000000/31536000 >"$work/otp.out" 2>/dev/null &
 pids+=($!)
+otp_pid=$!
 for _ in $(seq 200); do
   [ -s "$work/bare.port" ] && grep -q '^listening on ' "$work/otp.out" && break
   sleep 0.05
@@ -66,48 +68,63 @@ id=$(printf '%s' "$started" | python3 -c 'import json, sys; print(json.load(sys.
 export OTP_BENCH_KEY="$key" OTP_BENCH_ID="$id" OTP_BENCH_CODE="000000"
 echo "bare: $bare_url   otp serve ($store_kind store): $otp_url   wrk -t2 -c$connections -d${seconds}s"
 
-# Runs wrk and prints "REQUESTS_PER_SECOND P99_MILLISECONDS NON_2XX_OR_3XX".
+# The server's CPU time so far (user + system), in clock ticks, from /proc/PID/stat.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+ticks_per_second=$(getconf CLK_TCK)
+
+# Runs wrk against the server with process id $3 and prints
+# "REQUESTS_PER_SECOND P99_MILLISECONDS NON_2XX_OR_3XX SERVER_CPU_MICROSECONDS_PER_REQUEST".
 measure() {
-  local url=$1 script=$2
-  local out
+  local url=$1 script=$2 pid=$3
+  local out before after
+  before=$(cpu_ticks "$pid")
   out=$(wrk -t2 -c"$connections" -d"${seconds}s" --latency -s "$script" "$url" 2>&1)
-  local rps p99 errors
+  after=$(cpu_ticks "$pid")
+  local rps p99 errors requests cpu
   rps=$(awk '/^Requests\/sec:/ {print $2}' <<<"$out")
+  requests=$(awk '/requests in/ {print $1}' <<<"$out")
+  cpu=$(awk -v t=$((after - before)) -v hz="$ticks_per_second" -v n="${requests:-0}" \
+    'BEGIN { if (n > 0) printf "%.1f", t * 1e6 / hz / n; else print 0 }')
   p99=$(awk '$1 == "99%" {v=$2; if (v ~ /us$/) {sub(/us$/, "", v); v=v/1000} else if (v ~ /ms$/) {sub(/ms$/, "", v)} else if (v ~ /s$/) {sub(/s$/, "", v); v=v*1000}; print v}' <<<"$out")
   errors=$(awk '/Non-2xx or 3xx responses:/ {print $5}' <<<"$out")
-  echo "${rps:-0} ${p99:-0} ${errors:-0}"
+  echo "${rps:-0} ${p99:-0} ${errors:-0} ${cpu}"
 }
 
 step "measure ($rounds rounds of bare POST, check, start; bare GET once)"
-measure "$otp_url" Benchmarks/http/check.lua >/dev/null
-read -r bare_get bare_get_p99 _ < <(measure "$bare_url/healthz" /dev/null)
+measure "$otp_url" Benchmarks/http/check.lua "$otp_pid" >/dev/null
+read -r bare_get bare_get_p99 _ bare_get_cpu < <(measure "$bare_url/healthz" /dev/null "$bare_pid")
 : >"$work/results"
 for round in $(seq "$rounds"); do
-  echo "bare $(measure "$bare_url/check" Benchmarks/http/post.lua)" >>"$work/results"
-  echo "check $(measure "$otp_url" Benchmarks/http/check.lua)" >>"$work/results"
-  echo "start $(measure "$otp_url" Benchmarks/http/start.lua)" >>"$work/results"
+  echo "bare $(measure "$bare_url/check" Benchmarks/http/post.lua "$bare_pid")" >>"$work/results"
+  echo "check $(measure "$otp_url" Benchmarks/http/check.lua "$otp_pid")" >>"$work/results"
+  echo "start $(measure "$otp_url" Benchmarks/http/start.lua "$otp_pid")" >>"$work/results"
   echo "round $round: $(tail -n 3 "$work/results" | awk '{printf "%s %.0f/s  ", $1, $2}')"
 done
-# Prints "MEDIAN_REQUESTS_PER_SECOND MEDIAN_P99 TOTAL_NON_2XX" for one name.
+# Prints "MEDIAN_REQUESTS_PER_SECOND MEDIAN_P99 TOTAL_NON_2XX MEDIAN_CPU_PER_REQUEST" for one name.
 median() {
   local rows middle
   rows=$(awk -v name="$1" '$1 == name' "$work/results")
   middle=$(( ($(wc -l <<<"$rows") + 1) / 2 ))
   echo "$(awk '{print $2}' <<<"$rows" | sort -g | sed -n "${middle}p")" \
     "$(awk '{print $3}' <<<"$rows" | sort -g | sed -n "${middle}p")" \
-    "$(awk '{e += $4} END {print e + 0}' <<<"$rows")"
+    "$(awk '{e += $4} END {print e + 0}' <<<"$rows")" \
+    "$(awk '{print $5}' <<<"$rows" | sort -g | sed -n "${middle}p")"
 }
-read -r bare_post bare_post_p99 _ < <(median bare)
-read -r check check_p99 check_non2xx < <(median check)
-read -r start start_p99 start_non2xx < <(median start)
+read -r bare_post bare_post_p99 _ bare_cpu < <(median bare)
+read -r check check_p99 check_non2xx check_cpu < <(median check)
+read -r start start_p99 start_non2xx start_cpu < <(median start)
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 echo
-printf '%-34s %12s %10s %14s\n' "endpoint" "req/s" "p99 ms" "vs bare POST"
-printf '%-34s %12.0f %10.2f %14s\n' "bare libmicrohttpd GET (ceiling)" "$bare_get" "$bare_get_p99" "$(ratio "$bare_get" "$bare_post")"
-printf '%-34s %12.0f %10.2f %14s\n' "bare libmicrohttpd POST" "$bare_post" "$bare_post_p99" "1.00"
-printf '%-34s %12.0f %10.2f %14s\n' "POST /v1/verifications/{id}/check" "$check" "$check_p99" "$(ratio "$check" "$bare_post")"
-printf '%-34s %12.0f %10.2f %14s\n' "POST /v1/verifications (start)" "$start" "$start_p99" "$(ratio "$start" "$bare_post")"
+printf '%-34s %10s %8s %8s %11s %9s\n' "endpoint" "req/s" "p99 ms" "ratio" "CPU µs/req" "CPU ×bare"
+row() {  # name rps p99 cpu
+  printf '%-34s %10.0f %8.2f %8s %11s %9s\n' "$1" "$2" "$3" "$(ratio "$2" "$bare_post")" "$4" "$(ratio "$4" "$bare_cpu")"
+}
+row "bare libmicrohttpd GET (ceiling)" "$bare_get" "$bare_get_p99" "$bare_get_cpu"
+row "bare libmicrohttpd POST" "$bare_post" "$bare_post_p99" "$bare_cpu"
+row "POST /v1/verifications/{id}/check" "$check" "$check_p99" "$check_cpu"
+row "POST /v1/verifications (start)" "$start" "$start_p99" "$start_cpu"
+echo "store: $store_kind; $(nproc) cores; medians of $rounds rounds; CPU is the server process's utime+stime over each run"
 echo
 echo "check answers are 422 incorrect_code (an attempt taken and judged each time); non-2xx: $check_non2xx"
 echo "start answers are 201 with a code sent to an outbox on /dev/null; non-2xx: $start_non2xx"
