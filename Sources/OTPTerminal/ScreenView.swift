@@ -2,6 +2,8 @@ import OTPCore
 
 /// Everything the terminal draws, read from the screen's model in one go.
 public struct ScreenView: Sendable, Hashable {
+    /// The sentences, in the screen's language.
+    public var text: ScreenText
     /// The title (V1).
     public var title: String
     /// "We sent a 6-digit code to" (V1).
@@ -22,6 +24,8 @@ public struct ScreenView: Sendable, Hashable {
     public var toast: String?
     /// The suggested code, when the bar is shown (S1).
     public var suggestion: String?
+    /// Where the suggested code came from, such as "From Messages" (S1).
+    public var suggestionSource: String
     /// The phase (F7).
     public var phase: VerificationPhase
     /// Whether a start request is in flight.
@@ -29,7 +33,8 @@ public struct ScreenView: Sendable, Hashable {
 
     /// Reads a screen's state from a machine.
     public init(machine: VerificationMachine, isStarting: Bool = false, startFailure: StatusMessage? = nil) {
-        title = ScreenText.title
+        text = machine.text
+        title = machine.text.title
         sentTo = machine.sentToText
         destination = machine.destination
         cellGroups = machine.format.group(machine.cells)
@@ -39,6 +44,7 @@ public struct ScreenView: Sendable, Hashable {
         isResendVisible = machine.isResendVisible
         toast = machine.toast?.text
         suggestion = machine.showsSuggestion ? machine.suggestion : nil
+        suggestionSource = machine.suggestionSourceText
         phase = machine.phase
         self.isStarting = isStarting
     }

@@ -17,9 +17,8 @@ public struct TerminalRenderer: Sendable {
         self.indent = indent
     }
 
-    /// The key hints under the screen.
-    public static let hints =
-        "digits type · Backspace deletes · Tab takes the suggestion · r resends · q quits"
+    /// The key hints under the screen, in English.
+    public static let hints = ScreenText.english.terminalHints
 
     /// The screen as lines; `shakeOffset` moves the cells sideways for one frame of the shake (F6).
     public func render(_ view: ScreenView, shakeOffset: Int = 0) -> [String] {
@@ -27,7 +26,7 @@ public struct TerminalRenderer: Sendable {
         var lines: [String] = [""]
         lines.append(pad + TerminalStyle.bold.apply(view.title, color: color))
         if view.destination.isEmpty {
-            lines.append(pad + (view.isStarting ? "Sending a code…" : ""))
+            lines.append(pad + (view.isStarting ? view.text.sendingCode : ""))
             lines.append(pad)
         } else {
             lines.append(pad + view.sentTo)
@@ -51,7 +50,7 @@ public struct TerminalRenderer: Sendable {
         lines.append(pad + (view.isResendVisible ? resendStyle.apply(resend, color: color) : ""))
         lines.append("")
         if let suggestion = view.suggestion {
-            let bar = "[Tab] \(ScreenText.fromMessages)  \(suggestion)"
+            let bar = "[Tab] \(view.suggestionSource)  \(suggestion)"
             lines.append(pad + TerminalStyle.inverse.apply(" \(bar) ", color: color))
         } else {
             lines.append(pad)
@@ -62,7 +61,7 @@ public struct TerminalRenderer: Sendable {
             lines.append(pad)
         }
         lines.append("")
-        lines.append(pad + TerminalStyle.dim.apply(Self.hints, color: color))
+        lines.append(pad + TerminalStyle.dim.apply(view.text.terminalHints, color: color))
         return lines
     }
 

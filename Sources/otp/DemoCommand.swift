@@ -31,11 +31,21 @@ enum DemoCommand {
         }
         static let apiKey = Option.text("api-key", "KEY", "its API key")
         static let offline = Flag("offline", "no server at all: an in-memory service with the same rules")
+        static let locale = Option(
+            "locale", "LANGUAGE", defaultText: "from LC_ALL, LC_MESSAGES or LANG, else en",
+            "the screen's language: en, de, ar or ja"
+        ) { text throws(UsageError) -> TextLanguage in
+            guard let language = TextLanguage(identifier: text) else {
+                let known = TextLanguage.allCases.map(\.rawValue).joined(separator: ", ")
+                throw UsageError("--locale must be one of \(known) (a region such as de-CH is fine), not \(text)")
+            }
+            return language
+        }
     }
 
     static let specs: [OptionSpec] = [
         Flags.to.spec, Flags.length.spec, Flags.cooldown.spec, Flags.reduceMotion.spec, Flags.server.spec,
-        Flags.apiKey.spec, Flags.offline.spec,
+        Flags.apiKey.spec, Flags.offline.spec, Flags.locale.spec,
     ]
 
     /// How long the phone takes to show a sent code.
@@ -49,10 +59,13 @@ enum DemoCommand {
         var server: URL?
         var apiKey: String?
         var offline = false
+        var language = TextLanguage.english
     }
 
     /// Reads the demo's options from parsed command-line and environment values.
-    static func options(from parsed: ParsedOptions) throws(UsageError) -> Options {
+    static func options(
+        from parsed: ParsedOptions, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(UsageError) -> Options {
         guard parsed.positional.isEmpty else {
             throw UsageError("unexpected argument \(parsed.positional[0])")
         }
@@ -64,10 +77,19 @@ enum DemoCommand {
         options.offline = parsed.flag(Flags.offline)
         options.apiKey = try parsed.value(Flags.apiKey)
         options.server = try parsed.value(Flags.server)
+        options.language = try parsed.value(Flags.locale, or: environmentLanguage(environment))
         if options.server != nil, options.apiKey == nil {
             throw UsageError("--server needs --api-key or OTP_API_KEY")
         }
         return options
+    }
+
+    /// The language the environment's locale names (`LC_ALL`, then `LC_MESSAGES`, then `LANG`,
+    /// the first one set), English when it is not one of the catalog's.
+    static func environmentLanguage(_ environment: [String: String]) -> TextLanguage {
+        let identifier = ["LC_ALL", "LC_MESSAGES", "LANG"].lazy.compactMap { environment[$0] }
+            .first { !$0.isEmpty }
+        return identifier.flatMap(TextLanguage.init(identifier:)) ?? .english
     }
 
     /// Runs the demo; returns the exit status.
@@ -124,7 +146,8 @@ enum DemoCommand {
             return 2
         }
 
-        let model = VerificationModel(service: service, format: CodeFormat(length: options.length))
+        let model = VerificationModel(
+            service: service, format: CodeFormat(length: options.length), language: options.language)
         let color = ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true
         let screen = TerminalScreen(model: model, color: color, reduceMotion: options.reduceMotion) {
             terminal.emit($0)

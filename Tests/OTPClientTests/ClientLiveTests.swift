@@ -130,7 +130,7 @@ func failureCode(_ call: () async throws -> Verification) async -> String? {
                 error
                     == .api(
                         APIError(
-                            code: .incorrectCode, message: ScreenText.incorrect(attemptsLeft: 2),
+                            code: .incorrectCode, message: ScreenText.english.incorrect(attemptsLeft: 2),
                             attemptsLeft: 2)))
             #expect(error.failure == .incorrectCode(attemptsLeft: 2))
         }

@@ -121,9 +121,9 @@ import Testing
 
     @Test("V5: long cooldowns show minutes")
     func minutes() {
-        #expect(ScreenText.resendIn(seconds: 300) == "Resend in 5:00")
-        #expect(ScreenText.resendIn(seconds: 61) == "Resend in 1:01")
-        #expect(ScreenText.resendIn(seconds: 9) == "Resend in 0:09")
+        #expect(ScreenText.english.resendIn(seconds: 300) == "Resend in 5:00")
+        #expect(ScreenText.english.resendIn(seconds: 61) == "Resend in 1:01")
+        #expect(ScreenText.english.resendIn(seconds: 9) == "Resend in 0:09")
     }
 
     @Test("V6: a new code clears the cells, resets attempts, restarts the countdown, shows a toast")
@@ -179,7 +179,7 @@ import Testing
         _ = machine.resendPressed(at: .seconds(42))
         machine.resendAnswered(.failure(.maxSendsReached), at: .seconds(42), wallNow: wall)
         #expect(!machine.isResendEnabled)
-        #expect(machine.statusMessage?.text == ScreenText.maxSendsReached)
+        #expect(machine.statusMessage?.text == ScreenText.english.maxSendsReached)
     }
 
     @Test("V7: an expired code is rejected with its own message and offers Resend")
@@ -225,7 +225,7 @@ import Testing
         #expect(!machine.isResendEnabled)
         #expect(!machine.isResendVisible)
         machine.tick(at: .seconds(30))
-        #expect(!machine.announcements.contains { $0.text == ScreenText.resendAvailable })
+        #expect(!machine.announcements.contains { $0.text == ScreenText.english.resendAvailable })
     }
 
     @Test("V9: a network failure keeps the code, costs no attempt on screen, and can be retried")
@@ -267,7 +267,7 @@ import Testing
         _ = machine.checkAnswered(.failure(.notPending), at: .zero, wallNow: wall)
         #expect(!machine.isInputEnabled)
         #expect(!machine.isResendEnabled)
-        #expect(machine.statusMessage?.text == ScreenText.notPending)
+        #expect(machine.statusMessage?.text == ScreenText.english.notPending)
     }
 
     @Test("F8 F9: the next cell is highlighted while focused; masked mode shows dots")

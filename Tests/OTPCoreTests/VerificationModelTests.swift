@@ -163,7 +163,7 @@ import Testing
         let model = VerificationModel(
             service: PreviewVerificationService(now: { clock.date }), clock: clock, now: { clock.date })
         await model.start(to: "not a number")
-        #expect(model.statusMessage?.text == ScreenText.invalidDestination)
+        #expect(model.statusMessage?.text == ScreenText.english.invalidDestination)
         #expect(!model.isInputEnabled)
     }
 }

@@ -234,10 +234,10 @@ final class MemorySender: CodeSender, @unchecked Sendable {
     @Test(
         "each engine refusal becomes one wire error: code, status, sentence and numbers",
         arguments: [
-            (VerifierError.notFound, OTPErrorCode.notFound, 404, ScreenText.notFound, nil, nil),
-            (.notPending, .notPending, 409, ScreenText.notPending, nil, nil),
-            (.expired(attemptsLeft: 2), .expired, 410, ScreenText.expired, 2, nil),
-            (.locked, .locked, 423, ScreenText.locked, 0, nil),
+            (VerifierError.notFound, OTPErrorCode.notFound, 404, ScreenText.english.notFound, nil, nil),
+            (.notPending, .notPending, 409, ScreenText.english.notPending, nil, nil),
+            (.expired(attemptsLeft: 2), .expired, 410, ScreenText.english.expired, 2, nil),
+            (.locked, .locked, 423, ScreenText.english.locked, 0, nil),
             (
                 .incorrectCode(attemptsLeft: 2), .incorrectCode, 422, "Code doesn't match. 2 attempts left.",
                 2, nil
@@ -246,7 +246,7 @@ final class MemorySender: CodeSender, @unchecked Sendable {
                 .incorrectCode(attemptsLeft: 1), .incorrectCode, 422, "Code doesn't match. 1 attempt left.",
                 1, nil
             ),
-            (.incorrectCode(attemptsLeft: 0), .incorrectCode, 422, ScreenText.locked, 0, nil),
+            (.incorrectCode(attemptsLeft: 0), .incorrectCode, 422, ScreenText.english.locked, 0, nil),
             (
                 .invalidCodeFormat(format, attemptsLeft: 3), .invalidCodeFormat, 400, "Enter all 6 digits.",
                 3, nil
@@ -265,11 +265,11 @@ final class MemorySender: CodeSender, @unchecked Sendable {
             ),
             (
                 .maxSendsReached(retryAfter: .seconds(200)), .maxSendsReached, 429,
-                ScreenText.maxSendsReached, nil, 200
+                ScreenText.english.maxSendsReached, nil, 200
             ),
-            (.deliveryFailed(.start), .deliveryFailed, 502, ScreenText.startFailed, nil, nil),
-            (.deliveryFailed(.resend), .deliveryFailed, 502, ScreenText.deliveryFailed, nil, nil),
-            (.invalidDestination, .invalidDestination, 400, ScreenText.invalidDestination, nil, nil),
+            (.deliveryFailed(.start), .deliveryFailed, 502, ScreenText.english.startFailed, nil, nil),
+            (.deliveryFailed(.resend), .deliveryFailed, 502, ScreenText.english.deliveryFailed, nil, nil),
+            (.invalidDestination, .invalidDestination, 400, ScreenText.english.invalidDestination, nil, nil),
             (
                 .destinationChannelMismatch(destination: .sms), .channelNotSupported, 400,
                 "Codes for a phone number can only be sent by SMS.", nil, nil

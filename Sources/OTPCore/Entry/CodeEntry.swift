@@ -54,24 +54,47 @@ public struct CodeEntry: Sendable, Equatable {
         }
     }
 
+    /// Applies an edit the code field asks to make to its text, which shows ``value``.
+    ///
+    /// - Text inserted after a rejection starts a new code holding only what was
+    ///   inserted, wherever the caret was; a deletion then clears the code (F5).
+    /// - Inserted text that is a whole code (autofill, a pasted message) replaces
+    ///   the code, wherever the caret or selection was.
+    /// - Otherwise the edit applies where the field says: a key or a paste at the
+    ///   caret, a selection replaced, a delete before or after the caret. An edit
+    ///   that would make the code longer than the format is refused, never cut, so a
+    ///   submission only holds what the user entered, in the order they entered it.
+    /// - Text with no character of the format, and marked text still being composed,
+    ///   change nothing.
+    @discardableResult
+    public mutating func apply(_ edit: TextEdit) -> TextEditOutcome {
+        if edit.isComposing { return .composing }
+        let inserted = CodeNormalizer.normalizeUncut(edit.replacement, for: format)
+        if !edit.replacement.isEmpty, inserted.isEmpty { return .refused }
+        if isRejected {
+            isRejected = false
+            value = String(inserted.prefix(format.length))
+            return .changed
+        }
+        if inserted.count >= format.length {
+            value = String(inserted.prefix(format.length))
+            return .changed
+        }
+        let normalizedEdit = TextEdit(range: edit.range, replacement: inserted)
+        let result = normalizedEdit.applied(to: value)
+        guard result.count <= format.length, result != value else { return .refused }
+        value = result
+        return .changed
+    }
+
     /// Applies the hidden text field's new text, as a text field binding delivers it.
     ///
-    /// Text that extends the current value is treated as an insertion, text that
-    /// shortens it as a deletion, anything else as a fresh paste.
+    /// The smallest edit from the current value to the new text (``TextEdit/difference(from:to:)``)
+    /// is applied by ``apply(_:)``, so a key pressed with the caret before the code
+    /// is that key, not a paste of the whole text.
     public mutating func apply(text newText: String) {
-        if newText == value { return }
-        if newText.hasPrefix(value) {
-            insert(String(newText.dropFirst(value.count)))
-        } else if value.hasPrefix(newText) {
-            if isRejected {
-                clear()
-            } else {
-                value = newText
-            }
-        } else {
-            isRejected = false
-            value = CodeNormalizer.normalize(newText, for: format)
-        }
+        guard let edit = TextEdit.difference(from: value, to: newText) else { return }
+        apply(edit)
     }
 
     /// Empties the field and forgets a rejection.
@@ -98,8 +121,8 @@ public struct CodeEntry: Sendable, Equatable {
         return value
     }
 
-    /// The accessibility value of the field, such as "3 of 6 digits" (F10); never the characters.
+    /// The accessibility value of the field in English, such as "3 of 6 digits" (F10); never the characters.
     public var accessibilityValue: String {
-        "\(value.count) of \(format.length) \(format.unitNoun)"
+        ScreenText.english.fieldValue(count: value.count, format: format)
     }
 }

@@ -11,18 +11,50 @@ public struct CodeFieldState: Sendable, Equatable {
     /// Changes once per transition into the invalid state: shake and play the error haptic.
     public private(set) var shakeTrigger = 0
     private var errors = ErrorTransitionDetector()
+    /// The sentences, in the field's language.
+    public let text: ScreenText
 
-    /// Creates a field for a format.
-    public init(format: CodeFormat = .default) {
+    /// Creates a field for a format, speaking a language.
+    public init(format: CodeFormat = .default, language: TextLanguage = .english) {
         entry = CodeEntry(format: format)
+        text = ScreenText(language)
     }
 
     /// The normalised text, to write back to the caller's binding.
     public var value: String { entry.value }
 
+    /// The format the field fills.
+    public var format: CodeFormat { entry.format }
+
     /// Applies the hidden text field's new text; returns the code to hand to the completion, once.
     public mutating func edit(_ text: String) -> String? {
         entry.apply(text: text)
+        return afterEdit()
+    }
+
+    /// Applies an edit the text field asks for; returns what it did and the code to hand to the
+    /// completion, once.
+    public mutating func edit(_ edit: TextEdit) -> (outcome: TextEditOutcome, submission: String?) {
+        let outcome = entry.apply(edit)
+        guard outcome == .changed else { return (outcome, nil) }
+        return (outcome, afterEdit())
+    }
+
+    /// Changes the format when the caller passes a new one: a code of the old format is dropped.
+    public mutating func setFormat(_ format: CodeFormat) {
+        guard format != entry.format else { return }
+        entry = CodeEntry(format: format)
+        isInvalid = false
+        errors = ErrorTransitionDetector()
+    }
+
+    /// The field's accessibility value: the count, and "Code doesn't match." after a rejection (F10).
+    public var accessibilityValue: String {
+        let count = text.fieldValue(count: entry.value.count, format: entry.format)
+        return text.fieldValue(count, status: isInvalid ? text.codeRejected : nil)
+    }
+
+    private mutating func afterEdit() -> String? {
         if isInvalid, !entry.isRejected { isInvalid = false }
         return entry.takeSubmission()
     }

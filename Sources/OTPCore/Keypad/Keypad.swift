@@ -35,14 +35,17 @@ public enum KeypadKey: Sendable, Hashable, Identifiable {
         }
     }
 
-    /// What assistive technology reads for the key.
-    public var accessibilityLabel: String {
+    /// What assistive technology reads for the key, in English.
+    public var accessibilityLabel: String { accessibilityLabel(in: .english) }
+
+    /// What assistive technology reads for the key, in the language of `text`.
+    public func accessibilityLabel(in text: ScreenText) -> String {
         switch self {
         case .digit(let digit): String(digit)
-        case .accessory(.decimal): "Decimal point"
+        case .accessory(.decimal): text.decimalPointKey
         case .accessory(.biometric(let label, _)): label
         case .accessory(.none): ""
-        case .delete: "Delete"
+        case .delete: text.deleteKey
         }
     }
 

@@ -1,9 +1,14 @@
 /// The PIN pad's behaviour: dots over a keypad (UX P1).
 public struct PinPadState: Sendable, Hashable {
     /// The PIN's length, clamped to 4–8.
-    public let length: Int
+    public private(set) var length: Int
     /// Whether a biometric action was given; only then the biometric key appears.
-    public let biometric: KeypadAccessory
+    public private(set) var biometric: KeypadAccessory
+    /// The sentences, in the pad's language.
+    public let text: ScreenText
+    /// The last announcement for assistive technology: the count after each key, politely (P1).
+    public private(set) var announcement: Announcement?
+    private var serial = 0
     /// Whether the pad is turned off: dots dimmed, keys disabled.
     public var isDisabled = false
     private var input: KeypadInput
@@ -14,15 +19,45 @@ public struct PinPadState: Sendable, Hashable {
     public private(set) var isError = false
 
     /// Creates a pad; pass a biometric label and symbol only when a biometric action exists.
-    public init(length: Int = 6, biometricLabel: String? = nil, biometricImage: String = "faceid") {
-        self.length = min(max(length, CodeFormat.minimumLength), CodeFormat.maximumLength)
+    public init(
+        length: Int = 6, biometricLabel: String? = nil, biometricImage: String = "faceid",
+        language: TextLanguage = .english
+    ) {
+        self.length = Self.clamp(length)
         self.input = KeypadInput(maxLength: self.length)
-        if let biometricLabel {
-            biometric = .biometric(label: biometricLabel, systemImage: biometricImage)
-        } else {
-            biometric = .none
-        }
+        self.biometric = Self.accessory(label: biometricLabel, image: biometricImage)
+        self.text = ScreenText(language)
     }
+
+    /// Takes the caller's current length and biometric key, which may change after creation.
+    ///
+    /// A new length drops the digits entered (they belong to a PIN of the old length); a
+    /// new biometric key keeps them.
+    public mutating func configure(length: Int, biometricLabel: String?, biometricImage: String = "faceid") {
+        let length = Self.clamp(length)
+        if length != self.length {
+            self.length = length
+            input = KeypadInput(maxLength: length)
+        }
+        biometric = Self.accessory(label: biometricLabel, image: biometricImage)
+    }
+
+    private static func clamp(_ length: Int) -> Int {
+        min(max(length, CodeFormat.minimumLength), CodeFormat.maximumLength)
+    }
+
+    private static func accessory(label: String?, image: String) -> KeypadAccessory {
+        guard let label else { return .none }
+        return .biometric(label: label, systemImage: image)
+    }
+
+    /// What assistive technology reads for a key, in the pad's language.
+    public func accessibilityLabel(for key: KeypadKey) -> String {
+        key.accessibilityLabel(in: text)
+    }
+
+    /// The dots row's accessibility label, such as "Passcode".
+    public var dotsAccessibilityLabel: String { text.pinLabel }
 
     /// The digits entered.
     public var value: String { input.value }
@@ -34,7 +69,7 @@ public struct PinPadState: Sendable, Hashable {
     public var dots: [Bool] { (0..<length).map { $0 < input.value.count } }
 
     /// The dots row's accessibility value, such as "3 of 6 entered".
-    public var dotsAccessibilityValue: String { "\(input.value.count) of \(length) entered" }
+    public var dotsAccessibilityValue: String { text.pinValue(count: input.value.count, length: length) }
 
     /// Whether the delete key is enabled.
     public var isDeleteEnabled: Bool { !isDisabled && input.isDeleteEnabled }
@@ -62,7 +97,15 @@ public struct PinPadState: Sendable, Hashable {
             input.clear()
             setError(false)
         }
-        return input.press(key)
+        let outcome = input.press(key)
+        switch outcome {
+        case .changed, .completed:
+            serial += 1
+            announcement = Announcement(dotsAccessibilityValue, priority: .polite, serial: serial)
+        case .ignored, .biometric:
+            break
+        }
+        return outcome
     }
 
     /// Turns the error state on or off; returns whether the dots should shake now.

@@ -32,8 +32,22 @@ public enum Motion {
         reduceMotion ? [] : [MotionStep(value: 1.12, duration: 0.07), MotionStep(value: 1, duration: 0.1)]
     }
 
+    /// How the toast comes and goes (V6): sliding from the top edge while fading, or under
+    /// Reduce Motion only fading.
+    public static func toast(reduceMotion: Bool) -> ToastMotion {
+        reduceMotion ? .fade : .slideAndFade
+    }
+
     /// The whole length of a list of steps, in seconds.
     public static func duration(of steps: [MotionStep]) -> Double {
         steps.reduce(0) { $0 + $1.duration }
     }
+}
+
+/// How the toast appears and disappears.
+public enum ToastMotion: Sendable, Hashable {
+    /// Slides in from the top edge while fading in.
+    case slideAndFade
+    /// Only fades (Reduce Motion).
+    case fade
 }

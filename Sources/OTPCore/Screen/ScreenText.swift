@@ -1,66 +1,124 @@
-/// The screen's sentences (UX V1–V9), shared by the views, the terminal and the server's messages.
-public enum ScreenText {
+/// The screen's sentences (UX V1–V9) in one language, from ``StringCatalog``.
+///
+/// The views, the terminal and announcements take their text from a value of
+/// this type; the server's messages use ``english``, since the HTTP API's
+/// `message` stays English and clients translate from its `code`.
+public struct ScreenText: Sendable, Hashable {
+    /// The language of every sentence.
+    public let language: TextLanguage
+
+    /// Sentences in a language.
+    public init(_ language: TextLanguage = .english) {
+        self.language = language
+    }
+
+    /// Sentences in the catalog's language for a locale identifier ("de-DE", "ar_EG"), English if none.
+    public init(locale identifier: String) {
+        self.init(TextLanguage(identifier: identifier) ?? .english)
+    }
+
+    /// English sentences.
+    public static let english = ScreenText(.english)
+
+    /// The sentence for any key of the catalog.
+    public func string(_ key: TextKey, _ arguments: [String: TextArgument] = [:]) -> String {
+        StringCatalog.string(key, in: language, arguments)
+    }
+
     /// The screen's title (V1).
-    public static let title = "Enter the code"
+    public var title: String { string(.title) }
     /// The line above the masked destination (V1), such as "We sent a 6-digit code to".
-    public static func sentTo(_ format: CodeFormat) -> String {
-        let article = format.length == 8 ? "an" : "a"
-        return "We sent \(article) \(format.length)-\(format.kind == .digits ? "digit" : "character") code to"
+    public func sentTo(_ format: CodeFormat) -> String {
+        string(format.kind == .digits ? .sentToDigits : .sentToCharacters, ["length": .number(format.length)])
     }
+    /// Shown while the first code is being sent.
+    public var sendingCode: String { string(.sendingCode) }
     /// Shown and announced while a code is checked (V2).
-    public static let verifying = "Verifying…"
+    public var verifying: String { string(.verifying) }
     /// Shown and announced for a wrong code (V3): "Code doesn't match. 2 attempts left."
-    public static func incorrect(attemptsLeft: Int) -> String {
-        attemptsLeft == 1
-            ? "Code doesn't match. 1 attempt left."
-            : "Code doesn't match. \(attemptsLeft) attempts left."
-    }
+    public func incorrect(attemptsLeft: Int) -> String { string(.incorrect, ["count": .number(attemptsLeft)]) }
+    /// A code rejected by the app, in a field used on its own (F10).
+    public var codeRejected: String { string(.codeRejected) }
     /// Shown when the current code has no attempts left (V4).
-    public static let locked = "Too many attempts. Request a new code."
+    public var locked: String { string(.locked) }
     /// Shown for an expired code (V7).
-    public static let expired = "This code has expired."
+    public var expired: String { string(.expired) }
     /// Shown and announced for a right code (V8).
-    public static let verified = "Verified"
+    public var verified: String { string(.verified) }
     /// Shown when the server could not be reached (V9).
-    public static let networkFailure = "Couldn't reach the server. Try again."
+    public var networkFailure: String { string(.networkFailure) }
     /// The button that checks the same code again after a network failure (V9).
-    public static let tryAgain = "Try again"
+    public var tryAgain: String { string(.tryAgain) }
     /// The default label of the biometric key (P1).
-    public static let biometricLabel = "Use Face ID"
+    public var biometricLabel: String { string(.biometricLabel) }
     /// The toast after a resend (V6).
-    public static let newCodeSent = "New code sent"
+    public var newCodeSent: String { string(.newCodeSent) }
     /// The resend button while its countdown runs (V5), such as "Resend in 0:24".
-    public static func resendIn(seconds: Int) -> String {
-        "Resend in \(clock(seconds: seconds))"
-    }
+    public func resendIn(seconds: Int) -> String { string(.resendIn, ["time": .text(Self.clock(seconds: seconds))]) }
     /// The resend button when a resend is possible (V5).
-    public static let resendCode = "Resend code"
+    public var resendCode: String { string(.resendCode) }
     /// Announced once when a countdown ends (V5).
-    public static let resendAvailable = "You can request a new code"
+    public var resendAvailable: String { string(.resendAvailable) }
     /// Shown when a rate limit was reached.
-    public static func rateLimited(retryAfter seconds: Int) -> String {
-        "Too many tries. Try again in \(clock(seconds: seconds))."
+    public func rateLimited(retryAfter seconds: Int) -> String {
+        string(.rateLimited, ["time": .text(Self.clock(seconds: seconds))])
     }
     /// Shown when a new code could not be delivered.
-    public static let deliveryFailed = "Couldn't send a new code. Try again."
+    public var deliveryFailed: String { string(.deliveryFailed) }
     /// Shown when the verification has used every send.
-    public static let maxSendsReached = "No more codes can be sent. Start again later."
+    public var maxSendsReached: String { string(.maxSendsReached) }
     /// Shown when the verification was approved or canceled elsewhere.
-    public static let notPending = "This verification is no longer active."
+    public var notPending: String { string(.notPending) }
     /// Shown when no such verification exists.
-    public static let notFound = "This verification was not found."
+    public var notFound: String { string(.notFound) }
     /// Shown when a code does not have the format's length.
-    public static func invalidFormat(_ format: CodeFormat) -> String {
-        "Enter all \(format.length) \(format.unitNoun)."
+    public func invalidFormat(_ format: CodeFormat) -> String {
+        string(
+            format.kind == .digits ? .invalidFormatDigits : .invalidFormatCharacters,
+            ["length": .number(format.length)])
     }
     /// Shown when the destination was refused.
-    public static let invalidDestination = "Enter a phone number or email address."
+    public var invalidDestination: String { string(.invalidDestination) }
     /// Shown when the first code could not be sent.
-    public static let startFailed = "Couldn't send the code. Try again."
-    /// The suggestion bar's source label (S1).
-    public static let fromMessages = "From Messages"
+    public var startFailed: String { string(.startFailed) }
+    /// The suggestion bar's source label (S1), such as "From Messages".
+    public func suggestionSource(_ source: SuggestionSource) -> String {
+        switch source {
+        case .messages: string(.suggestionFromMessages)
+        case .mail: string(.suggestionFromMail)
+        case .notification: string(.suggestionFromNotification)
+        case .link: string(.suggestionFromLink)
+        }
+    }
+    /// The suggestion bar's accessibility label: the code and where it came from (S1).
+    public func suggestionLabel(code: String, source: SuggestionSource) -> String {
+        string(.suggestionLabel, ["code": .text(code), "source": .text(suggestionSource(source))])
+    }
     /// The code field's accessibility label (F10).
-    public static let fieldLabel = "Verification code"
+    public var fieldLabel: String { string(.fieldLabel) }
+    /// The code field's count, such as "3 of 6 digits" (F10); never the characters.
+    public func fieldValue(count: Int, format: CodeFormat) -> String {
+        string(
+            format.kind == .digits ? .fieldValueDigits : .fieldValueCharacters,
+            ["count": .number(count), "length": .number(format.length)])
+    }
+    /// The count followed by the screen's state, such as "6 of 6 digits, Code doesn't match. 2 attempts left." (F10).
+    public func fieldValue(_ value: String, status: String?) -> String {
+        guard let status, !status.isEmpty else { return value }
+        return string(.fieldValueWithStatus, ["value": .text(value), "status": .text(status)])
+    }
+    /// The PIN pad's accessibility label (P1).
+    public var pinLabel: String { string(.pinLabel) }
+    /// The PIN pad's count, such as "3 of 6 entered" (P1).
+    public func pinValue(count: Int, length: Int) -> String {
+        string(.pinValue, ["count": .number(count), "length": .number(length)])
+    }
+    /// The keypad's delete key (K1).
+    public var deleteKey: String { string(.keyDelete) }
+    /// The keypad's decimal point key (K1).
+    public var decimalPointKey: String { string(.keyDecimalPoint) }
+    /// The terminal screen's key hints.
+    public var terminalHints: String { string(.terminalHints) }
 
     /// Formats seconds as m:ss, such as `0:24` or `5:00`.
     public static func clock(seconds: Int) -> String {
@@ -68,4 +126,16 @@ public enum ScreenText {
         let rest = seconds % 60
         return "\(seconds / 60):\(rest < 10 ? "0" : "")\(rest)"
     }
+}
+
+/// Where a suggested code came from, named in the suggestion bar (S1).
+public enum SuggestionSource: String, Sendable, Hashable, CaseIterable {
+    /// A text message.
+    case messages
+    /// An email.
+    case mail
+    /// A push notification.
+    case notification
+    /// A link that carried the code.
+    case link
 }

@@ -23,6 +23,8 @@ public struct VerificationMachine: Sendable, Equatable {
     /// The pause between the characters of an accepted suggestion (S1).
     public static let suggestionStep: Duration = .milliseconds(60)
 
+    /// The sentences, in the screen's language.
+    public let text: ScreenText
     /// The code's format.
     public private(set) var format: CodeFormat
     /// What has been entered.
@@ -45,6 +47,8 @@ public struct VerificationMachine: Sendable, Equatable {
     public private(set) var announcements: [Announcement] = []
     /// A code the app knows was received, offered in the suggestion bar (S1).
     public private(set) var suggestion: String?
+    /// Where the suggested code came from, named in the suggestion bar (S1).
+    public private(set) var suggestionSource: SuggestionSource = .messages
     /// Whether a suggestion is being typed in.
     public private(set) var isTypingSuggestion = false
     /// Whether the code field has focus; the view reports it.
@@ -64,8 +68,9 @@ public struct VerificationMachine: Sendable, Equatable {
     private var resendAvailabilityAnnounced = false
     private var serial = 0
 
-    /// Creates a machine for a format, before any verification exists.
-    public init(format: CodeFormat = .default) {
+    /// Creates a machine for a format, before any verification exists, speaking a language.
+    public init(format: CodeFormat = .default, language: TextLanguage = .english) {
+        self.text = ScreenText(language)
         self.format = format
         self.entry = CodeEntry(format: format)
     }
@@ -106,11 +111,17 @@ public struct VerificationMachine: Sendable, Equatable {
         announcements.filter { $0.serial > serial }
     }
 
-    /// The code field's accessibility value, such as "3 of 6 digits" (F10).
-    public var accessibilityValue: String { entry.accessibilityValue }
+    /// The code field's accessibility value (F10): the count, then the state when there is one,
+    /// such as "6 of 6 digits, Code doesn't match. 2 attempts left."; never the characters.
+    public var accessibilityValue: String {
+        text.fieldValue(text.fieldValue(count: entry.value.count, format: format), status: statusMessage?.text)
+    }
+
+    /// Whether the keyboard should stay up: not once the code was verified (seed 003 unfocuses on complete).
+    public var keepsKeyboard: Bool { phase != .verified }
 
     /// The line under the title, such as "We sent a 6-digit code to" (V1).
-    public var sentToText: String { ScreenText.sentTo(format) }
+    public var sentToText: String { text.sentTo(format) }
 
     /// The masked destination the server returned (V1).
     public var destination: String { verification?.to ?? "" }
@@ -126,8 +137,8 @@ public struct VerificationMachine: Sendable, Equatable {
 
     /// The Resend button's label (V5): "Resend in 0:24" or "Resend code".
     public var resendLabel: String {
-        if let seconds = resendSecondsLeft { return ScreenText.resendIn(seconds: seconds) }
-        return ScreenText.resendCode
+        if let seconds = resendSecondsLeft { return text.resendIn(seconds: seconds) }
+        return text.resendCode
     }
 
     /// Whether the Resend button is shown at all: not once the code was verified (V8).
@@ -170,6 +181,20 @@ public struct VerificationMachine: Sendable, Equatable {
         return afterEdit()
     }
 
+    /// The code field asks to make an edit (a key at the caret, a paste, autofill, a delete,
+    /// an undo, marked text); the outcome says whether the field's text changed.
+    ///
+    /// While input is read-only (verifying, verified, locked, expired, a suggestion being
+    /// typed) every edit is refused, so the field goes back to the code and no stray key
+    /// arrives later.
+    public mutating func edit(_ edit: TextEdit, at now: Duration) -> (outcome: TextEditOutcome, effects: [Effect]) {
+        self.now = now
+        guard isInputEnabled else { return (.refused, []) }
+        let outcome = entry.apply(edit)
+        guard outcome == .changed else { return (outcome, []) }
+        return (outcome, afterEdit())
+    }
+
     /// The hidden text field delivered its whole new text.
     public mutating func setText(_ text: String, at now: Duration) -> [Effect] {
         self.now = now
@@ -186,11 +211,15 @@ public struct VerificationMachine: Sendable, Equatable {
         _ = afterEdit()
     }
 
-    /// The app learned a received code; the suggestion bar offers it (S1).
-    public mutating func offerSuggestion(_ code: String?) {
+    /// The app learned a received code; the suggestion bar offers it, naming its source (S1).
+    public mutating func offerSuggestion(_ code: String?, source: SuggestionSource = .messages) {
         let normalized = code.map { CodeNormalizer.normalize($0, for: format) }
         suggestion = normalized?.count == format.length ? normalized : nil
+        suggestionSource = source
     }
+
+    /// The suggestion bar's source label, such as "From Messages" (S1).
+    public var suggestionSourceText: String { text.suggestionSource(suggestionSource) }
 
     /// The user chose the suggestion: the owner types it in (S1).
     public mutating func acceptSuggestion(at now: Duration) -> [Effect] {
@@ -231,7 +260,7 @@ public struct VerificationMachine: Sendable, Equatable {
             adopt(verification, at: now, wallNow: wallNow)
             if verification.status == .approved {
                 resultPhase = .verified
-                show(ScreenText.verified, .success, announce: .assertive)
+                show(text.verified, .success, announce: .assertive)
                 haptic(.success)
                 return [.complete(verification)]
             }
@@ -240,34 +269,34 @@ public struct VerificationMachine: Sendable, Equatable {
         case .failure(.incorrectCode(let left)):
             setAttemptsLeft(left)
             if left > 0 {
-                reject(.invalid, ScreenText.incorrect(attemptsLeft: left))
+                reject(.invalid, text.incorrect(attemptsLeft: left))
             } else {
-                reject(.locked, ScreenText.locked)
+                reject(.locked, text.locked)
                 focusResendTrigger += 1
             }
         case .failure(.locked):
             setAttemptsLeft(0)
-            reject(.locked, ScreenText.locked)
+            reject(.locked, text.locked)
             focusResendTrigger += 1
         case .failure(.expired):
-            reject(.expired, ScreenText.expired)
+            reject(.expired, text.expired)
         case .failure(.invalidCodeFormat):
-            reject(.invalid, ScreenText.invalidFormat(format))
+            reject(.invalid, text.invalidFormat(format))
         case .failure(.notPending):
             resultPhase = .locked
             closeVerification()
-            show(ScreenText.notPending, .error, announce: .assertive)
+            show(text.notPending, .error, announce: .assertive)
         case .failure(.notFound):
             resultPhase = .locked
             closeVerification()
-            show(ScreenText.notFound, .error, announce: .assertive)
+            show(text.notFound, .error, announce: .assertive)
         case .failure(.rateLimited(let seconds)):
             canRetry = true
-            show(ScreenText.rateLimited(retryAfter: seconds), .error, announce: .assertive)
+            show(text.rateLimited(retryAfter: seconds), .error, announce: .assertive)
         case .failure(.networkFailure), .failure(.server), .failure(.deliveryFailed),
             .failure(.invalidDestination), .failure(.resendTooSoon), .failure(.maxSendsReached):
             canRetry = true
-            show(ScreenText.networkFailure, .error, announce: .assertive)
+            show(text.networkFailure, .error, announce: .assertive)
         }
         return []
     }
@@ -295,30 +324,30 @@ public struct VerificationMachine: Sendable, Equatable {
             statusMessage = nil
             canRetry = false
             serial += 1
-            toast = Toast(ScreenText.newCodeSent, serial: serial)
+            toast = Toast(text.newCodeSent, serial: serial)
             toastUntil = now + Self.toastDuration
-            announce(ScreenText.newCodeSent, .polite)
+            announce(text.newCodeSent, .polite)
         case .failure(.resendTooSoon(let seconds)):
             restartCountdown(at: now + .seconds(seconds))
         case .failure(.maxSendsReached):
             verification?.sendsLeft = 0
             resendAt = nil
-            show(ScreenText.maxSendsReached, .error, announce: .assertive)
+            show(text.maxSendsReached, .error, announce: .assertive)
         case .failure(.deliveryFailed):
-            show(ScreenText.deliveryFailed, .error, announce: .assertive)
+            show(text.deliveryFailed, .error, announce: .assertive)
         case .failure(.rateLimited(let seconds)):
             restartCountdown(at: now + .seconds(seconds))
-            show(ScreenText.rateLimited(retryAfter: seconds), .error, announce: .assertive)
+            show(text.rateLimited(retryAfter: seconds), .error, announce: .assertive)
         case .failure(.notPending):
             closeVerification()
             resultPhase = .locked
-            show(ScreenText.notPending, .error, announce: .assertive)
+            show(text.notPending, .error, announce: .assertive)
         case .failure(.notFound):
             closeVerification()
             resultPhase = .locked
-            show(ScreenText.notFound, .error, announce: .assertive)
+            show(text.notFound, .error, announce: .assertive)
         case .failure:
-            show(ScreenText.networkFailure, .error, announce: .assertive)
+            show(text.networkFailure, .error, announce: .assertive)
         }
     }
 
@@ -331,14 +360,12 @@ public struct VerificationMachine: Sendable, Equatable {
         }
         if let resendAt, now >= resendAt, !resendAvailabilityAnnounced {
             resendAvailabilityAnnounced = true
-            if isResendEnabled { announce(ScreenText.resendAvailable, .polite) }
+            if isResendEnabled { announce(text.resendAvailable, .polite) }
         }
         if let expiresAt, now >= expiresAt {
             switch phase {
             case .idle, .filling, .invalid:
-                resultPhase = .expired
-                entry.markRejected()
-                show(ScreenText.expired, .error, announce: .assertive)
+                reject(.expired, text.expired)
             default:
                 break
             }
@@ -378,7 +405,7 @@ public struct VerificationMachine: Sendable, Equatable {
         guard resultPhase == nil, let verification, let code = entry.takeSubmission() else { return [] }
         resultPhase = .verifying
         canRetry = false
-        show(ScreenText.verifying, .progress, announce: .polite)
+        show(text.verifying, .progress, announce: .polite)
         return [.check(id: verification.id, code: code)]
     }
 
@@ -447,11 +474,11 @@ public struct VerificationMachine: Sendable, Equatable {
 
     private func messageForStatusPhase(_ phase: VerificationPhase) -> StatusMessage {
         switch phase {
-        case .verified: StatusMessage(ScreenText.verified, role: .success)
-        case .expired: StatusMessage(ScreenText.expired, role: .error)
+        case .verified: StatusMessage(text.verified, role: .success)
+        case .expired: StatusMessage(text.expired, role: .error)
         case .locked where verification?.status == .canceled:
-            StatusMessage(ScreenText.notPending, role: .error)
-        default: StatusMessage(ScreenText.locked, role: .error)
+            StatusMessage(text.notPending, role: .error)
+        default: StatusMessage(text.locked, role: .error)
         }
     }
 

@@ -30,17 +30,19 @@ public final class VerificationModel {
     /// - Parameters:
     ///   - service: The server, or ``PreviewVerificationService``.
     ///   - format: The code's format until the server says otherwise.
+    ///   - language: The language of every sentence on the screen.
     ///   - clock: Drives countdowns, expiry, the toast and the suggestion fill.
     ///   - now: The wall time, used to turn the server's times into clock deadlines.
     ///   - onVerified: Called once with the server's result when the code is right (V8).
     public init<C: Clock>(
-        service: any VerificationService, format: CodeFormat = .default, clock: C,
+        service: any VerificationService, format: CodeFormat = .default, language: TextLanguage = .english,
+        clock: C,
         now: @escaping @Sendable () -> Date = { Date() },
         onVerified: @escaping @MainActor (Verification) -> Void = { _ in }
     ) where C.Duration == Duration {
         let origin = clock.now
         self.service = service
-        self.machine = VerificationMachine(format: format)
+        self.machine = VerificationMachine(format: format, language: language)
         self.elapsed = { origin.duration(to: clock.now) }
         self.sleepUntil = { deadline in
             try await clock.sleep(until: origin.advanced(by: deadline), tolerance: nil)
@@ -49,12 +51,15 @@ public final class VerificationModel {
         self.onVerified = onVerified
     }
 
-    /// Creates a model on the continuous clock and the system's wall time.
+    /// Creates a model on the continuous clock and the system's wall time, in the user's
+    /// preferred language among the catalog's (``TextLanguage/preferred``) unless one is given.
     public convenience init(
         service: any VerificationService, format: CodeFormat = .default,
+        language: TextLanguage = .preferred,
         onVerified: @escaping @MainActor (Verification) -> Void = { _ in }
     ) {
-        self.init(service: service, format: format, clock: ContinuousClock(), onVerified: onVerified)
+        self.init(
+            service: service, format: format, language: language, clock: ContinuousClock(), onVerified: onVerified)
     }
 
     isolated deinit {
@@ -98,18 +103,29 @@ public final class VerificationModel {
     public var hapticEvent: HapticEvent? { machine.hapticEvent }
     /// Announcements for assistive technology, oldest first.
     public var announcements: [Announcement] { machine.announcements }
+    /// The sentences, in the screen's language.
+    public var text: ScreenText { machine.text }
     /// The title (V1).
-    public var title: String { ScreenText.title }
+    public var title: String { machine.text.title }
     /// "We sent a 6-digit code to" (V1).
     public var sentToText: String { machine.sentToText }
     /// The masked destination (V1).
     public var destination: String { machine.destination }
     /// The field's accessibility label (F10).
-    public var accessibilityLabel: String { ScreenText.fieldLabel }
-    /// The field's accessibility value, such as "3 of 6 digits" (F10).
+    public var accessibilityLabel: String { machine.text.fieldLabel }
+    /// The field's accessibility value: the count and the state, such as
+    /// "6 of 6 digits, Code doesn't match. 2 attempts left." (F10).
     public var accessibilityValue: String { machine.accessibilityValue }
     /// The suggested code, when the bar is shown (S1).
     public var shownSuggestion: String? { machine.showsSuggestion ? machine.suggestion : nil }
+    /// Where the suggested code came from, such as "From Messages" (S1).
+    public var suggestionSourceText: String { machine.suggestionSourceText }
+    /// The suggestion bar's accessibility label, with the code and its source (S1).
+    public var suggestionAccessibilityLabel: String? {
+        shownSuggestion.map { machine.text.suggestionLabel(code: $0, source: machine.suggestionSource) }
+    }
+    /// Whether the keyboard should stay up; once the code is verified it goes away.
+    public var keepsKeyboard: Bool { machine.keepsKeyboard }
     /// Whether the last check may be retried by ``retry()``.
     public var canRetry: Bool { machine.canRetry }
     /// Whether cells show `•` instead of characters (F9).
@@ -137,10 +153,10 @@ public final class VerificationModel {
         } catch {
             let text: String
             switch error {
-            case .invalidDestination: text = ScreenText.invalidDestination
-            case .rateLimited(let seconds): text = ScreenText.rateLimited(retryAfter: seconds)
-            case .networkFailure: text = ScreenText.networkFailure
-            default: text = ScreenText.startFailed
+            case .invalidDestination: text = machine.text.invalidDestination
+            case .rateLimited(let seconds): text = machine.text.rateLimited(retryAfter: seconds)
+            case .networkFailure: text = machine.text.networkFailure
+            default: text = machine.text.startFailed
             }
             startFailure = StatusMessage(text, role: .error)
         }
@@ -156,6 +172,15 @@ public final class VerificationModel {
     /// A key or pasted text arrives at the end of the field.
     public func insert(_ text: String) {
         perform(machine.insert(text, at: elapsed()))
+    }
+
+    /// The code field asks to make an edit; returns whether it changed the code, was refused
+    /// (the field then shows ``codeText`` again) or is marked text still being composed.
+    @discardableResult
+    public func edit(_ edit: TextEdit) -> TextEditOutcome {
+        let (outcome, effects) = machine.edit(edit, at: elapsed())
+        perform(effects)
+        return outcome
     }
 
     /// The hidden text field's whole new text.
@@ -178,9 +203,10 @@ public final class VerificationModel {
         perform(machine.retry(at: elapsed()))
     }
 
-    /// Offers a received code in the suggestion bar, or withdraws it with `nil` (S1).
-    public func offerSuggestion(_ code: String?) {
-        machine.offerSuggestion(code)
+    /// Offers a received code in the suggestion bar, naming where it came from, or withdraws
+    /// it with `nil` (S1).
+    public func offerSuggestion(_ code: String?, source: SuggestionSource = .messages) {
+        machine.offerSuggestion(code, source: source)
     }
 
     /// The suggestion bar was chosen: the code is typed in digit by digit, then submitted (S1).

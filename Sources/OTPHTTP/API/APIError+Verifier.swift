@@ -11,45 +11,45 @@ extension APIError {
         let attemptsLeft = error.attemptsLeft
         switch error.kind {
         case .notFound:
-            self.init(code: .notFound, message: ScreenText.notFound)
+            self.init(code: .notFound, message: ScreenText.english.notFound)
         case .notPending:
-            self.init(code: .notPending, message: ScreenText.notPending)
+            self.init(code: .notPending, message: ScreenText.english.notPending)
         case .expired:
-            self.init(code: .expired, message: ScreenText.expired, attemptsLeft: attemptsLeft ?? 0)
+            self.init(code: .expired, message: ScreenText.english.expired, attemptsLeft: attemptsLeft ?? 0)
         case .locked:
-            self.init(code: .locked, message: ScreenText.locked, attemptsLeft: 0)
+            self.init(code: .locked, message: ScreenText.english.locked, attemptsLeft: 0)
         case .incorrectCode:
             let left = attemptsLeft ?? 0
             self.init(
                 code: .incorrectCode,
-                message: left > 0 ? ScreenText.incorrect(attemptsLeft: left) : ScreenText.locked,
+                message: left > 0 ? ScreenText.english.incorrect(attemptsLeft: left) : ScreenText.english.locked,
                 attemptsLeft: left)
         case .invalidCodeFormat:
             let format = error.codeFormat ?? CodeFormat(length: 6)
             self.init(
-                code: .invalidCodeFormat, message: ScreenText.invalidFormat(format),
+                code: .invalidCodeFormat, message: ScreenText.english.invalidFormat(format),
                 attemptsLeft: attemptsLeft)
         case .rateLimited:
             let seconds = Self.retrySeconds(error.retryAfter)
             self.init(
-                code: .rateLimited, message: ScreenText.rateLimited(retryAfter: seconds),
+                code: .rateLimited, message: ScreenText.english.rateLimited(retryAfter: seconds),
                 attemptsLeft: attemptsLeft, retryAfter: seconds)
         case .resendTooSoon:
             let seconds = Self.retrySeconds(error.retryAfter)
             self.init(
-                code: .resendTooSoon, message: ScreenText.resendIn(seconds: seconds), retryAfter: seconds)
+                code: .resendTooSoon, message: ScreenText.english.resendIn(seconds: seconds), retryAfter: seconds)
         case .maxSendsReached:
             // The seconds until the current code expires, which may be none.
             let milliseconds = error.retryAfter.map(StoreTime.milliseconds) ?? 0
             self.init(
-                code: .maxSendsReached, message: ScreenText.maxSendsReached,
+                code: .maxSendsReached, message: ScreenText.english.maxSendsReached,
                 retryAfter: Int(max(0, (milliseconds + 999) / 1000)))
         case .deliveryFailed:
             self.init(
                 code: .deliveryFailed,
-                message: error.step == .resend ? ScreenText.deliveryFailed : ScreenText.startFailed)
+                message: error.step == .resend ? ScreenText.english.deliveryFailed : ScreenText.english.startFailed)
         case .invalidDestination:
-            self.init(code: .invalidDestination, message: ScreenText.invalidDestination)
+            self.init(code: .invalidDestination, message: ScreenText.english.invalidDestination)
         case .destinationChannelMismatch:
             self.init(
                 code: .channelNotSupported,

@@ -1,0 +1,36 @@
+/// How a platform text field under the code cells and the code stay one (UX F1, F3–F5).
+///
+/// The SwiftUI field's UIKit delegate follows these rules, and the tests drive a
+/// model of a UIKit text field through the same functions:
+///
+/// - Every edit the field asks for goes to the code (``CodeEntry/apply(_:)``
+///   through the screen or the field on its own), and the field is told no; the
+///   owner then sets the field's text to the code and puts the caret at the end.
+///   So the field never holds a character the code refused, and the next edit's
+///   range is never ambiguous.
+/// - Only marked text being composed (a Japanese or Chinese keyboard) is let
+///   through, so the keyboard can compose; the code changes when it is committed.
+/// - A change the field makes without asking (undo, a committed composition,
+///   dictation) is turned into the edit from the code to the field's new text.
+public enum CodeTextFieldRules {
+    /// What the field's delegate answers for an edit it is asked about.
+    ///
+    /// - Parameters:
+    ///   - edit: The range and replacement the field asks about.
+    ///   - isComposing: Whether the field holds marked text now.
+    ///   - apply: Hands the edit to the code and says what happened.
+    /// - Returns: Whether the field may apply the edit itself: only for marked text.
+    public static func shouldChange(
+        _ edit: TextEdit, isComposing: Bool, apply: (TextEdit) -> TextEditOutcome
+    ) -> Bool {
+        if isComposing { return true }
+        return apply(edit) == .composing
+    }
+
+    /// The edit to hand to the code after the field changed its own text, or `nil` when there
+    /// is nothing to hand over (no difference, or marked text still being composed).
+    public static func editAfterChange(fieldText: String, isComposing: Bool, code: String) -> TextEdit? {
+        guard !isComposing else { return nil }
+        return TextEdit.difference(from: code, to: fieldText)
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+/// One sentence of the catalog in one language: fixed text, or forms chosen by a number.
+///
+/// Placeholders are written `{name}` and filled from the arguments given to
+/// ``StringCatalog/string(_:in:_:)``.
+public enum CatalogEntry: Sendable, Hashable {
+    /// The same text for every number.
+    case text(String)
+    /// Forms chosen by the plural category of the argument `on`; `exact` forms take
+    /// precedence for the numbers they name (as ICU's `=8`), and `.other` must be present.
+    case plural(on: String, forms: [PluralCategory: String], exact: [Int: String] = [:])
+
+    /// Every text this entry can produce.
+    public var texts: [String] {
+        switch self {
+        case .text(let text): [text]
+        case .plural(_, let forms, let exact): Array(forms.values) + Array(exact.values)
+        }
+    }
+}
+
+/// A value filling a placeholder.
+public enum TextArgument: Sendable, Hashable, ExpressibleByIntegerLiteral, ExpressibleByStringLiteral {
+    /// A whole number; it also chooses a plural form.
+    case number(Int)
+    /// Text put in as it is.
+    case text(String)
+
+    /// Creates a number argument.
+    public init(integerLiteral value: Int) { self = .number(value) }
+    /// Creates a text argument.
+    public init(stringLiteral value: String) { self = .text(value) }
+
+    var rendered: String {
+        switch self {
+        case .number(let number): String(number)
+        case .text(let text): text
+        }
+    }
+}
+
+/// The screen's sentences in every language the kit ships: English, German, Arabic, Japanese.
+///
+/// Each language is a table from ``TextKey`` to ``CatalogEntry``, with plural
+/// forms by CLDR category. A key missing in a language falls back to English;
+/// the tests require every key in every language, with the same placeholders.
+public enum StringCatalog {
+    /// The table of a language.
+    public static func table(_ language: TextLanguage) -> [TextKey: CatalogEntry] {
+        switch language {
+        case .english: english
+        case .german: german
+        case .arabic: arabic
+        case .japanese: japanese
+        }
+    }
+
+    /// The sentence for a key in a language, placeholders filled and the plural form chosen.
+    public static func string(_ key: TextKey, in language: TextLanguage, _ arguments: [String: TextArgument] = [:])
+        -> String
+    {
+        let entry = table(language)[key] ?? english[key] ?? .text(key.rawValue)
+        let template: String
+        switch entry {
+        case .text(let text):
+            template = text
+        case .plural(let selector, let forms, let exact):
+            let number: Int
+            if case .number(let value) = arguments[selector] { number = value } else { number = 0 }
+            template =
+                exact[number] ?? forms[language.pluralCategory(number)] ?? forms[.other] ?? ""
+        }
+        return fill(template, arguments)
+    }
+
+    /// The placeholder names in a text, in order of appearance.
+    public static func placeholders(in text: String) -> [String] {
+        var names: [String] = []
+        var rest = text[...]
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            names.append(String(rest[rest.index(after: open)..<close]))
+            rest = rest[rest.index(after: close)...]
+        }
+        return names
+    }
+
+    private static func fill(_ template: String, _ arguments: [String: TextArgument]) -> String {
+        guard template.contains("{") else { return template }
+        var result = template
+        for (name, value) in arguments {
+            result = result.replacingOccurrences(of: "{\(name)}", with: value.rendered)
+        }
+        return result
+    }
+}

@@ -1,0 +1,83 @@
+/// The name of every sentence a user reads or hears; its placeholders are listed with it.
+public enum TextKey: String, Sendable, Hashable, CaseIterable, Codable {
+    /// The screen's title (V1).
+    case title
+    /// The line above the destination for a digit code (V1). `{length}` (plural).
+    case sentToDigits
+    /// The line above the destination for a code of letters and digits (V1). `{length}` (plural).
+    case sentToCharacters
+    /// Shown while the first code is being sent.
+    case sendingCode
+    /// Shown and announced while a code is checked (V2).
+    case verifying
+    /// A wrong code (V3). `{count}` (plural): attempts left.
+    case incorrect
+    /// A code the app rejected, in a field used on its own (F10).
+    case codeRejected
+    /// No attempts left (V4).
+    case locked
+    /// The code expired (V7).
+    case expired
+    /// The code was right (V8).
+    case verified
+    /// The server could not be reached (V9).
+    case networkFailure
+    /// The button that checks the same code again (V9).
+    case tryAgain
+    /// The default label of the biometric key (P1).
+    case biometricLabel
+    /// The toast after a resend (V6).
+    case newCodeSent
+    /// The resend button counting down (V5). `{time}`, such as 0:24.
+    case resendIn
+    /// The resend button when a resend is possible (V5).
+    case resendCode
+    /// Announced once when the countdown ends (V5).
+    case resendAvailable
+    /// A rate limit was reached. `{time}`, such as 0:24.
+    case rateLimited
+    /// A new code could not be delivered.
+    case deliveryFailed
+    /// Every send was used.
+    case maxSendsReached
+    /// The verification was approved or canceled elsewhere.
+    case notPending
+    /// No such verification.
+    case notFound
+    /// A digit code of the wrong length. `{length}` (plural).
+    case invalidFormatDigits
+    /// A code of letters and digits of the wrong length. `{length}` (plural).
+    case invalidFormatCharacters
+    /// The destination was refused.
+    case invalidDestination
+    /// The first code could not be sent.
+    case startFailed
+    /// The suggestion bar's source for a code from Messages (S1).
+    case suggestionFromMessages
+    /// The suggestion bar's source for a code from Mail (S1).
+    case suggestionFromMail
+    /// The suggestion bar's source for a code from a notification (S1).
+    case suggestionFromNotification
+    /// The suggestion bar's source for a code from a link (S1).
+    case suggestionFromLink
+    /// The suggestion bar's accessibility label. `{source}` (one of the four above), `{code}`.
+    case suggestionLabel
+    /// The code field's accessibility label (F10).
+    case fieldLabel
+    /// The code field's accessibility value for digits (F10). `{count}`, `{length}` (plural).
+    case fieldValueDigits
+    /// The code field's accessibility value for letters and digits (F10). `{count}`, `{length}` (plural).
+    case fieldValueCharacters
+    /// The field's value followed by the screen's state (F10). `{value}`, `{status}`.
+    case fieldValueWithStatus
+    /// The PIN pad's dots, as assistive technology names them (P1).
+    case pinLabel
+    /// The PIN pad's dots' value, announced after each key (P1). `{count}`, `{length}` (plural).
+    case pinValue
+    /// The keypad's delete key (K1).
+    case keyDelete
+    /// The keypad's decimal point key (K1).
+    case keyDecimalPoint
+    /// The terminal screen's key hints.
+    case terminalHints
+}
