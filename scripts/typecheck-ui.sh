@@ -1,18 +1,26 @@
 #!/usr/bin/env bash
 # Type-checks the SwiftUI views (Sources/OTPUI) and the example app on Linux.
 #
-# SwiftUI does not exist on Linux, so the views are checked against a stub
-# module named SwiftUI (Stubs/SwiftUI) whose declarations are copied from
-# Apple's documentation:
-#   1. build OTPCore, the stub and the #Preview macro plugin;
+# SwiftUI and UIKit do not exist on Linux, so the views are checked against
+# stub modules named UIKit (Stubs/UIKit) and SwiftUI (Stubs/SwiftUI, which
+# imports the UIKit stub) whose declarations are copied from Apple's
+# documentation. With both stubs, code inside `#if canImport(UIKit)` is
+# type-checked too:
+#   1. build OTPCore, the UIKit stub, the SwiftUI stub and the #Preview macro
+#      plugin;
 #   2. check that OTPUI compiles to nothing without SwiftUI (the Linux build);
-#   3. type-check every OTPUI source against the stub, in Swift 6 mode,
+#   3. type-check every OTPUI source against the stubs, in Swift 6 mode,
 #      warnings as errors, #Previews included;
-#   4. type-check the example app against OTPUI, OTPClient and the stub;
+#   4. type-check the example app against OTPUI, OTPClient and the stubs;
 #   5. show the check bites: apply each mutation in Tests/UITypecheck/broken
 #      to a copy of a real view file and require the type-check to reject it
 #      with the expected diagnostic.
 # Exits non-zero on any failure. Needs only the Swift toolchain.
+#
+# TYPECHECK_UI_MODULES_OUT=<dir> copies the built stub modules, OTPCore and the
+# #Preview plugin there after step 1, to type-check other files against them:
+#   swiftc -typecheck -swift-version 6 -parse-as-library -I <dir> \
+#       -load-plugin-library <dir>/libPreviewsMacros.so File.swift
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,11 +56,13 @@ step() {
 }
 
 mapfile -t stub_files < <(find Stubs/SwiftUI -maxdepth 1 -name '*.swift' | sort)
+mapfile -t uikit_stub_files < <(find Stubs/UIKit -maxdepth 1 -name '*.swift' | sort)
 mapfile -t core_sources < <(find Sources/OTPCore -name '*.swift' | sort)
 mapfile -t ui_sources < <(find Sources/OTPUI -name '*.swift' | sort)
 mapfile -t client_sources < <(find Sources/OTPClient -name '*.swift' 2>/dev/null | sort)
 mapfile -t example_sources < <(find Examples -name '*.swift' 2>/dev/null | sort)
 [ ${#ui_sources[@]} -gt 0 ] || fail "no sources in Sources/OTPUI"
+[ ${#uikit_stub_files[@]} -gt 0 ] || fail "no sources in Stubs/UIKit"
 
 # Every OTPUI file must be wholly inside `#if canImport(SwiftUI)`, so the module is empty on Linux.
 for file in "${ui_sources[@]}"; do
@@ -62,14 +72,21 @@ for file in "${ui_sources[@]}"; do
         fail "$file is not wholly inside #if canImport(SwiftUI) ... #endif"
 done
 
-# 1. Modules: OTPCore, and (in parallel) the #Preview plugin and the SwiftUI stub.
+# 1. Modules: OTPCore, and (in parallel) the #Preview plugin, the UIKit stub and
+#    the SwiftUI stub, which imports the UIKit stub (so both land in $work/ui,
+#    which steps 3 to 5 search and step 2 does not). The UIKit stub is built with
+#    library evolution so that its enums, like UIKit's NS_ENUMs, are not frozen:
+#    a switch over one needs `@unknown default`, as on iOS. (Its log then warns
+#    that Foundation was built without library evolution; nothing ever links it.)
 mkdir -p "$work/core" "$work/ui"
 plugin=(-load-plugin-library "$work/libPreviewsMacros.so")
 build_stub() {
     "$swiftc" -emit-library -module-name PreviewsMacros -I "$host_libs" -L "$host_libs" -lSwiftSyntax \
         -lSwiftSyntaxMacros Stubs/SwiftUI/PreviewsMacros/SwiftUIView.swift -o "$work/libPreviewsMacros.so" &&
-        "$swiftc" -emit-module -wmo -module-name SwiftUI -swift-version 6 -parse-as-library "${plugin[@]}" \
-            Stubs/SwiftUI/*.swift -emit-module-path "$work/ui/SwiftUI.swiftmodule"
+        "$swiftc" -emit-module -wmo -module-name UIKit -swift-version 6 -parse-as-library -enable-library-evolution \
+            "${uikit_stub_files[@]}" -emit-module-path "$work/ui/UIKit.swiftmodule" &&
+        "$swiftc" -emit-module -wmo -module-name SwiftUI -swift-version 6 -parse-as-library -I "$work/ui" \
+            "${plugin[@]}" Stubs/SwiftUI/*.swift -emit-module-path "$work/ui/SwiftUI.swiftmodule"
 }
 build_stub >"$work/stub.log" 2>&1 &
 stub_job=$!
@@ -77,31 +94,37 @@ step "build OTPCore" "$swiftc" -emit-module -wmo -module-name OTPCore -swift-ver
     "${core_sources[@]}" -emit-module-path "$work/core/OTPCore.swiftmodule"
 wait "$stub_job" || {
     cat "$work/stub.log" >&2
-    fail "build the SwiftUI stub and the #Preview plugin"
+    fail "build the UIKit and SwiftUI stubs and the #Preview plugin"
 }
 cp "$work"/core/OTPCore.swiftmodule "$work/ui/"
-say "built OTPCore (${#core_sources[@]} files), the SwiftUI stub (${#stub_files[@]} files) and the #Preview plugin"
+say "built OTPCore (${#core_sources[@]} files), the UIKit stub (${#uikit_stub_files[@]} files)," \
+    "the SwiftUI stub (${#stub_files[@]} files) and the #Preview plugin"
+if [ -n "${TYPECHECK_UI_MODULES_OUT:-}" ]; then
+    mkdir -p "$TYPECHECK_UI_MODULES_OUT"
+    cp "$work"/ui/*.swiftmodule "$work/libPreviewsMacros.so" "$TYPECHECK_UI_MODULES_OUT/"
+    say "copied the stub modules, OTPCore and the #Preview plugin to $TYPECHECK_UI_MODULES_OUT"
+fi
 
-# 2. Without SwiftUI (as on Linux) OTPUI must compile to nothing.
+# 2. Without SwiftUI or UIKit (as on Linux) OTPUI must compile to nothing: only OTPCore is on the path.
 step "OTPUI without SwiftUI" "$swiftc" -typecheck -wmo -swift-version 6 -parse-as-library -I "$work/core" \
     "${ui_sources[@]}"
 
-# 3. OTPUI against the stub; building its module type-checks every body.
+# 3. OTPUI against the stubs; building its module type-checks every body.
 typecheck_ui() {
     "$swiftc" -typecheck -wmo -swift-version 6 -parse-as-library -warnings-as-errors -I "$work/ui" "${plugin[@]}" "$@"
 }
 step "type-check OTPUI" "$swiftc" -emit-module -wmo -module-name OTPUI -swift-version 6 -parse-as-library \
     -warnings-as-errors -I "$work/ui" "${plugin[@]}" "${ui_sources[@]}" -emit-module-path "$work/ui/OTPUI.swiftmodule"
-say "OTPUI: ${#ui_sources[@]} files type-checked against the stub, no errors or warnings"
+say "OTPUI: ${#ui_sources[@]} files type-checked against the stubs, no errors or warnings"
 
-# 4. The example app, against OTPUI, OTPClient and the stub.
+# 4. The example app, against OTPUI, OTPClient and the stubs.
 if [ ${#example_sources[@]} -gt 0 ]; then
     if [ ${#client_sources[@]} -gt 0 ]; then
         step "build OTPClient" "$swiftc" -emit-module -wmo -module-name OTPClient -swift-version 6 -parse-as-library \
             -I "$work/core" "${client_sources[@]}" -emit-module-path "$work/ui/OTPClient.swiftmodule"
     fi
     step "type-check Examples" typecheck_ui "${example_sources[@]}"
-    say "Examples: ${#example_sources[@]} files type-checked against OTPUI, OTPClient and the stub"
+    say "Examples: ${#example_sources[@]} files type-checked against OTPUI, OTPClient and the stubs"
 fi
 
 # 5. Broken copies must be rejected, for the expected reason. Each copy is the

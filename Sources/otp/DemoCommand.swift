@@ -37,7 +37,8 @@ enum DemoCommand {
         ) { text throws(UsageError) -> TextLanguage in
             guard let language = TextLanguage(identifier: text) else {
                 let known = TextLanguage.allCases.map(\.rawValue).joined(separator: ", ")
-                throw UsageError("--locale must be one of \(known) (a region such as de-CH is fine), not \(text)")
+                throw UsageError(
+                    "--locale must be one of \(known) (a region such as de-CH is fine), not \(text)")
             }
             return language
         }

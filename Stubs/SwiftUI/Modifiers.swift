@@ -64,6 +64,15 @@ extension View {
     // (the `CGFloat` overload)
     nonisolated public func scaleEffect(_ s: CGFloat, anchor: UnitPoint = .center) -> some View { self }
 
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/background(alignment:content:)>.
+    // (the page writes `@ContentBuilder`, Xcode 27's spelling; the iOS 17 SDK's is `@ViewBuilder`)
+    @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
+    nonisolated public func background<V>(
+        alignment: Alignment = .center, @ViewBuilder content: () -> V
+    )
+        -> some View where V: View
+    { self }
+
     /// Declared as on <https://developer.apple.com/documentation/swiftui/view/background(_:in:fillstyle:)-89n7j>.
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
     nonisolated public func background<S, T>(
@@ -88,6 +97,17 @@ extension View {
         alignment: Alignment = .center, @ViewBuilder content: () -> V
     ) -> some View
     where V: View {
+        self
+    }
+
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/safeareainset(edge:alignment:spacing:content:)-4s51l>.
+    // (the `VerticalEdge` overload) The page shows `@ContentBuilder` (Xcode 27); the iOS 17 SDK
+    // spells it `@ViewBuilder`.
+    @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
+    nonisolated public func safeAreaInset<V>(
+        edge: VerticalEdge, alignment: HorizontalAlignment = .center, spacing: CGFloat? = nil,
+        @ViewBuilder content: () -> V
+    ) -> some View where V: View {
         self
     }
 

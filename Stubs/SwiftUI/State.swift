@@ -224,6 +224,21 @@ public struct EnvironmentValues: CustomStringConvertible {
         set { self[LayoutDirectionKey.self] = newValue }
     }
 
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/environmentvalues/dynamictypesize>.
+    @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
+    public var dynamicTypeSize: DynamicTypeSize {
+        get { self[DynamicTypeSizeKey.self] }
+        set { self[DynamicTypeSizeKey.self] = newValue }
+    }
+
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/environmentvalues/horizontalsizeclass>.
+    // The page also shows `@backDeployed(before: macOS 14.0, tvOS 17.0, watchOS 10.0)`, which only
+    // affects code generation (see README.md).
+    public var horizontalSizeClass: UserInterfaceSizeClass? {
+        get { self[HorizontalSizeClassKey.self] }
+        set { self[HorizontalSizeClassKey.self] = newValue }
+    }
+
     /// Declared as on <https://developer.apple.com/documentation/swiftui/environmentvalues/isenabled>.
     public var isEnabled: Bool {
         get { self[IsEnabledKey.self] }
@@ -241,6 +256,14 @@ private enum LayoutDirectionKey: EnvironmentKey {
 
 private enum IsEnabledKey: EnvironmentKey {
     static let defaultValue = true
+}
+
+private enum DynamicTypeSizeKey: EnvironmentKey {
+    static let defaultValue = DynamicTypeSize.large
+}
+
+private enum HorizontalSizeClassKey: EnvironmentKey {
+    static let defaultValue: UserInterfaceSizeClass? = nil
 }
 
 /// Declared as on <https://developer.apple.com/documentation/swiftui/environment>.
@@ -271,4 +294,45 @@ public enum LayoutDirection: Hashable, CaseIterable, Sendable {
     case leftToRight
     /// Declared as on <https://developer.apple.com/documentation/swiftui/layoutdirection/righttoleft>.
     case rightToLeft
+}
+
+/// Declared as on <https://developer.apple.com/documentation/swiftui/dynamictypesize>.
+// `enum DynamicTypeSize`: `CaseIterable`, `Comparable`, `Hashable`, `Sendable`. The cases are in
+// the page's order, smallest to largest, which is the order `Comparable` compares them in.
+@available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
+public enum DynamicTypeSize: Hashable, Comparable, CaseIterable, Sendable {
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/dynamictypesize/xsmall>.
+    case xSmall
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/dynamictypesize/small>.
+    case small
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/dynamictypesize/medium>.
+    case medium
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/dynamictypesize/large>.
+    case large
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/dynamictypesize/xlarge>.
+    case xLarge
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/dynamictypesize/xxlarge>.
+    case xxLarge
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/dynamictypesize/xxxlarge>.
+    case xxxLarge
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/dynamictypesize/accessibility1>.
+    case accessibility1
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/dynamictypesize/accessibility2>.
+    case accessibility2
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/dynamictypesize/accessibility3>.
+    case accessibility3
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/dynamictypesize/accessibility4>.
+    case accessibility4
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/dynamictypesize/accessibility5>.
+    case accessibility5
+}
+
+/// Declared as on <https://developer.apple.com/documentation/swiftui/userinterfacesizeclass>.
+// `enum UserInterfaceSizeClass`; the stub declares `Hashable` and `Sendable`.
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+public enum UserInterfaceSizeClass: Hashable, Sendable {
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/userinterfacesizeclass/compact>.
+    case compact
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/userinterfacesizeclass/regular>.
+    case regular
 }

@@ -72,6 +72,14 @@ public struct Font: Hashable, Sendable {
         Font(name: "system")
     }
 
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/font/system(size:weight:design:)-697b2>.
+    // (the iOS 16 overload with optional `weight` and `design`; the iOS 13 overload,
+    // .../font/system(size:weight:design:)-73a88, is not declared)
+    @available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, *)
+    public static func system(size: CGFloat, weight: Font.Weight? = nil, design: Font.Design? = nil) -> Font {
+        Font(name: "system")
+    }
+
     /// Declared as on <https://developer.apple.com/documentation/swiftui/font/weight(_:)>.
     public func weight(_ weight: Font.Weight) -> Font { self }
 

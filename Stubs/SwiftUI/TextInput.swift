@@ -1,9 +1,10 @@
 // Text input traits. On Apple's SDKs the keyboard type and the content type take
-// UIKit (iOS) or AppKit (macOS) types, so they are declared, like there, inside
-// `#if os(iOS)` / `#elseif os(macOS)`. A Linux type-check never compiles these
-// branches; see README.md.
+// UIKit (iOS) or AppKit (macOS) types, so they are declared inside
+// `#if canImport(UIKit)` / `#elseif os(macOS)`. On Linux the UIKit branch is
+// compiled against the UIKit stub (Stubs/UIKit); the AppKit branch never is.
+// See README.md.
 
-#if os(iOS)
+#if canImport(UIKit)
     import UIKit
 
     @available(iOS 13.0, tvOS 13.0, *)

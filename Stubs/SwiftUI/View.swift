@@ -104,3 +104,12 @@ nonisolated public struct EmptyView: View {
 extension Optional: View where Wrapped: View {
     public var body: EmptyView { EmptyView() }
 }
+
+/// Declared as on <https://developer.apple.com/documentation/swift/never>.
+// SwiftUI's `extension Never: View` (with `Body == Never`): what lets primitive views and
+// representables (`UIViewRepresentable: View where Self.Body == Never`) satisfy `Body: View`. The
+// stored copy of the page shows only the standard library's declaration.
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+extension Never: View {
+    public var body: Never { self }
+}

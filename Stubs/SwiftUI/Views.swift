@@ -204,3 +204,28 @@ extension ForEach where Content: View {
         self.content = content
     }
 }
+
+/// Declared as on <https://developer.apple.com/documentation/swiftui/geometryreader>.
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+nonisolated public struct GeometryReader<Content>: View where Content: View {
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/geometryreader/content>.
+    public var content: (GeometryProxy) -> Content
+
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/geometryreader/init(content:)>.
+    // The page shows `@ContentBuilder` (Xcode 27); the iOS 17 SDK spells it `@ViewBuilder`.
+    nonisolated public init(@ViewBuilder content: @escaping (GeometryProxy) -> Content) {
+        self.content = content
+    }
+
+    public var body: EmptyView { EmptyView() }
+}
+
+/// Declared as on <https://developer.apple.com/documentation/swiftui/geometryproxy>.
+// Only SwiftUI creates one; it has no public initializer.
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+public struct GeometryProxy {
+    private let containerSize: CGSize
+
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/geometryproxy/size>.
+    public var size: CGSize { containerSize }
+}

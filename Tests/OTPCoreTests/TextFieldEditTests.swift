@@ -345,18 +345,21 @@ final class FieldHarness {
     @Test("the difference between two texts is the smallest edit, and applying it gives the new text")
     func difference() throws {
         #expect(TextEdit.difference(from: "482", to: "482") == nil)
-        #expect(TextEdit.difference(from: "482019", to: "7482019") == TextEdit(range: 0..<0, replacement: "7"))
+        #expect(
+            TextEdit.difference(from: "482019", to: "7482019") == TextEdit(range: 0..<0, replacement: "7"))
         #expect(TextEdit.difference(from: "4820", to: "450") == TextEdit(range: 1..<3, replacement: "5"))
         #expect(TextEdit.difference(from: "48201", to: "4201") == TextEdit(range: 1..<2, replacement: ""))
         var generator = SplitMix64(seed: 11)
         let alphabet = Array("0123456789a８")
         for _ in 0..<2_000 {
-            let old = String((0..<Int.random(in: 0...8, using: &generator)).map { _ in
-                alphabet.randomElement(using: &generator)!
-            })
-            let new = String((0..<Int.random(in: 0...8, using: &generator)).map { _ in
-                alphabet.randomElement(using: &generator)!
-            })
+            let old = String(
+                (0..<Int.random(in: 0...8, using: &generator)).map { _ in
+                    alphabet.randomElement(using: &generator)!
+                })
+            let new = String(
+                (0..<Int.random(in: 0...8, using: &generator)).map { _ in
+                    alphabet.randomElement(using: &generator)!
+                })
             let edit = TextEdit.difference(from: old, to: new)
             #expect((edit?.applied(to: old) ?? old) == new, "\(old) → \(new)")
         }
@@ -380,7 +383,8 @@ final class FieldHarness {
         arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
     func property(seed: UInt64) {
         var generator = SplitMix64(seed: seed)
-        let format = seed.isMultiple(of: 2) ? CodeFormat(length: 6) : CodeFormat(length: 4, kind: .alphanumeric)
+        let format =
+            seed.isMultiple(of: 2) ? CodeFormat(length: 6) : CodeFormat(length: 4, kind: .alphanumeric)
         let harness = FieldHarness(format: format)
         let keys = format.kind == .digits ? Array("0123456789a-８ ") : Array("0123456789abXZ-")
         // Every format character the user put in, in order; a submission must be drawn from them.
@@ -406,13 +410,15 @@ final class FieldHarness {
             case 65..<68:
                 harness.field.deleteForward()
             case 68..<73:
-                let paste = String((0..<Int.random(in: 1...9, using: &generator)).map { _ in
-                    keys.randomElement(using: &generator)!
-                })
+                let paste = String(
+                    (0..<Int.random(in: 1...9, using: &generator)).map { _ in
+                        keys.randomElement(using: &generator)!
+                    })
                 record(paste)
                 harness.field.insert(paste)
             case 73..<76:
-                let code = String((0..<format.length).map { _ in "0123456789".randomElement(using: &generator)! })
+                let code = String(
+                    (0..<format.length).map { _ in "0123456789".randomElement(using: &generator)! })
                 record(code)
                 harness.field.autofill(code)
             case 76..<80:
@@ -442,10 +448,12 @@ final class FieldHarness {
             #expect(submission.count == format.length)
             #expect(submission.allSatisfy(format.allows))
             for (character, count) in Dictionary(grouping: submission, by: { $0 }).mapValues(\.count) {
-                #expect(count <= counts[character, default: 0], "\(submission) holds \(character) never entered")
+                #expect(
+                    count <= counts[character, default: 0], "\(submission) holds \(character) never entered")
             }
             if index > 0 {
-                #expect(submission != harness.submissions[index - 1], "submitted twice in a row: \(submission)")
+                #expect(
+                    submission != harness.submissions[index - 1], "submitted twice in a row: \(submission)")
             }
         }
     }

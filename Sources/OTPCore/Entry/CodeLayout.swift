@@ -29,6 +29,7 @@ public enum TextSize: Int, Sendable, Hashable, CaseIterable, Comparable {
     /// Whether this is one of the five accessibility sizes.
     public var isAccessibilitySize: Bool { self >= .accessibility1 }
 
+    /// Whether `lhs` is the smaller size.
     public static func < (lhs: TextSize, rhs: TextSize) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 

@@ -3,17 +3,23 @@ extension StringCatalog {
     static let english: [TextKey: CatalogEntry] = [
         .title: .text("Enter the code"),
         .sentToDigits: .plural(
-            on: "length", forms: [.one: "We sent a {length}-digit code to", .other: "We sent a {length}-digit code to"],
+            on: "length",
+            forms: [.one: "We sent a {length}-digit code to", .other: "We sent a {length}-digit code to"],
             exact: [8: "We sent an {length}-digit code to", 11: "We sent an {length}-digit code to"]),
         .sentToCharacters: .plural(
             on: "length",
-            forms: [.one: "We sent a {length}-character code to", .other: "We sent a {length}-character code to"],
+            forms: [
+                .one: "We sent a {length}-character code to", .other: "We sent a {length}-character code to",
+            ],
             exact: [8: "We sent an {length}-character code to", 11: "We sent an {length}-character code to"]),
         .sendingCode: .text("Sending a code…"),
         .verifying: .text("Verifying…"),
         .incorrect: .plural(
             on: "count",
-            forms: [.one: "Code doesn't match. {count} attempt left.", .other: "Code doesn't match. {count} attempts left."]),
+            forms: [
+                .one: "Code doesn't match. {count} attempt left.",
+                .other: "Code doesn't match. {count} attempts left.",
+            ]),
         .codeRejected: .text("Code doesn't match."),
         .locked: .text("Too many attempts. Request a new code."),
         .expired: .text("This code has expired."),
@@ -33,7 +39,8 @@ extension StringCatalog {
         .invalidFormatDigits: .plural(
             on: "length", forms: [.one: "Enter the {length} digit.", .other: "Enter all {length} digits."]),
         .invalidFormatCharacters: .plural(
-            on: "length", forms: [.one: "Enter the {length} character.", .other: "Enter all {length} characters."]),
+            on: "length",
+            forms: [.one: "Enter the {length} character.", .other: "Enter all {length} characters."]),
         .invalidDestination: .text("Enter a phone number or email address."),
         .startFailed: .text("Couldn't send the code. Try again."),
         .suggestionFromMessages: .text("From Messages"),
@@ -45,12 +52,14 @@ extension StringCatalog {
         .fieldValueDigits: .plural(
             on: "length", forms: [.one: "{count} of {length} digit", .other: "{count} of {length} digits"]),
         .fieldValueCharacters: .plural(
-            on: "length", forms: [.one: "{count} of {length} character", .other: "{count} of {length} characters"]),
+            on: "length",
+            forms: [.one: "{count} of {length} character", .other: "{count} of {length} characters"]),
         .fieldValueWithStatus: .text("{value}, {status}"),
         .pinLabel: .text("Passcode"),
         .pinValue: .text("{count} of {length} entered"),
         .keyDelete: .text("Delete"),
         .keyDecimalPoint: .text("Decimal point"),
-        .terminalHints: .text("digits type · Backspace deletes · Tab takes the suggestion · r resends · q quits"),
+        .terminalHints: .text(
+            "digits type · Backspace deletes · Tab takes the suggestion · r resends · q quits"),
     ]
 }

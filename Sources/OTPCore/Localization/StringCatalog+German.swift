@@ -35,7 +35,8 @@ extension StringCatalog {
         .resendAvailable: .text("Sie können einen neuen Code anfordern"),
         .rateLimited: .text("Zu viele Versuche. Versuchen Sie es in {time} erneut."),
         .deliveryFailed: .text("Es konnte kein neuer Code gesendet werden. Versuchen Sie es erneut."),
-        .maxSendsReached: .text("Es können keine weiteren Codes gesendet werden. Versuchen Sie es später erneut."),
+        .maxSendsReached: .text(
+            "Es können keine weiteren Codes gesendet werden. Versuchen Sie es später erneut."),
         .notPending: .text("Diese Verifizierung ist nicht mehr aktiv."),
         .notFound: .text("Diese Verifizierung wurde nicht gefunden."),
         .invalidFormatDigits: .plural(
@@ -53,9 +54,11 @@ extension StringCatalog {
         .suggestionLabel: .text("Code {code} eingeben, {source}"),
         .fieldLabel: .text("Bestätigungscode"),
         .fieldValueDigits: .plural(
-            on: "length", forms: [.one: "{count} von {length} Ziffer", .other: "{count} von {length} Ziffern"]),
+            on: "length",
+            forms: [.one: "{count} von {length} Ziffer", .other: "{count} von {length} Ziffern"]),
         .fieldValueCharacters: .plural(
-            on: "length", forms: [.one: "{count} von {length} Zeichen", .other: "{count} von {length} Zeichen"]),
+            on: "length",
+            forms: [.one: "{count} von {length} Zeichen", .other: "{count} von {length} Zeichen"]),
         .fieldValueWithStatus: .text("{value}, {status}"),
         .pinLabel: .text("Code"),
         .pinValue: .text("{count} von {length} eingegeben"),

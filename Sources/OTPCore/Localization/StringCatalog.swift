@@ -57,7 +57,9 @@ public enum StringCatalog {
     }
 
     /// The sentence for a key in a language, placeholders filled and the plural form chosen.
-    public static func string(_ key: TextKey, in language: TextLanguage, _ arguments: [String: TextArgument] = [:])
+    public static func string(
+        _ key: TextKey, in language: TextLanguage, _ arguments: [String: TextArgument] = [:]
+    )
         -> String
     {
         let entry = table(language)[key] ?? english[key] ?? .text(key.rawValue)

@@ -36,7 +36,9 @@ public struct ScreenText: Sendable, Hashable {
     /// Shown and announced while a code is checked (V2).
     public var verifying: String { string(.verifying) }
     /// Shown and announced for a wrong code (V3): "Code doesn't match. 2 attempts left."
-    public func incorrect(attemptsLeft: Int) -> String { string(.incorrect, ["count": .number(attemptsLeft)]) }
+    public func incorrect(attemptsLeft: Int) -> String {
+        string(.incorrect, ["count": .number(attemptsLeft)])
+    }
     /// A code rejected by the app, in a field used on its own (F10).
     public var codeRejected: String { string(.codeRejected) }
     /// Shown when the current code has no attempts left (V4).
@@ -54,7 +56,9 @@ public struct ScreenText: Sendable, Hashable {
     /// The toast after a resend (V6).
     public var newCodeSent: String { string(.newCodeSent) }
     /// The resend button while its countdown runs (V5), such as "Resend in 0:24".
-    public func resendIn(seconds: Int) -> String { string(.resendIn, ["time": .text(Self.clock(seconds: seconds))]) }
+    public func resendIn(seconds: Int) -> String {
+        string(.resendIn, ["time": .text(Self.clock(seconds: seconds))])
+    }
     /// The resend button when a resend is possible (V5).
     public var resendCode: String { string(.resendCode) }
     /// Announced once when a countdown ends (V5).
@@ -102,7 +106,9 @@ public struct ScreenText: Sendable, Hashable {
             format.kind == .digits ? .fieldValueDigits : .fieldValueCharacters,
             ["count": .number(count), "length": .number(format.length)])
     }
-    /// The count followed by the screen's state, such as "6 of 6 digits, Code doesn't match. 2 attempts left." (F10).
+    /// The count followed by the screen's state (F10).
+    ///
+    /// Such as "6 of 6 digits, Code doesn't match. 2 attempts left."
     public func fieldValue(_ value: String, status: String?) -> String {
         guard let status, !status.isEmpty else { return value }
         return string(.fieldValueWithStatus, ["value": .text(value), "status": .text(status)])

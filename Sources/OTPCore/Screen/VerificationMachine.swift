@@ -111,10 +111,12 @@ public struct VerificationMachine: Sendable, Equatable {
         announcements.filter { $0.serial > serial }
     }
 
-    /// The code field's accessibility value (F10): the count, then the state when there is one,
-    /// such as "6 of 6 digits, Code doesn't match. 2 attempts left."; never the characters.
+    /// The code field's accessibility value (F10): the count, then the state; never the characters.
+    ///
+    /// Such as "3 of 6 digits", or "6 of 6 digits, Code doesn't match. 2 attempts left."
     public var accessibilityValue: String {
-        text.fieldValue(text.fieldValue(count: entry.value.count, format: format), status: statusMessage?.text)
+        text.fieldValue(
+            text.fieldValue(count: entry.value.count, format: format), status: statusMessage?.text)
     }
 
     /// Whether the keyboard should stay up: not once the code was verified (seed 003 unfocuses on complete).
@@ -187,7 +189,9 @@ public struct VerificationMachine: Sendable, Equatable {
     /// While input is read-only (verifying, verified, locked, expired, a suggestion being
     /// typed) every edit is refused, so the field goes back to the code and no stray key
     /// arrives later.
-    public mutating func edit(_ edit: TextEdit, at now: Duration) -> (outcome: TextEditOutcome, effects: [Effect]) {
+    public mutating func edit(
+        _ edit: TextEdit, at now: Duration
+    ) -> (outcome: TextEditOutcome, effects: [Effect]) {
         self.now = now
         guard isInputEnabled else { return (.refused, []) }
         let outcome = entry.apply(edit)

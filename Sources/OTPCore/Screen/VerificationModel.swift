@@ -59,7 +59,8 @@ public final class VerificationModel {
         onVerified: @escaping @MainActor (Verification) -> Void = { _ in }
     ) {
         self.init(
-            service: service, format: format, language: language, clock: ContinuousClock(), onVerified: onVerified)
+            service: service, format: format, language: language, clock: ContinuousClock(),
+            onVerified: onVerified)
     }
 
     isolated deinit {
@@ -113,8 +114,9 @@ public final class VerificationModel {
     public var destination: String { machine.destination }
     /// The field's accessibility label (F10).
     public var accessibilityLabel: String { machine.text.fieldLabel }
-    /// The field's accessibility value: the count and the state, such as
-    /// "6 of 6 digits, Code doesn't match. 2 attempts left." (F10).
+    /// The field's accessibility value: the count and the state (F10).
+    ///
+    /// Such as "6 of 6 digits, Code doesn't match. 2 attempts left."
     public var accessibilityValue: String { machine.accessibilityValue }
     /// The suggested code, when the bar is shown (S1).
     public var shownSuggestion: String? { machine.showsSuggestion ? machine.suggestion : nil }

@@ -22,7 +22,8 @@ extension APIError {
             let left = attemptsLeft ?? 0
             self.init(
                 code: .incorrectCode,
-                message: left > 0 ? ScreenText.english.incorrect(attemptsLeft: left) : ScreenText.english.locked,
+                message: left > 0
+                    ? ScreenText.english.incorrect(attemptsLeft: left) : ScreenText.english.locked,
                 attemptsLeft: left)
         case .invalidCodeFormat:
             let format = error.codeFormat ?? CodeFormat(length: 6)
@@ -37,7 +38,8 @@ extension APIError {
         case .resendTooSoon:
             let seconds = Self.retrySeconds(error.retryAfter)
             self.init(
-                code: .resendTooSoon, message: ScreenText.english.resendIn(seconds: seconds), retryAfter: seconds)
+                code: .resendTooSoon, message: ScreenText.english.resendIn(seconds: seconds),
+                retryAfter: seconds)
         case .maxSendsReached:
             // The seconds until the current code expires, which may be none.
             let milliseconds = error.retryAfter.map(StoreTime.milliseconds) ?? 0
@@ -47,7 +49,8 @@ extension APIError {
         case .deliveryFailed:
             self.init(
                 code: .deliveryFailed,
-                message: error.step == .resend ? ScreenText.english.deliveryFailed : ScreenText.english.startFailed)
+                message: error.step == .resend
+                    ? ScreenText.english.deliveryFailed : ScreenText.english.startFailed)
         case .invalidDestination:
             self.init(code: .invalidDestination, message: ScreenText.english.invalidDestination)
         case .destinationChannelMismatch:

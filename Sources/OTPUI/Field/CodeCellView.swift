@@ -7,6 +7,7 @@
         let cell: CodeCell
         let width: CGFloat
         let height: CGFloat
+        var fontSize: CGFloat = 22
         @Environment(\.otpTheme) private var theme
         @Environment(\.colorScheme) private var colorScheme
         @Environment(\.accessibilityReduceMotion) private var reduceMotion
@@ -15,7 +16,7 @@
             let palette = theme.palette(for: colorScheme)
             let shape = RoundedRectangle(cornerRadius: theme.cornerRadius, style: .continuous)
             Text(verbatim: cell.text)
-                .font(.system(.title2, design: .rounded, weight: .semibold).monospacedDigit())
+                .font(.system(size: fontSize, weight: .semibold, design: .rounded).monospacedDigit())
                 .foregroundStyle(palette.color(for: cell.role))
                 .keyframeAnimator(initialValue: CGFloat(1), trigger: cell.text) { view, scale in
                     view.scaleEffect(scale)

@@ -2,38 +2,42 @@
     import OTPCore
     import SwiftUI
 
-    /// The code field's drawing: one hidden real text field (UX F1) under the
-    /// visible cells, grouped (F2), shaking on rejection (F6), read by assistive
+    /// The code field's drawing: one real text field (UX F1) under the visible cells, grouped
+    /// (F2), laid out for the width and text size, shaking on rejection (F6), read by assistive
     /// technology as one element (F10).
     ///
-    /// Everything it shows comes in ready-made: the cells from OTPCore, already
-    /// split into their groups, the text binding that feeds OTPCore, the labels
-    /// and the shake trigger.
+    /// Everything it shows comes in ready-made: the cells from OTPCore, the connection that
+    /// feeds OTPCore, the labels and the shake trigger. Sizes and row breaks come from
+    /// ``CodeLayout``, a pure function of the measured width and the Dynamic Type size.
     struct CodeCellsInput: View {
-        let text: Binding<String>
-        let cellGroups: [[CodeCell]]
-        let kind: CodeFormat.Kind
-        let accessibilityLabel: String
-        let accessibilityValue: String
+        let connection: CodeInputConnection
+        let cells: [CodeCell]
+        let format: CodeFormat
         let shakeTrigger: Int
-        let isFocused: FocusState<Bool>.Binding
 
+        @State private var width: CGFloat = 0
         @Environment(\.otpTheme) private var theme
         @Environment(\.colorScheme) private var colorScheme
         @Environment(\.accessibilityReduceMotion) private var reduceMotion
-        @ScaledMetric(relativeTo: .title2) private var cellWidth: CGFloat = 44
-        @ScaledMetric(relativeTo: .title2) private var cellHeight: CGFloat = 54
-        @ScaledMetric(relativeTo: .title2) private var cellSpacing: CGFloat = 8
+        @Environment(\.dynamicTypeSize) private var dynamicTypeSize
 
         var body: some View {
+            let layout = CodeLayout(width: Double(width), format: format, textSize: TextSize(dynamicTypeSize))
             ZStack {
-                hiddenField
-                cellsRow
+                input
+                    .frame(width: CGFloat(layout.width), height: CGFloat(layout.height))
+                cellRows(layout)
                     .allowsHitTesting(false)
                     .accessibilityHidden(true)
             }
-            .contentShape(Rectangle())
-            .onTapGesture { isFocused.wrappedValue = true }
+            .frame(maxWidth: .infinity)
+            .background {
+                GeometryReader { proxy in
+                    Color.clear
+                        .onAppear { width = proxy.size.width }
+                        .onChange(of: proxy.size.width) { _, newWidth in width = newWidth }
+                }
+            }
             .keyframeAnimator(initialValue: CGFloat.zero, trigger: shakeTrigger) { view, offset in
                 view.offset(x: offset)
             } keyframes: { [steps = Motion.shake(reduceMotion: reduceMotion)] _ in
@@ -43,36 +47,65 @@
             }
         }
 
-        /// The real text field: nearly transparent, as large as the cells so it stays focusable
-        /// and offers Paste, and the one element assistive technology reads.
-        private var hiddenField: some View {
-            TextField(accessibilityLabel, text: text)
-                .oneTimeCodeInput(kind)
-                .focused(isFocused)
-                .foregroundStyle(Color.clear)
-                .opacity(0.02)
-                .accessibilityLabel(Text(accessibilityLabel))
-                .accessibilityValue(Text(accessibilityValue))
+        /// The real text field: UIKit's where it exists, so every edit arrives with its range.
+        @ViewBuilder
+        private var input: some View {
+            #if canImport(UIKit)
+                CodeTextField(connection: connection)
+            #else
+                BoundCodeTextField(connection: connection)
+            #endif
         }
 
-        /// The cells in their groups, always left to right (UX V10).
-        private var cellsRow: some View {
+        /// The cells in their rows and groups, always left to right (UX V10).
+        private func cellRows(_ layout: CodeLayout) -> some View {
             let palette = theme.palette(for: colorScheme)
-            return HStack(spacing: cellSpacing * 2) {
-                ForEach(Array(cellGroups.enumerated()), id: \.offset) { index, group in
-                    if index > 0 {
-                        Capsule()
-                            .fill(palette.border)
-                            .frame(width: cellSpacing * 1.5, height: 3)
-                    }
-                    HStack(spacing: cellSpacing) {
-                        ForEach(group) { cell in
-                            CodeCellView(cell: cell, width: cellWidth, height: cellHeight)
+            return VStack(spacing: CGFloat(layout.rowSpacing)) {
+                ForEach(Array(layout.rows.enumerated()), id: \.offset) { _, row in
+                    HStack(spacing: 0) {
+                        ForEach(Array(row.enumerated()), id: \.offset) { index, group in
+                            if index > 0 {
+                                Capsule()
+                                    .fill(palette.border)
+                                    .frame(width: CGFloat(layout.separatorWidth), height: 3)
+                                    .padding(
+                                        .horizontal,
+                                        CGFloat((layout.groupSpacing - layout.separatorWidth) / 2))
+                            }
+                            HStack(spacing: CGFloat(layout.spacing)) {
+                                ForEach(Array(cells[group])) { cell in
+                                    CodeCellView(
+                                        cell: cell, width: CGFloat(layout.cellWidth),
+                                        height: CGFloat(layout.cellHeight), fontSize: CGFloat(layout.fontSize)
+                                    )
+                                }
+                            }
                         }
                     }
                 }
             }
             .environment(\.layoutDirection, .leftToRight)
+        }
+    }
+
+    extension TextSize {
+        /// The text size of a Dynamic Type size.
+        init(_ size: DynamicTypeSize) {
+            switch size {
+            case .xSmall: self = .xSmall
+            case .small: self = .small
+            case .medium: self = .medium
+            case .large: self = .large
+            case .xLarge: self = .xLarge
+            case .xxLarge: self = .xxLarge
+            case .xxxLarge: self = .xxxLarge
+            case .accessibility1: self = .accessibility1
+            case .accessibility2: self = .accessibility2
+            case .accessibility3: self = .accessibility3
+            case .accessibility4: self = .accessibility4
+            case .accessibility5: self = .accessibility5
+            @unknown default: self = .large
+            }
         }
     }
 #endif

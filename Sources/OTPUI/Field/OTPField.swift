@@ -24,6 +24,7 @@
             var isMasked: Bool
             var isInvalid: Bool
             var rejections: Int
+            var language: TextLanguage
             var onComplete: @MainActor (String) -> Void
         }
 
@@ -45,16 +46,17 @@
         ///   - format: The code's length and characters.
         ///   - isMasked: Shows `•` instead of the characters (UX F9).
         ///   - isInvalid: Marks the code as rejected: error colour, one shake, the next key starts over (F5, F6).
+        ///   - language: The language of what assistive technology reads.
         ///   - onComplete: Called once with each complete code (F4).
         public init(
             code: Binding<String>, format: CodeFormat = .default, isMasked: Bool = false,
-            isInvalid: Bool = false,
+            isInvalid: Bool = false, language: TextLanguage = .preferred,
             onComplete: @escaping @MainActor (String) -> Void
         ) {
             source = .standalone(
                 Standalone(
                     code: code, format: format, isMasked: isMasked, isInvalid: isInvalid, rejections: 0,
-                    onComplete: onComplete))
+                    language: language, onComplete: onComplete))
         }
 
         /// Creates a field on its own that counts the caller's rejections, so every wrong code shakes.
@@ -65,15 +67,16 @@
         ///   - isMasked: Shows `•` instead of the characters (UX F9).
         ///   - rejections: How many codes the caller has rejected. Each increase marks the code
         ///     entered rejected: error colour, one shake, the next key starts over (F5, F6).
+        ///   - language: The language of what assistive technology reads.
         ///   - onComplete: Called once with each complete code (F4).
         public init(
             code: Binding<String>, format: CodeFormat = .default, isMasked: Bool = false, rejections: Int,
-            onComplete: @escaping @MainActor (String) -> Void
+            language: TextLanguage = .preferred, onComplete: @escaping @MainActor (String) -> Void
         ) {
             source = .standalone(
                 Standalone(
                     code: code, format: format, isMasked: isMasked, isInvalid: false, rejections: rejections,
-                    onComplete: onComplete))
+                    language: language, onComplete: onComplete))
         }
 
         /// The field's content.
@@ -84,7 +87,7 @@
             case .standalone(let field):
                 StandaloneCodeField(
                     code: field.code, format: field.format, isMasked: field.isMasked,
-                    isInvalid: field.isInvalid, rejections: field.rejections,
+                    isInvalid: field.isInvalid, rejections: field.rejections, language: field.language,
                     onComplete: field.onComplete)
             }
         }
@@ -93,45 +96,47 @@
     /// The field as the verification screen drives it: every value from the model.
     struct ModelCodeField: View {
         let model: VerificationModel
-        @FocusState private var isFocused: Bool
 
         var body: some View {
             let haptic = model.hapticEvent
             CodeCellsInput(
-                text: Binding(
-                    get: { @MainActor in model.codeText }, set: { @MainActor in model.setText($0) }),
-                cellGroups: model.cellGroups,
-                kind: model.format.kind,
-                accessibilityLabel: model.accessibilityLabel,
-                accessibilityValue: model.accessibilityValue,
-                shakeTrigger: model.shakeTrigger,
-                isFocused: $isFocused
+                connection: CodeInputConnection(
+                    code: { model.codeText },
+                    edit: { model.edit($0) },
+                    focusChanged: { model.isFocused = $0 },
+                    keepsKeyboard: model.keepsKeyboard,
+                    kind: model.format.kind,
+                    accessibilityLabel: model.accessibilityLabel,
+                    accessibilityValue: model.accessibilityValue),
+                cells: model.cells,
+                format: model.format,
+                shakeTrigger: model.shakeTrigger
             )
-            .onAppear { isFocused = model.isFocused }
-            .onChange(of: isFocused) { _, focused in model.isFocused = focused }
-            .sensoryFeedback(trigger: haptic) { haptic?.haptic.sensoryFeedback }
+            .hapticFeedback(trigger: haptic) { haptic?.haptic.sensoryFeedback }
         }
     }
 
     /// The field on its own: a ``CodeFieldState`` keeps normalisation, submit-once,
-    /// replace-after-rejection and the shake; the view forwards text, the invalid flag and
-    /// each new rejection.
+    /// replace-after-rejection and the shake; the view forwards edits, the caller's format,
+    /// the invalid flag and each new rejection.
     struct StandaloneCodeField: View {
         @Binding var code: String
+        let format: CodeFormat
         let isMasked: Bool
         let isInvalid: Bool
         let rejections: Int
         let onComplete: @MainActor (String) -> Void
 
         @State private var field: CodeFieldState
-        @FocusState private var isFocused: Bool
+        @State private var isFocused = false
 
         init(
             code: Binding<String>, format: CodeFormat, isMasked: Bool, isInvalid: Bool, rejections: Int,
-            onComplete: @escaping @MainActor (String) -> Void
+            language: TextLanguage, onComplete: @escaping @MainActor (String) -> Void
         ) {
             _code = code
-            _field = State(initialValue: CodeFieldState(format: format))
+            _field = State(initialValue: CodeFieldState(format: format, language: language))
+            self.format = format
             self.isMasked = isMasked
             self.isInvalid = isInvalid
             self.rejections = rejections
@@ -140,32 +145,45 @@
 
         var body: some View {
             CodeCellsInput(
-                text: Binding(get: { @MainActor in field.value }, set: { @MainActor in edit($0) }),
-                cellGroups: field.cellGroups(isFocused: isFocused, isMasked: isMasked),
-                kind: field.entry.format.kind,
-                accessibilityLabel: ScreenText.fieldLabel,
-                accessibilityValue: field.entry.accessibilityValue,
-                shakeTrigger: field.shakeTrigger,
-                isFocused: $isFocused
+                connection: CodeInputConnection(
+                    code: { field.value },
+                    edit: { edit($0) },
+                    focusChanged: { isFocused = $0 },
+                    keepsKeyboard: true,
+                    kind: field.format.kind,
+                    accessibilityLabel: field.text.fieldLabel,
+                    accessibilityValue: field.accessibilityValue),
+                cells: field.cells(isFocused: isFocused, isMasked: isMasked),
+                format: field.format,
+                shakeTrigger: field.shakeTrigger
             )
-            .onChange(of: code, initial: true) { _, newCode in edit(newCode) }
-            .onChange(of: isInvalid, initial: true) { _, invalid in markInvalid(invalid) }
+            .onChange(of: format, initial: true) { _, newFormat in
+                field.setFormat(newFormat)
+                code = field.value
+            }
+            .onChange(of: code, initial: true) { _, newCode in
+                if newCode != field.value { replace(with: newCode) }
+            }
+            .onChange(of: isInvalid, initial: true) { _, invalid in field.setInvalid(invalid) }
             .onChange(of: rejections) { old, new in
                 if new > old { field.reject() }
             }
-            .sensoryFeedback(.error, trigger: field.shakeTrigger)
+            .hapticFeedback(.error, trigger: field.shakeTrigger)
         }
 
-        /// Hands new text to the field state, writes the normalised text back and passes on a complete code.
-        private func edit(_ text: String) {
+        /// Hands an edit to the field state, writes the code back and passes on a complete code.
+        private func edit(_ edit: TextEdit) -> TextEditOutcome {
+            let (outcome, submission) = field.edit(edit)
+            code = field.value
+            if let submission { onComplete(submission) }
+            return outcome
+        }
+
+        /// The caller set the binding: its text replaces the code, normalised.
+        private func replace(with text: String) {
             let submission = field.edit(text)
             code = field.value
             if let submission { onComplete(submission) }
-        }
-
-        /// Hands the caller's invalid flag to the field state.
-        private func markInvalid(_ invalid: Bool) {
-            field.setInvalid(invalid)
         }
     }
 

@@ -9,6 +9,7 @@
     /// OTPCore (``KeypadLayout``, ``KeypadInput``, ``PinPadState``).
     public struct Keypad: View {
         private let rows: [[KeypadKey]]
+        private let text: ScreenText
         private let isKeyEnabled: (KeypadKey) -> Bool
         private let onPress: @MainActor (KeypadKey) -> Void
 
@@ -22,12 +23,15 @@
         /// - Parameters:
         ///   - rows: The keys, such as ``KeypadLayout/rows(accessory:)``.
         ///   - isEnabled: Whether a key can be pressed, such as ``PinPadState/isEnabled(_:)``.
+        ///   - language: The language of the keys' accessibility labels.
         ///   - onPress: Called with each pressed key.
         public init(
             rows: [[KeypadKey]], isEnabled: @escaping (KeypadKey) -> Bool,
+            language: TextLanguage = .preferred,
             onPress: @escaping @MainActor (KeypadKey) -> Void
         ) {
             self.rows = rows
+            self.text = ScreenText(language)
             self.isKeyEnabled = isEnabled
             self.onPress = onPress
         }
@@ -37,11 +41,12 @@
         /// Delete is disabled while nothing is entered.
         public init(
             input: Binding<KeypadInput>, accessory: KeypadAccessory = .none,
+            language: TextLanguage = .preferred,
             onOutcome: @escaping @MainActor (KeypadInput.Outcome) -> Void = { _ in }
         ) {
             self.init(
                 rows: KeypadLayout.rows(accessory: accessory),
-                isEnabled: { key in input.wrappedValue.isEnabled(key) },
+                isEnabled: { key in input.wrappedValue.isEnabled(key) }, language: language,
                 onPress: { key in onOutcome(input.wrappedValue.press(key)) })
         }
 
@@ -56,7 +61,10 @@
                     }
                 }
             }
-            .sensoryFeedback(.selection, trigger: presses)
+            // A phone keypad keeps its layout in right-to-left languages: the accessory key stays
+            // bottom left, delete bottom right (K1, P1).
+            .environment(\.layoutDirection, .leftToRight)
+            .hapticFeedback(.selection, trigger: presses)
         }
 
         @ViewBuilder
@@ -78,7 +86,7 @@
                         fill: palette.surface, pressedFill: palette.border)
                 )
                 .disabled(!isKeyEnabled(key))
-                .accessibilityLabel(Text(verbatim: key.accessibilityLabel))
+                .accessibilityLabel(Text(verbatim: key.accessibilityLabel(in: text)))
             } else {
                 Color.clear
                     .frame(maxWidth: .infinity, minHeight: keyHeight)

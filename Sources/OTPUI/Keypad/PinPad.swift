@@ -10,6 +10,9 @@
     /// keypad off. The biometric key appears only when `onBiometric` is given.
     public struct PinPad: View {
         @Binding private var value: String
+        private let length: Int
+        private let biometricLabel: String?
+        private let biometricImage: String
         private let isError: Bool
         private let onBiometric: (@MainActor () -> Void)?
         private let onComplete: (@MainActor (String) -> Void)?
@@ -27,36 +30,61 @@
         ///   - value: The digits entered.
         ///   - length: The PIN's length, clamped to 4–8.
         ///   - isError: Shows the error state: red dots, one shake and the error haptic per transition.
-        ///   - biometricLabel: What assistive technology reads for the biometric key.
+        ///   - biometricLabel: What assistive technology reads for the biometric key; by default
+        ///     "Use Face ID" in the pad's language.
         ///   - biometricImage: The biometric key's SF Symbol.
+        ///   - language: The language of what assistive technology reads.
         ///   - onBiometric: The biometric action; without it there is no biometric key.
         ///   - onComplete: Called with the whole PIN when the last digit is entered.
+        ///
+        /// Every parameter may change while the pad is on screen: a new length starts a new PIN, a
+        /// biometric action given or taken away adds or removes the key.
         public init(
             value: Binding<String>, length: Int = 6, isError: Bool = false,
-            biometricLabel: String = ScreenText.biometricLabel,
-            biometricImage: String = "faceid", onBiometric: (@MainActor () -> Void)? = nil,
+            biometricLabel: String? = nil,
+            biometricImage: String = "faceid", language: TextLanguage = .preferred,
+            onBiometric: (@MainActor () -> Void)? = nil,
             onComplete: (@MainActor (String) -> Void)? = nil
         ) {
             _value = value
+            self.length = length
             self.isError = isError
             self.onBiometric = onBiometric
             self.onComplete = onComplete
+            let label = onBiometric == nil ? nil : biometricLabel ?? ScreenText(language).biometricLabel
+            self.biometricLabel = label
+            self.biometricImage = biometricImage
             _pad = State(
                 initialValue: PinPadState(
-                    length: length, biometricLabel: onBiometric == nil ? nil : biometricLabel,
-                    biometricImage: biometricImage))
+                    length: length, biometricLabel: label, biometricImage: biometricImage, language: language)
+            )
         }
 
         /// The PIN pad's content.
         public var body: some View {
             VStack(spacing: theme.spacing * 5) {
                 dots
-                Keypad(rows: pad.rows, isEnabled: { pad.isEnabled($0) }, onPress: press)
+                Keypad(
+                    rows: pad.rows, isEnabled: { pad.isEnabled($0) }, language: pad.text.language,
+                    onPress: press)
+            }
+            .onChange(
+                of: PadParameters(
+                    length: length, biometricLabel: biometricLabel, biometricImage: biometricImage)
+            ) {
+                _, new in
+                pad.configure(
+                    length: new.length, biometricLabel: new.biometricLabel, biometricImage: new.biometricImage
+                )
+                if value != pad.value { value = pad.value }
+            }
+            .onChange(of: pad.announcement) { _, announcement in
+                announcement?.accessibilityNotification.post()
             }
             .onChange(of: isError, initial: true) { _, error in pad.setError(error) }
             .onChange(of: isEnabled, initial: true) { _, enabled in pad.isDisabled = !enabled }
             .onChange(of: value, initial: true) { _, newValue in pad.setValue(newValue) }
-            .sensoryFeedback(.error, trigger: pad.shakeTrigger)
+            .hapticFeedback(.error, trigger: pad.shakeTrigger)
         }
 
         private var dots: some View {
@@ -84,8 +112,8 @@
             }
             .environment(\.layoutDirection, .leftToRight)
             .accessibilityElement(children: .ignore)
-            .accessibilityLabel(Text(verbatim: pad.dotsAccessibilityValue))
-            .accessibilityAddTraits(.updatesFrequently)
+            .accessibilityLabel(Text(verbatim: pad.dotsAccessibilityLabel))
+            .accessibilityValue(Text(verbatim: pad.dotsAccessibilityValue))
         }
 
         private func press(_ key: KeypadKey) {
@@ -97,6 +125,13 @@
             case .changed, .ignored: break
             }
         }
+    }
+
+    /// The parameters a caller may change after creation, compared as one.
+    private struct PadParameters: Equatable {
+        var length: Int
+        var biometricLabel: String?
+        var biometricImage: String
     }
 
     #Preview("PinPad") {

@@ -29,6 +29,8 @@
         @AccessibilityFocusState private var resendHasAccessibilityFocus: Bool
         @Environment(\.otpTheme) private var theme
         @Environment(\.colorScheme) private var colorScheme
+        @Environment(\.accessibilityReduceMotion) private var reduceMotion
+        @Environment(\.horizontalSizeClass) private var horizontalSizeClass
 
         /// Creates the screen for a model.
         public init(model: VerificationModel) {
@@ -47,9 +49,8 @@
                     tryAgainButton(palette)
                         .transition(.opacity)
                 }
-                if let code = model.shownSuggestion {
-                    OTPAutofillSuggestion(code: code) { model.acceptSuggestion() }
-                        .transition(.opacity)
+                if !docksSuggestion, let code = model.shownSuggestion {
+                    suggestionBar(code)
                 }
                 if model.isResendVisible {
                     resendButton(palette)
@@ -57,10 +58,18 @@
             }
             .padding(theme.spacing * 3)
             .frame(maxWidth: .infinity)
+            .safeAreaInset(edge: .bottom) {
+                // On an iPhone the bar docks at the bottom of the safe area, which is the top of
+                // the keyboard while it is up (seed 000); the bar shows only with the keyboard up.
+                if docksSuggestion, let code = model.shownSuggestion {
+                    suggestionBar(code)
+                        .padding(.bottom, theme.spacing)
+                }
+            }
             .overlay(alignment: .top) {
                 if let toast = model.toast {
                     ToastView(text: toast.text)
-                        .transition(.move(edge: .top).combined(with: .opacity))
+                        .transition(toastTransition)
                 }
             }
             .animation(.snappy, value: model.toast)
@@ -70,6 +79,26 @@
             .onChange(of: model.focusResendTrigger) {
                 focus = .resend
                 resendHasAccessibilityFocus = true
+            }
+        }
+
+        /// Whether the suggestion bar docks above the keyboard (compact width) or sits inline as a pill.
+        private var docksSuggestion: Bool { horizontalSizeClass == .compact }
+
+        /// The suggestion bar, naming the code's source (S1).
+        private func suggestionBar(_ code: String) -> some View {
+            OTPAutofillSuggestion(
+                code: code, sourceText: model.suggestionSourceText,
+                accessibilityLabel: model.suggestionAccessibilityLabel
+            ) { model.acceptSuggestion() }
+            .transition(.opacity)
+        }
+
+        /// The toast slides from the top while fading, or under Reduce Motion only fades (V6).
+        private var toastTransition: AnyTransition {
+            switch Motion.toast(reduceMotion: reduceMotion) {
+            case .slideAndFade: .move(edge: .top).combined(with: .opacity)
+            case .fade: .opacity
             }
         }
 
@@ -107,7 +136,7 @@
             Button {
                 model.retry()
             } label: {
-                Text(verbatim: ScreenText.tryAgain)
+                Text(verbatim: model.text.tryAgain)
                     .font(.body.weight(.semibold))
                     .foregroundStyle(palette.accent)
                     .padding(theme.spacing)

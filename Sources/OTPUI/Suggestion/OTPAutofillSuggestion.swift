@@ -2,30 +2,53 @@
     import OTPCore
     import SwiftUI
 
-    /// The "From Messages" bar that offers a received code (UX S1).
+    /// The "From Messages" bar that offers a received code (UX S1), naming where the code came from.
     ///
     /// The whole bar is one button. Inside ``VerificationScreen`` it appears
-    /// while ``VerificationModel/shownSuggestion`` has a code, and choosing it
+    /// while ``VerificationModel/shownSuggestion`` has a code and the keyboard is up,
+    /// docked above the keyboard on an iPhone and inline on wider layouts; choosing it
     /// types the code in digit by digit, then submits it.
     public struct OTPAutofillSuggestion: View {
         private let code: String
         private let source: String
+        private let label: String
         private let action: @MainActor () -> Void
 
         @Environment(\.otpTheme) private var theme
         @Environment(\.colorScheme) private var colorScheme
 
-        /// Creates a suggestion bar.
+        /// Creates a suggestion bar for a code from one of the usual sources.
         ///
         /// - Parameters:
         ///   - code: The received code.
-        ///   - source: Where the code came from, "From Messages" by default.
+        ///   - source: Where the code came from: Messages by default, Mail, a notification or a link.
+        ///   - language: The language of the source line and the accessibility label.
         ///   - action: Called when the bar is chosen.
         public init(
-            code: String, source: String = ScreenText.fromMessages, action: @escaping @MainActor () -> Void
+            code: String, source: SuggestionSource = .messages, language: TextLanguage = .preferred,
+            action: @escaping @MainActor () -> Void
+        ) {
+            let text = ScreenText(language)
+            self.init(
+                code: code, sourceText: text.suggestionSource(source),
+                accessibilityLabel: text.suggestionLabel(code: code, source: source), action: action)
+        }
+
+        /// Creates a suggestion bar with the caller's own source line, such as "From Authenticator".
+        ///
+        /// - Parameters:
+        ///   - code: The received code.
+        ///   - sourceText: The line above the code.
+        ///   - accessibilityLabel: What assistive technology reads for the bar; the source line and
+        ///     the code when `nil`.
+        ///   - action: Called when the bar is chosen.
+        public init(
+            code: String, sourceText: String, accessibilityLabel: String? = nil,
+            action: @escaping @MainActor () -> Void
         ) {
             self.code = code
-            self.source = source
+            self.source = sourceText
+            self.label = accessibilityLabel ?? "\(sourceText), \(code)"
             self.action = action
         }
 
@@ -47,7 +70,11 @@
             .buttonStyle(
                 KeyButtonStyle(
                     shape: RoundedRectangle(cornerRadius: theme.cornerRadius, style: .continuous),
-                    fill: palette.surface, pressedFill: palette.border))
+                    fill: palette.surface, pressedFill: palette.border)
+            )
+            .accessibilityElement(children: .ignore)
+            .accessibilityLabel(Text(verbatim: label))
+            .accessibilityAddTraits(.isButton)
         }
     }
 

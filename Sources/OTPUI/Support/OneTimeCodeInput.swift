@@ -9,7 +9,7 @@
         /// not compile them, only an Xcode build does.
         @ViewBuilder
         func oneTimeCodeInput(_ kind: CodeFormat.Kind) -> some View {
-            #if os(iOS)
+            #if canImport(UIKit)
                 self
                     .textContentType(.oneTimeCode)
                     .keyboardType(kind == .digits ? .numberPad : .asciiCapable)

@@ -1,0 +1,185 @@
+#if canImport(SwiftUI)
+    import OTPCore
+    import SwiftUI
+
+    /// What the code field's real text field needs from its owner: the code, where edits go,
+    /// and the focus and keyboard wishes.
+    struct CodeInputConnection {
+        /// The code as it is now; read after each edit, so the field shows the code's new value.
+        var code: @MainActor () -> String
+        /// Hands an edit the field asks for to the code.
+        var edit: @MainActor (TextEdit) -> TextEditOutcome
+        /// Reports the field's real focus: the keyboard is up.
+        var focusChanged: @MainActor (Bool) -> Void
+        /// Whether the keyboard should be up: false once the code is verified.
+        var keepsKeyboard: Bool
+        /// Which keyboard and autofill to ask for.
+        var kind: CodeFormat.Kind
+        /// The field's accessibility label and value (F10); the characters themselves are never exposed.
+        var accessibilityLabel: String
+        var accessibilityValue: String
+    }
+
+    #if canImport(UIKit)
+        import UIKit
+
+        /// The code field's real text field on iOS: a `UITextField` whose delegate sees the exact
+        /// range of every edit (UX F1, F3–F5).
+        ///
+        /// Every edit goes to the code through ``CodeTextFieldRules`` and the field is told no;
+        /// the field then shows the code with the caret at the end, so the next edit is never
+        /// ambiguous and a read-only code leaves no stray key behind. Marked text from a
+        /// Japanese or Chinese keyboard is let through until it is committed. The field asks
+        /// for focus once it is in a window and retries until it gets it, since a request
+        /// during a push or sheet transition is often ignored; its real focus is reported, so
+        /// the suggestion bar and the next-cell highlight show only with the keyboard up.
+        struct CodeTextField: UIViewRepresentable {
+            let connection: CodeInputConnection
+
+            func makeCoordinator() -> Coordinator {
+                Coordinator(connection: connection)
+            }
+
+            func makeUIView(context: Context) -> FocusingTextField {
+                let field = FocusingTextField(frame: .zero)
+                field.delegate = context.coordinator
+                field.textColor = .clear
+                field.tintColor = .clear
+                field.textContentType = .oneTimeCode
+                field.autocorrectionType = .no
+                field.spellCheckingType = .no
+                field.setContentHuggingPriority(.defaultLow, for: .horizontal)
+                field.setContentCompressionResistancePriority(.defaultLow, for: .horizontal)
+                let coordinator = context.coordinator
+                field.addAction(
+                    UIAction { [weak field] _ in
+                        guard let field else { return }
+                        coordinator.fieldChangedItself(field)
+                    }, for: .editingChanged)
+                return field
+            }
+
+            func updateUIView(_ field: FocusingTextField, context: Context) {
+                context.coordinator.connection = connection
+                field.keyboardType = connection.kind == .digits ? .numberPad : .asciiCapable
+                field.autocapitalizationType = connection.kind == .digits ? .none : .allCharacters
+                field.isAccessibilityElement = true
+                field.accessibilityLabel = connection.accessibilityLabel
+                field.accessibilityValue = connection.accessibilityValue
+                context.coordinator.showCode(in: field)
+                field.wantsFocus = connection.keepsKeyboard
+                if connection.keepsKeyboard {
+                    field.focusWhenPossible()
+                } else if field.isFirstResponder {
+                    field.resignFirstResponder()
+                }
+            }
+
+            /// The delegate: hands every edit to the code and keeps the field showing it.
+            @MainActor
+            final class Coordinator: NSObject, UITextFieldDelegate {
+                var connection: CodeInputConnection
+
+                init(connection: CodeInputConnection) {
+                    self.connection = connection
+                }
+
+                func textField(
+                    _ textField: UITextField, shouldChangeCharactersIn range: NSRange,
+                    replacementString string: String
+                ) -> Bool {
+                    let edit = TextEdit(location: range.location, length: range.length, replacement: string)
+                    let letThrough = CodeTextFieldRules.shouldChange(
+                        edit, isComposing: textField.markedTextRange != nil, apply: connection.edit)
+                    if !letThrough { showCode(in: textField) }
+                    return letThrough
+                }
+
+                /// An undo, a committed composition or dictation changed the text without asking.
+                func fieldChangedItself(_ field: UITextField) {
+                    if let edit = CodeTextFieldRules.editAfterChange(
+                        fieldText: field.text ?? "", isComposing: field.markedTextRange != nil,
+                        code: connection.code())
+                    {
+                        _ = connection.edit(edit)
+                    }
+                    showCode(in: field)
+                }
+
+                /// The field shows the code, with the caret at the end; marked text is left alone.
+                func showCode(in field: UITextField) {
+                    guard field.markedTextRange == nil else { return }
+                    let code = connection.code()
+                    if field.text != code { field.text = code }
+                    let end = field.endOfDocument
+                    if let caret = field.textRange(from: end, to: end) { field.selectedTextRange = caret }
+                }
+
+                func textFieldDidBeginEditing(_ textField: UITextField) {
+                    connection.focusChanged(true)
+                }
+
+                func textFieldDidEndEditing(_ textField: UITextField) {
+                    connection.focusChanged(false)
+                }
+            }
+        }
+
+        /// A text field that takes focus once it is in a window, retrying while a transition refuses it.
+        final class FocusingTextField: UITextField {
+            /// Whether the field should hold the keyboard.
+            var wantsFocus = false
+            private var focusTask: Task<Void, Never>?
+
+            override func didMoveToWindow() {
+                super.didMoveToWindow()
+                focusWhenPossible()
+            }
+
+            /// Asks for focus on the next turns of the main actor, about every 100 ms for a second,
+            /// until it is given (a push or sheet transition refuses it while it runs).
+            func focusWhenPossible() {
+                guard wantsFocus, window != nil, !isFirstResponder, focusTask == nil else { return }
+                focusTask = Task { @MainActor [weak self] in
+                    for _ in 0..<10 {
+                        try? await Task.sleep(for: .milliseconds(100))
+                        guard let self, self.wantsFocus, self.window != nil else { break }
+                        if self.isFirstResponder || self.becomeFirstResponder() { break }
+                    }
+                    self?.focusTask = nil
+                }
+            }
+        }
+    #endif
+
+    /// The code field's real text field where UIKit is missing (macOS): a SwiftUI `TextField`
+    /// whose whole new text is turned into the edit it was (``TextEdit/difference(from:to:)``).
+    struct BoundCodeTextField: View {
+        let connection: CodeInputConnection
+        @FocusState private var isFocused: Bool
+
+        var body: some View {
+            TextField(
+                connection.accessibilityLabel,
+                text: Binding(
+                    get: { @MainActor in connection.code() },
+                    set: { @MainActor newText in
+                        if let edit = TextEdit.difference(from: connection.code(), to: newText) {
+                            _ = connection.edit(edit)
+                        }
+                    })
+            )
+            .oneTimeCodeInput(connection.kind)
+            .focused($isFocused)
+            .foregroundStyle(Color.clear)
+            .opacity(0.02)
+            .accessibilityLabel(Text(connection.accessibilityLabel))
+            .accessibilityValue(Text(connection.accessibilityValue))
+            .onAppear { isFocused = connection.keepsKeyboard }
+            .onChange(of: isFocused) { _, focused in connection.focusChanged(focused) }
+            .onChange(of: connection.keepsKeyboard) { _, keeps in
+                if !keeps { isFocused = false }
+            }
+        }
+    }
+#endif
