@@ -7,7 +7,7 @@ bin="$(swift build --show-bin-path)/otp"
 [ -x "$bin" ] || swift build --product otp >/dev/null
 work=$(mktemp -d)
 server="otp-e2e-$$"
-tmx() { tmux -L "$server" "$@"; }
+tmx() { tmux -u -L "$server" "$@"; }
 cleanup() { tmx kill-server 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 
@@ -56,6 +56,21 @@ cmp -s "$work/before" "$work/after" || { echo "terminal settings not restored af
 tmx kill-session -t demo
 echo "  ok: wrong, lock, resend, Tab, Verified, q restores the terminal"
 
+echo "demo: --locale de shows the screen in German"
+rm -f "$work/before" "$work/after" "$work/status"
+run_demo "sleep 60" "--locale de --reduce-motion"
+wait_for "Code eingeben"
+wait_for "Aus Nachrichten"
+wait_for "Backspace löscht"
+code=$(screen | sed -n 's/.*Aus Nachrichten  \([0-9]*\).*/\1/p' | head -n 1)
+[ ${#code} -eq 6 ] || { echo "no code in the German suggestion bar"; screen; exit 1; }
+type_code "$(wrong_of "$code")"
+wait_for "Der Code stimmt nicht. Noch 2 Versuche."
+tmx send-keys -t demo q
+for _ in $(seq 100); do [ -s "$work/after" ] && break; sleep 0.1; done
+tmx kill-session -t demo
+echo "  ok: German title, suggestion bar, hints and plural"
+
 echo "demo: SIGTERM restores the terminal"
 rm -f "$work/before" "$work/after" "$work/status"
 run_demo "sleep 60" ""
@@ -88,6 +103,7 @@ expect_exit() {  # expected status, text the message must hold, command...
 }
 expect_exit 2 "--length must be a whole number from 4 to 8" "$bin" demo --length 9
 expect_exit 2 "--server needs --api-key" "$bin" demo --server http://127.0.0.1:1
+expect_exit 2 "--locale must be one of en, de, ar, ja" "$bin" demo --locale fr
 expect_exit 2 "OTP_REDUCE_MOTION must be 1 or 0" env OTP_REDUCE_MOTION=maybe "$bin" demo
 expect_exit 2 "an API key is needed" "$bin" check vf_x 482019
 expect_exit 2 "otp check takes 2 arguments" "$bin" check vf_x --api-key k
@@ -95,4 +111,4 @@ expect_exit 2 "--channel must be sms or email" "$bin" start --to +15550100 --cha
 expect_exit 2 "--server must be an http or https URL" "$bin" status vf_x --api-key k --server ftp://x
 expect_exit 2 "unknown option --color" "$bin" status vf_x --api-key k --color
 expect_exit 1 "network_failure" "$bin" status vf_x --api-key k --server "http://127.0.0.1:$(free_port)"
-echo "  ok: 9 usage and failure paths"
+echo "  ok: 10 usage and failure paths"
