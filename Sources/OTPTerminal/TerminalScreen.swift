@@ -39,6 +39,8 @@ public final class TerminalScreen {
         self.reduceMotion = reduceMotion
         self.output = output
         self.lastShake = model.shakeTrigger
+        // A terminal's keyboard always reaches the screen.
+        model.isFocused = true
     }
 
     /// What a key does; returns an exit when the key ends the screen.

@@ -10,6 +10,7 @@ import Testing
 
     func started() -> VerificationMachine {
         var machine = VerificationMachine()
+        machine.isFocused = true
         machine.began(sampleVerification(at: wall), at: .zero, wallNow: wall)
         return machine
     }
@@ -117,5 +118,20 @@ import Testing
     func toastMotion() {
         #expect(Motion.toast(reduceMotion: false) == .slideAndFade)
         #expect(Motion.toast(reduceMotion: true) == .fade)
+    }
+}
+
+extension DeviceBehaviourTests {
+    @Test("until the view reports focus, nothing assumes a keyboard: no suggestion bar, no highlight")
+    func noAssumedFocus() {
+        var machine = VerificationMachine()
+        machine.began(sampleVerification(at: wall), at: .zero, wallNow: wall)
+        machine.offerSuggestion("482019")
+        #expect(!machine.isFocused)
+        #expect(!machine.showsSuggestion)
+        #expect(machine.cells.allSatisfy { !$0.isNext })
+        machine.isFocused = true
+        #expect(machine.showsSuggestion)
+        #expect(machine.cells.first?.isNext == true)
     }
 }

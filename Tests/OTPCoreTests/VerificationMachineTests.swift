@@ -6,8 +6,10 @@ import Testing
 @Suite struct VerificationMachineTests {
     let wall = Date(timeIntervalSince1970: 1_795_000_000)
 
+    /// A machine whose field has the keyboard, as after the view reports focus.
     func started(length: Int = 6, attemptsLeft: Int = 3) -> VerificationMachine {
         var machine = VerificationMachine()
+        machine.isFocused = true
         machine.began(
             sampleVerification(length: length, attemptsLeft: attemptsLeft, at: wall), at: .zero, wallNow: wall
         )

@@ -15,6 +15,7 @@ import Testing
         let service = PreviewVerificationService(configuration: configuration, now: { clock.date })
         let model = VerificationModel(
             service: service, clock: clock, now: { clock.date }, onVerified: onVerified)
+        model.isFocused = true
         await model.start(to: "+15550100")
         return (model, service)
     }

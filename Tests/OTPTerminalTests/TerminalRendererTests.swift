@@ -17,6 +17,7 @@ import Testing
 
     func machine(length: Int = 6) -> VerificationMachine {
         var machine = VerificationMachine(format: CodeFormat(length: length))
+        machine.isFocused = true
         machine.began(verification(length: length), at: .zero, wallNow: wall)
         return machine
     }
