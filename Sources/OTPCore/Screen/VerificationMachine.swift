@@ -51,8 +51,10 @@ public struct VerificationMachine: Sendable, Equatable {
     public private(set) var suggestionSource: SuggestionSource = .messages
     /// Whether a suggestion is being typed in.
     public private(set) var isTypingSuggestion = false
-    /// Whether the code field has focus: the keyboard is up. The view reports the field's real
-    /// focus; until it does, nothing assumes a keyboard (no suggestion bar, no next-cell highlight).
+    /// Whether the code field has focus, so the keyboard is up.
+    ///
+    /// The view reports the field's real focus; until it does, nothing assumes a keyboard
+    /// (no suggestion bar, no next-cell highlight).
     public var isFocused = false
     /// Whether cells show `•` instead of characters (F9).
     public var isMasked = false
