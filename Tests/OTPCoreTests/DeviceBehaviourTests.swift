@@ -135,3 +135,20 @@ extension DeviceBehaviourTests {
         #expect(machine.cells.first?.isNext == true)
     }
 }
+
+extension DeviceBehaviourTests {
+    @Test("V4: locked or expired, the keyboard goes away so focus can move to Resend; a new code brings it back")
+    func keyboardWhenLocked() {
+        var machine = started()
+        _ = machine.insert("111111", at: .zero)
+        #expect(machine.keepsKeyboard, "the keyboard stays while a code is checked")
+        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 0)), at: .zero, wallNow: wall)
+        #expect(machine.phase == .locked)
+        #expect(!machine.keepsKeyboard)
+        machine.resendAnswered(.success(sampleVerification(at: wall)), at: .seconds(31), wallNow: wall)
+        #expect(machine.keepsKeyboard)
+        machine.tick(at: .seconds(400))
+        #expect(machine.phase == .expired)
+        #expect(!machine.keepsKeyboard)
+    }
+}

@@ -122,8 +122,14 @@ public struct VerificationMachine: Sendable, Equatable {
             text.fieldValue(count: entry.value.count, format: format), status: statusMessage?.text)
     }
 
-    /// Whether the keyboard should stay up: not once the code was verified (seed 003 unfocuses on complete).
-    public var keepsKeyboard: Bool { phase != .verified }
+    /// Whether the keyboard should stay up: not once the code was verified (seed 003 unfocuses
+    /// on complete), nor while locked or expired, where focus moves to Resend (V4).
+    public var keepsKeyboard: Bool {
+        switch phase {
+        case .verified, .locked, .expired: false
+        case .idle, .filling, .verifying, .invalid: true
+        }
+    }
 
     /// The line under the title, such as "We sent a 6-digit code to" (V1).
     public var sentToText: String { text.sentTo(format) }

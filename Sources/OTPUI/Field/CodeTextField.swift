@@ -68,11 +68,6 @@
                 field.accessibilityValue = connection.accessibilityValue
                 context.coordinator.showCode(in: field)
                 field.wantsFocus = connection.keepsKeyboard
-                if connection.keepsKeyboard {
-                    field.focusWhenPossible()
-                } else if field.isFirstResponder {
-                    field.resignFirstResponder()
-                }
             }
 
             /// The delegate: hands every edit to the code and keeps the field showing it.
@@ -126,9 +121,23 @@
         }
 
         /// A text field that takes focus once it is in a window, retrying while a transition refuses it.
+        ///
+        /// It asks for focus when it arrives in a window and when the owner starts wanting the
+        /// keyboard again (after a rejection, a new code); not on every update, so focus moved
+        /// elsewhere on purpose (to Resend, by the user) stays there. It gives the keyboard up
+        /// when the owner stops wanting it (verified, locked, expired).
         final class FocusingTextField: UITextField {
             /// Whether the field should hold the keyboard.
-            var wantsFocus = false
+            var wantsFocus = false {
+                didSet {
+                    guard wantsFocus != oldValue else { return }
+                    if wantsFocus {
+                        focusWhenPossible()
+                    } else if isFirstResponder {
+                        resignFirstResponder()
+                    }
+                }
+            }
             private var focusTask: Task<Void, Never>?
 
             override func didMoveToWindow() {
