@@ -137,7 +137,7 @@ extension DeviceBehaviourTests {
 }
 
 extension DeviceBehaviourTests {
-    @Test("V4: locked or expired, the keyboard goes away so focus can move to Resend; a new code brings it back")
+    @Test("V4: locked or expired, the keyboard goes so focus can move to Resend; a new code brings it back")
     func keyboardWhenLocked() {
         var machine = started()
         _ = machine.insert("111111", at: .zero)
