@@ -19,11 +19,26 @@ public struct CodeFormat: Sendable, Hashable, Codable {
     public let length: Int
     /// Which characters the code holds.
     public let kind: Kind
+    /// The caller's grouping, when it is one that adds up to the length.
+    private let customGroups: [Int]?
 
     /// Creates a format; a length outside 4–8 is clamped into that range.
-    public init(length: Int = 6, kind: Kind = .digits) {
-        self.length = min(max(length, Self.minimumLength), Self.maximumLength)
+    ///
+    /// - Parameters:
+    ///   - length: The number of characters.
+    ///   - kind: Digits, or digits and letters.
+    ///   - groups: How the cells are grouped on screen, such as `[2, 2, 2]`, or `[6]` for one
+    ///     group without a separator; `nil`, or sizes that do not add up to the length, keep
+    ///     the default (3 + 3 for six, 4 + 4 for eight).
+    public init(length: Int = 6, kind: Kind = .digits, groups: [Int]? = nil) {
+        let length = min(max(length, Self.minimumLength), Self.maximumLength)
+        self.length = length
         self.kind = kind
+        if let groups, groups.allSatisfy({ $0 > 0 }), groups.reduce(0, +) == length {
+            customGroups = groups
+        } else {
+            customGroups = nil
+        }
     }
 
     /// Whether a character (already normalised) belongs to this format.
@@ -37,12 +52,14 @@ public struct CodeFormat: Sendable, Hashable, Codable {
         }
     }
 
-    /// How the cells are grouped on screen: 6 as 3 + 3, 8 as 4 + 4, others as one group.
+    /// How the cells are grouped on screen: the caller's grouping, or 6 as 3 + 3, 8 as 4 + 4,
+    /// others as one group.
     public var groups: [Int] {
+        if let customGroups { return customGroups }
         switch length {
-        case 6: [3, 3]
-        case 8: [4, 4]
-        default: [length]
+        case 6: return [3, 3]
+        case 8: return [4, 4]
+        default: return [length]
         }
     }
 

@@ -17,16 +17,32 @@ public struct PinPadState: Sendable, Hashable {
     public private(set) var shakeTrigger = 0
     /// Whether the dots show the error state.
     public private(set) var isError = false
+    /// The delete key's accessibility label; `nil` for "Delete" in the pad's language.
+    public var deleteLabel: String?
 
     /// Creates a pad; pass a biometric label and symbol only when a biometric action exists.
+    ///
+    /// - Parameters:
+    ///   - length: The PIN's length, clamped to 4–8.
+    ///   - initialValue: The digits to start with; anything but ASCII digits is removed and the
+    ///     rest cut to the length.
+    ///   - biometricLabel: The biometric key's accessibility label; `nil` for no biometric key.
+    ///   - biometricImage: The biometric key's symbol.
+    ///   - deleteLabel: The delete key's accessibility label; `nil` for "Delete" in the language.
+    ///   - language: The language of what assistive technology reads.
     public init(
-        length: Int = 6, biometricLabel: String? = nil, biometricImage: String = "faceid",
-        language: TextLanguage = .english
+        length: Int = 6, initialValue: String = "", biometricLabel: String? = nil,
+        biometricImage: String = "faceid", deleteLabel: String? = nil, language: TextLanguage = .english
     ) {
         self.length = Self.clamp(length)
-        self.input = KeypadInput(maxLength: self.length)
+        self.input = KeypadInput(value: Self.digits(of: initialValue), maxLength: self.length)
         self.biometric = Self.accessory(label: biometricLabel, image: biometricImage)
+        self.deleteLabel = deleteLabel
         self.text = ScreenText(language)
+    }
+
+    private static func digits(of text: String) -> String {
+        String(text.filter { $0.isASCII && $0.isNumber })
     }
 
     /// Takes the caller's current length and biometric key, which may change after creation.
@@ -51,9 +67,10 @@ public struct PinPadState: Sendable, Hashable {
         return .biometric(label: label, systemImage: image)
     }
 
-    /// What assistive technology reads for a key, in the pad's language.
+    /// What assistive technology reads for a key, in the pad's language (or the caller's delete label).
     public func accessibilityLabel(for key: KeypadKey) -> String {
-        key.accessibilityLabel(in: text)
+        if key == .delete, let deleteLabel { return deleteLabel }
+        return key.accessibilityLabel(in: text)
     }
 
     /// The dots row's accessibility label, such as "Passcode".
@@ -71,6 +88,12 @@ public struct PinPadState: Sendable, Hashable {
     /// The dots row's accessibility value, such as "3 of 6 entered".
     public var dotsAccessibilityValue: String { text.pinValue(count: input.value.count, length: length) }
 
+    /// The dots row's accessibility value from the caller's label for (entered, length), or the
+    /// pad's own ("3 of 6 entered") without one.
+    public func dotsAccessibilityValue(label: ((_ entered: Int, _ length: Int) -> String)?) -> String {
+        label?(input.value.count, length) ?? dotsAccessibilityValue
+    }
+
     /// Whether the delete key is enabled.
     public var isDeleteEnabled: Bool { !isDisabled && input.isDeleteEnabled }
 
@@ -87,7 +110,7 @@ public struct PinPadState: Sendable, Hashable {
 
     /// Replaces the value from outside (a binding), keeping only digits and the length.
     public mutating func setValue(_ newValue: String) {
-        input = KeypadInput(value: String(newValue.filter { $0.isASCII && $0.isNumber }), maxLength: length)
+        input = KeypadInput(value: Self.digits(of: newValue), maxLength: length)
     }
 
     /// Applies a key press; a digit after an error starts a new PIN.

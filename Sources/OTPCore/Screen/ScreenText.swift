@@ -1,3 +1,5 @@
+import Foundation
+
 /// The screen's sentences (UX V1–V9) in one language, from ``StringCatalog``.
 ///
 /// The views, the terminal and announcements take their text from a value of
@@ -144,4 +146,15 @@ public enum SuggestionSource: String, Sendable, Hashable, CaseIterable {
     case notification
     /// A link that carried the code.
     case link
+}
+
+/// The suggestion bar's rules that hold outside the verification screen too (S1).
+public enum SuggestionBar {
+    /// The code the bar shows, or `nil` when there is none to offer: the bar is hidden while the
+    /// code is missing or blank.
+    public static func shownCode(_ code: String?) -> String? {
+        guard let code else { return nil }
+        let trimmed = code.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.isEmpty ? nil : trimmed
+    }
 }

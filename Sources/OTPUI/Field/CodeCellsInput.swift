@@ -20,6 +20,7 @@
         @Environment(\.colorScheme) private var colorScheme
         @Environment(\.accessibilityReduceMotion) private var reduceMotion
         @Environment(\.dynamicTypeSize) private var dynamicTypeSize
+        @Environment(\.codeSeparatorStyle) private var separatorStyle
 
         var body: some View {
             let layout = CodeLayout(width: Double(width), format: format, textSize: TextSize(dynamicTypeSize))
@@ -66,7 +67,7 @@
                         ForEach(Array(row.enumerated()), id: \.offset) { index, group in
                             if index > 0 {
                                 Capsule()
-                                    .fill(palette.border)
+                                    .fill(separatorStyle == .line ? palette.border : Color.clear)
                                     .frame(width: CGFloat(layout.separatorWidth), height: 3)
                                     .padding(
                                         .horizontal,

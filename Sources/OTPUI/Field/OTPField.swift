@@ -7,25 +7,18 @@
     /// Inside ``VerificationScreen`` it is driven by a ``VerificationModel``. On
     /// its own it edits a binding and calls `onComplete` once with each complete
     /// code; count rejections in `rejections` (or set `isInvalid`) to colour and
-    /// shake the cells.
+    /// shake the cells. Or it checks its own codes with `onVerify`: dimmed while
+    /// checking, green and locked when right, shaken when wrong.
     ///
     /// ```swift
     /// OTPField(code: $code, rejections: rejected) { code in submit(code) }
+    /// OTPField(format: CodeFormat(length: 6)) { code in await server.accepts(code) }
     /// ```
     public struct OTPField: View {
         private enum Source {
             case model(VerificationModel)
-            case standalone(Standalone)
-        }
-
-        private struct Standalone {
-            var code: Binding<String>
-            var format: CodeFormat
-            var isMasked: Bool
-            var isInvalid: Bool
-            var rejections: Int
-            var language: TextLanguage
-            var onComplete: @MainActor (String) -> Void
+            case standalone(StandaloneField)
+            case verifying(StandaloneField, onVerify: @MainActor (String) async -> Bool)
         }
 
         private let source: Source
@@ -39,44 +32,91 @@
         ///
         /// The cells shake when `isInvalid` turns on. A caller that leaves it on through two wrong
         /// codes in a row gets one shake; count rejections with
-        /// ``init(code:format:isMasked:rejections:onComplete:)`` to shake for each.
+        /// ``init(code:format:isMasked:rejections:rejection:language:onComplete:)`` to shake for each.
+        /// The keyboard goes away when a code is complete and comes back when it is marked wrong.
         ///
         /// - Parameters:
         ///   - code: The normalised code entered so far.
-        ///   - format: The code's length and characters.
+        ///   - format: The code's length, characters and grouping.
         ///   - isMasked: Shows `•` instead of the characters (UX F9).
         ///   - isInvalid: Marks the code as rejected: error colour, one shake, the next key starts over (F5, F6).
+        ///   - rejection: Whether a rejected code stays until the next key (F5) or is cleared at once.
         ///   - language: The language of what assistive technology reads.
         ///   - onComplete: Called once with each complete code (F4).
         public init(
             code: Binding<String>, format: CodeFormat = .default, isMasked: Bool = false,
-            isInvalid: Bool = false, language: TextLanguage = .preferred,
-            onComplete: @escaping @MainActor (String) -> Void
+            isInvalid: Bool = false, rejection: RejectionBehavior = .keepDigits,
+            language: TextLanguage = .preferred, onComplete: @escaping @MainActor (String) -> Void
         ) {
             source = .standalone(
-                Standalone(
+                StandaloneField(
                     code: code, format: format, isMasked: isMasked, isInvalid: isInvalid, rejections: 0,
-                    language: language, onComplete: onComplete))
+                    rejection: rejection, language: language, onComplete: onComplete))
+        }
+
+        /// Creates a field on its own of `length` digits, marked wrong while `isInvalid` is set.
+        ///
+        /// The form of a field that only needs a length, such as `OTPField(code: $code, length: 4)`.
+        ///
+        /// - Parameters:
+        ///   - code: The normalised code entered so far.
+        ///   - length: The number of digits, 4–8.
+        ///   - isInvalid: Marks the code as rejected: error colour, one shake, the next key starts over.
+        ///   - onComplete: Called once with each complete code.
+        public init(
+            code: Binding<String>, length: Int, isInvalid: Bool = false,
+            onComplete: @escaping @MainActor (String) -> Void = { _ in }
+        ) {
+            self.init(
+                code: code, format: CodeFormat(length: length), isInvalid: isInvalid, onComplete: onComplete)
         }
 
         /// Creates a field on its own that counts the caller's rejections, so every wrong code shakes.
         ///
         /// - Parameters:
         ///   - code: The normalised code entered so far.
-        ///   - format: The code's length and characters.
+        ///   - format: The code's length, characters and grouping.
         ///   - isMasked: Shows `•` instead of the characters (UX F9).
         ///   - rejections: How many codes the caller has rejected. Each increase marks the code
         ///     entered rejected: error colour, one shake, the next key starts over (F5, F6).
+        ///   - rejection: Whether a rejected code stays until the next key (F5) or is cleared at once.
         ///   - language: The language of what assistive technology reads.
         ///   - onComplete: Called once with each complete code (F4).
         public init(
             code: Binding<String>, format: CodeFormat = .default, isMasked: Bool = false, rejections: Int,
-            language: TextLanguage = .preferred, onComplete: @escaping @MainActor (String) -> Void
+            rejection: RejectionBehavior = .keepDigits, language: TextLanguage = .preferred,
+            onComplete: @escaping @MainActor (String) -> Void
         ) {
             source = .standalone(
-                Standalone(
+                StandaloneField(
                     code: code, format: format, isMasked: isMasked, isInvalid: false, rejections: rejections,
-                    language: language, onComplete: onComplete))
+                    rejection: rejection, language: language, onComplete: onComplete))
+        }
+
+        /// Creates a field that checks its own codes: `onVerify` answers whether a complete code is right.
+        ///
+        /// While `onVerify` runs the cells are dimmed and read-only; a right code turns them green
+        /// and locks the field (the keyboard goes away, the success haptic plays); a wrong one
+        /// shakes them in the error colour, keeps them for the next key to replace (or clears them
+        /// with `rejection: .clearAndRefocus`) and brings the keyboard back.
+        ///
+        /// - Parameters:
+        ///   - code: The code entered, if the caller wants to see it; the field keeps its own otherwise.
+        ///   - format: The code's length, characters and grouping.
+        ///   - isMasked: Shows `•` instead of the characters (UX F9).
+        ///   - rejection: What a wrong code does to the digits.
+        ///   - language: The language of what assistive technology reads.
+        ///   - onVerify: Checks a complete code; `true` when it is right.
+        public init(
+            code: Binding<String>? = nil, format: CodeFormat = .default, isMasked: Bool = false,
+            rejection: RejectionBehavior = .keepDigits, language: TextLanguage = .preferred,
+            onVerify: @escaping @MainActor (String) async -> Bool
+        ) {
+            source = .verifying(
+                StandaloneField(
+                    code: code ?? .constant(""), format: format, isMasked: isMasked, isInvalid: false,
+                    rejections: 0, rejection: rejection, language: language, onComplete: { _ in }),
+                onVerify: onVerify)
         }
 
         /// The field's content.
@@ -85,12 +125,23 @@
             case .model(let model):
                 ModelCodeField(model: model)
             case .standalone(let field):
-                StandaloneCodeField(
-                    code: field.code, format: field.format, isMasked: field.isMasked,
-                    isInvalid: field.isInvalid, rejections: field.rejections, language: field.language,
-                    onComplete: field.onComplete)
+                StandaloneCodeField(field: field, onVerify: nil)
+            case .verifying(let field, let onVerify):
+                StandaloneCodeField(field: field, onVerify: onVerify)
             }
         }
+    }
+
+    /// What a field on its own was created with.
+    struct StandaloneField {
+        var code: Binding<String>
+        var format: CodeFormat
+        var isMasked: Bool
+        var isInvalid: Bool
+        var rejections: Int
+        var rejection: RejectionBehavior
+        var language: TextLanguage
+        var onComplete: @MainActor (String) -> Void
     }
 
     /// The field as the verification screen drives it: every value from the model.
@@ -117,30 +168,22 @@
     }
 
     /// The field on its own: a ``CodeFieldState`` keeps normalisation, submit-once,
-    /// replace-after-rejection and the shake; the view forwards edits, the caller's format,
-    /// the invalid flag and each new rejection.
+    /// replace-after-rejection, the shake and, with `onVerify`, the verifying and verified states;
+    /// the view forwards edits, the caller's format, the invalid flag and each new rejection.
     struct StandaloneCodeField: View {
-        @Binding var code: String
-        let format: CodeFormat
-        let isMasked: Bool
-        let isInvalid: Bool
-        let rejections: Int
-        let onComplete: @MainActor (String) -> Void
+        let parameters: StandaloneField
+        let onVerify: (@MainActor (String) async -> Bool)?
 
         @State private var field: CodeFieldState
         @State private var isFocused = false
 
-        init(
-            code: Binding<String>, format: CodeFormat, isMasked: Bool, isInvalid: Bool, rejections: Int,
-            language: TextLanguage, onComplete: @escaping @MainActor (String) -> Void
-        ) {
-            _code = code
-            _field = State(initialValue: CodeFieldState(format: format, language: language))
-            self.format = format
-            self.isMasked = isMasked
-            self.isInvalid = isInvalid
-            self.rejections = rejections
-            self.onComplete = onComplete
+        init(field parameters: StandaloneField, onVerify: (@MainActor (String) async -> Bool)?) {
+            self.parameters = parameters
+            self.onVerify = onVerify
+            _field = State(
+                initialValue: CodeFieldState(
+                    format: parameters.format, language: parameters.language,
+                    rejectionBehavior: parameters.rejection))
         }
 
         var body: some View {
@@ -149,41 +192,71 @@
                     code: { field.value },
                     edit: { edit($0) },
                     focusChanged: { isFocused = $0 },
-                    keepsKeyboard: true,
+                    keepsKeyboard: field.keepsKeyboard,
                     kind: field.format.kind,
                     accessibilityLabel: field.text.fieldLabel,
                     accessibilityValue: field.accessibilityValue),
-                cells: field.cells(isFocused: isFocused, isMasked: isMasked),
+                cells: field.cells(isFocused: isFocused, isMasked: parameters.isMasked),
                 format: field.format,
                 shakeTrigger: field.shakeTrigger
             )
-            .onChange(of: format, initial: true) { _, newFormat in
+            .onChange(of: parameters.format, initial: true) { _, newFormat in
                 field.setFormat(newFormat)
-                code = field.value
+                write()
             }
-            .onChange(of: code, initial: true) { _, newCode in
+            .onChange(of: parameters.rejection) { _, behavior in field.rejectionBehavior = behavior }
+            .onChange(of: parameters.code.wrappedValue, initial: true) { _, newCode in
                 if newCode != field.value { replace(with: newCode) }
             }
-            .onChange(of: isInvalid, initial: true) { _, invalid in field.setInvalid(invalid) }
-            .onChange(of: rejections) { old, new in
-                if new > old { field.reject() }
+            .onChange(of: parameters.isInvalid, initial: true) { _, invalid in
+                field.setInvalid(invalid)
+                write()
+            }
+            .onChange(of: parameters.rejections) { old, new in
+                if new > old {
+                    field.reject()
+                    write()
+                }
             }
             .hapticFeedback(.error, trigger: field.shakeTrigger)
+            .hapticFeedback(.success, trigger: field.phase == .verified)
         }
 
         /// Hands an edit to the field state, writes the code back and passes on a complete code.
         private func edit(_ edit: TextEdit) -> TextEditOutcome {
             let (outcome, submission) = field.edit(edit)
-            code = field.value
-            if let submission { onComplete(submission) }
+            write()
+            if let submission { submit(submission) }
             return outcome
         }
 
         /// The caller set the binding: its text replaces the code, normalised.
         private func replace(with text: String) {
             let submission = field.edit(text)
-            code = field.value
-            if let submission { onComplete(submission) }
+            write()
+            if let submission { submit(submission) }
+        }
+
+        /// Writes the code back to the caller's binding when it differs.
+        private func write() {
+            if parameters.code.wrappedValue != field.value { parameters.code.wrappedValue = field.value }
+        }
+
+        /// Hands a complete code to the caller, or checks it with `onVerify`.
+        private func submit(_ code: String) {
+            guard let onVerify else {
+                parameters.onComplete(code)
+                return
+            }
+            field.beginVerifying()
+            Task { @MainActor in
+                if await onVerify(code) {
+                    field.verified()
+                } else {
+                    field.reject()
+                    write()
+                }
+            }
         }
     }
 
@@ -219,6 +292,52 @@
                 }
                 Text(verbatim: "Try 482019")
                     .font(.footnote)
+            }
+            .padding()
+        }
+    }
+
+    #Preview("OTPField, checks its own codes") {
+        VerifyingFieldPreview()
+    }
+
+    #Preview("OTPField, clears a wrong code, groups of two") {
+        VerifyingFieldPreview(format: CodeFormat(length: 6, groups: [2, 2, 2]), rejection: .clearAndRefocus)
+            .codeSeparatorStyle(.gap)
+            .preferredColorScheme(.dark)
+    }
+
+    #Preview("OTPField, four digits by length") {
+        LengthFieldPreview()
+    }
+
+    /// A field that checks its own codes: 482019 is right, after a short wait.
+    private struct VerifyingFieldPreview: View {
+        var format = CodeFormat.default
+        var rejection = RejectionBehavior.keepDigits
+        @State private var code = ""
+
+        var body: some View {
+            VStack(spacing: 16) {
+                OTPField(code: $code, format: format, rejection: rejection) { entered in
+                    try? await Task.sleep(for: .milliseconds(600))
+                    return entered == "482019"
+                }
+                Text(verbatim: "Try 482019 (entered: \(code))")
+                    .font(.footnote)
+            }
+            .padding()
+        }
+    }
+
+    /// A four-digit field made with a length, flagged wrong for any code but 4820.
+    private struct LengthFieldPreview: View {
+        @State private var code = ""
+        @State private var isInvalid = false
+
+        var body: some View {
+            OTPField(code: $code, length: 4, isInvalid: isInvalid) { entered in
+                isInvalid = entered != "4820"
             }
             .padding()
         }

@@ -10,13 +10,15 @@
     public struct Keypad: View {
         private let rows: [[KeypadKey]]
         private let text: ScreenText
+        private let deleteLabel: String?
         private let isKeyEnabled: (KeypadKey) -> Bool
         private let onPress: @MainActor (KeypadKey) -> Void
 
         @State private var presses = 0
         @Environment(\.otpTheme) private var theme
         @Environment(\.colorScheme) private var colorScheme
-        @ScaledMetric(relativeTo: .title) private var keyHeight: CGFloat = 60
+        @Environment(\.pinPadStyle) private var style
+        @ScaledMetric(relativeTo: .title) private var scale: CGFloat = 1
 
         /// Creates a keypad from rows of keys.
         ///
@@ -24,14 +26,17 @@
         ///   - rows: The keys, such as ``KeypadLayout/rows(accessory:)``.
         ///   - isEnabled: Whether a key can be pressed, such as ``PinPadState/isEnabled(_:)``.
         ///   - language: The language of the keys' accessibility labels.
+        ///   - deleteLabel: What assistive technology reads for the delete key; by default "Delete"
+        ///     in the language.
         ///   - onPress: Called with each pressed key.
         public init(
             rows: [[KeypadKey]], isEnabled: @escaping (KeypadKey) -> Bool,
-            language: TextLanguage = .preferred,
+            language: TextLanguage = .preferred, deleteLabel: String? = nil,
             onPress: @escaping @MainActor (KeypadKey) -> Void
         ) {
             self.rows = rows
             self.text = ScreenText(language)
+            self.deleteLabel = deleteLabel
             self.isKeyEnabled = isEnabled
             self.onPress = onPress
         }
@@ -52,9 +57,9 @@
 
         /// The keypad's content.
         public var body: some View {
-            VStack(spacing: theme.spacing * 1.5) {
+            VStack(spacing: style.keyRowSpacing ?? theme.spacing * 1.5) {
                 ForEach(Array(rows.enumerated()), id: \.offset) { _, row in
-                    HStack(spacing: theme.spacing * 3) {
+                    HStack(spacing: style.keySpacing ?? theme.spacing * 3) {
                         ForEach(row) { key in
                             keyView(key)
                         }
@@ -78,7 +83,7 @@
                     keyLabel(key)
                         .font(.system(.title, design: .rounded, weight: .medium))
                         .foregroundStyle(palette.label)
-                        .frame(maxWidth: .infinity, minHeight: keyHeight)
+                        .frame(maxWidth: .infinity, minHeight: style.keyHeight * scale)
                 }
                 .buttonStyle(
                     KeyButtonStyle(
@@ -86,12 +91,18 @@
                         fill: palette.surface, pressedFill: palette.border)
                 )
                 .disabled(!isKeyEnabled(key))
-                .accessibilityLabel(Text(verbatim: key.accessibilityLabel(in: text)))
+                .accessibilityLabel(Text(verbatim: label(for: key)))
             } else {
                 Color.clear
-                    .frame(maxWidth: .infinity, minHeight: keyHeight)
+                    .frame(maxWidth: .infinity, minHeight: style.keyHeight * scale)
                     .accessibilityHidden(true)
             }
+        }
+
+        /// What assistive technology reads for a key: the caller's delete label, or the key's own.
+        private func label(for key: KeypadKey) -> String {
+            if key == .delete, let deleteLabel { return deleteLabel }
+            return key.accessibilityLabel(in: text)
         }
 
         @ViewBuilder

@@ -4,12 +4,13 @@
 
     /// The "From Messages" bar that offers a received code (UX S1), naming where the code came from.
     ///
-    /// The whole bar is one button. Inside ``VerificationScreen`` it appears
+    /// The whole bar is one button, hidden while `code` is `nil` or blank. Inside
+    /// ``VerificationScreen`` it appears
     /// while ``VerificationModel/shownSuggestion`` has a code and the keyboard is up,
     /// docked above the keyboard on an iPhone and inline on wider layouts; choosing it
     /// types the code in digit by digit, then submits it.
     public struct OTPAutofillSuggestion: View {
-        private let code: String
+        private let code: String?
         private let source: String
         private let label: String
         private let action: @MainActor () -> Void
@@ -20,42 +21,51 @@
         /// Creates a suggestion bar for a code from one of the usual sources.
         ///
         /// - Parameters:
-        ///   - code: The received code.
+        ///   - code: The received code; the bar is hidden while it is `nil` or blank.
         ///   - source: Where the code came from: Messages by default, Mail, a notification or a link.
         ///   - language: The language of the source line and the accessibility label.
         ///   - action: Called when the bar is chosen.
         public init(
-            code: String, source: SuggestionSource = .messages, language: TextLanguage = .preferred,
+            code: String?, source: SuggestionSource = .messages, language: TextLanguage = .preferred,
             action: @escaping @MainActor () -> Void
         ) {
             let text = ScreenText(language)
             self.init(
                 code: code, sourceText: text.suggestionSource(source),
-                accessibilityLabel: text.suggestionLabel(code: code, source: source), action: action)
+                accessibilityLabel: SuggestionBar.shownCode(code).map {
+                    text.suggestionLabel(code: $0, source: source)
+                },
+                action: action)
         }
 
         /// Creates a suggestion bar with the caller's own source line, such as "From Authenticator".
         ///
         /// - Parameters:
-        ///   - code: The received code.
+        ///   - code: The received code; the bar is hidden while it is `nil` or blank.
         ///   - sourceText: The line above the code.
         ///   - accessibilityLabel: What assistive technology reads for the bar; the source line and
         ///     the code when `nil`.
         ///   - action: Called when the bar is chosen.
         public init(
-            code: String, sourceText: String, accessibilityLabel: String? = nil,
+            code: String?, sourceText: String, accessibilityLabel: String? = nil,
             action: @escaping @MainActor () -> Void
         ) {
-            self.code = code
+            self.code = SuggestionBar.shownCode(code)
             self.source = sourceText
-            self.label = accessibilityLabel ?? "\(sourceText), \(code)"
+            self.label = accessibilityLabel ?? "\(sourceText), \(self.code ?? "")"
             self.action = action
         }
 
-        /// The bar's content.
+        /// The bar's content: nothing while there is no code.
         public var body: some View {
+            if let code {
+                bar(code)
+            }
+        }
+
+        private func bar(_ code: String) -> some View {
             let palette = theme.palette(for: colorScheme)
-            Button(action: action) {
+            return Button(action: action) {
                 VStack(spacing: theme.spacing / 4) {
                     Text(verbatim: source)
                         .font(.footnote)
@@ -87,5 +97,14 @@
         OTPAutofillSuggestion(code: "482019") {}
             .padding()
             .preferredColorScheme(.dark)
+    }
+
+    #Preview("OTPAutofillSuggestion, from Mail, then none") {
+        VStack(spacing: 16) {
+            OTPAutofillSuggestion(code: "482019", source: .mail) {}
+            // Hidden: there is no code to offer.
+            OTPAutofillSuggestion(code: nil, source: .mail) {}
+        }
+        .padding()
     }
 #endif

@@ -7,6 +7,14 @@
         .AnnouncementPriorityAttribute
 
     extension Announcement {
+        /// Speaks this announcement to assistive technology now, with its priority: for screens
+        /// built from OTPKit's parts, which post the model's ``VerificationModel/announcements``
+        /// themselves.
+        @MainActor
+        public func post() {
+            accessibilityNotification.post()
+        }
+
         /// The notification that speaks this announcement to assistive technology, with its priority.
         var accessibilityNotification: AccessibilityNotification.Announcement {
             var text = AttributedString(self.text)
