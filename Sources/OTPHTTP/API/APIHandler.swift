@@ -8,7 +8,9 @@ import OTPServer
 /// JSON shape, the client address, the `Idempotency-Key` header) and leaves the rest to the engine.
 public struct APIHandler: HTTPHandler {
     /// The request headers the handler reads; give them to ``HTTPServerConfiguration/headerNames``.
-    public static let headerNames = ["authorization", "idempotency-key", "x-forwarded-for"]
+    public static let headerNames = [
+        "authorization", "idempotency-key", "x-forwarded-for", "accept-language", "content-type",
+    ]
 
     private let verifier: Verifier
     private let keys: APIKeys
@@ -17,6 +19,7 @@ public struct APIHandler: HTTPHandler {
     private let servesMetrics: Bool
     private let checkFloor: Duration
     private let events: RequestLog
+    private let hosted: HostedHandler?
 
     /// Creates the API.
     ///
@@ -30,10 +33,18 @@ public struct APIHandler: HTTPHandler {
     ///   - checkFloor: the least time between a check's arrival and its answer, whatever the answer,
     ///     so that how long the judgement took does not tell a right code from a wrong one.
     ///   - events: where lines about the server itself go, such as a send cap being reached.
+    ///   - hosted: the hosted verification page, if this server serves one.
+    ///   - hostedKey: the key page tokens are authenticated with; derive it from the server's secret
+    ///     with ``hostedPageKey(secret:)``.
     public init(
         verifier: Verifier, keys: APIKeys, trustedProxies: Int = 0, metrics: ServerMetrics,
-        servesMetrics: Bool = true, checkFloor: Duration = .zero, events: RequestLog = .silent
+        servesMetrics: Bool = true, checkFloor: Duration = .zero, events: RequestLog = .silent,
+        hosted: HostedPages? = nil, hostedKey: [UInt8] = []
     ) {
+        self.hosted = hosted.map {
+            HostedHandler(
+                pages: $0, pageKey: hostedKey, verifier: verifier, metrics: metrics, checkFloor: checkFloor)
+        }
         self.verifier = verifier
         self.keys = keys
         self.trustedProxies = max(0, trustedProxies)
@@ -43,8 +54,19 @@ public struct APIHandler: HTTPHandler {
         self.events = events
     }
 
+    /// The key hosted page tokens are authenticated with, derived from the server's secret.
+    public static func hostedPageKey(secret: [UInt8]) -> [UInt8] {
+        PageToken.key(fromSecret: secret)
+    }
+
     /// Answers one request.
     public func handle(_ request: HTTPRequest) -> HTTPReply {
+        if let hosted, let route = HostedRoute(path: request.path) {
+            if request.bodyTooLarge {
+                return .now(APIResponses.error(APIResponses.payloadTooLarge, route: route.template))
+            }
+            return hosted.handle(route, request: request, address: clientAddress(of: request))
+        }
         let caller = keys.scope(authorization: request.headers["authorization"])
         if Route.needsKey(request.path), caller == nil {
             let route = Route(path: request.path)?.template ?? Route.unmatched
@@ -105,7 +127,7 @@ public struct APIHandler: HTTPHandler {
 
     private func start(_ request: HTTPRequest, address: String, caller: String) -> HTTPReply {
         let route = Route.start
-        let body: (to: String, channel: Channel?)
+        let body: RequestBodies.Start
         switch RequestBodies.start(request.body) {
         case .success(let parsed): body = parsed
         case .failure(let error): return .now(APIResponses.error(error, route: route.template))
@@ -116,6 +138,22 @@ public struct APIHandler: HTTPHandler {
                 "The Idempotency-Key must be 1 to 255 printable ASCII characters.")
             return .now(APIResponses.error(error, route: route.template))
         }
+        var wantedLink: (returnURL: String, state: String)?
+        if let wanted = body.hosted {
+            guard let hosted else {
+                let error = APIResponses.invalidRequest(
+                    "This server hosts no verification page; start it with --public-url to use \"hosted\".")
+                return .now(APIResponses.error(error, route: route.template))
+            }
+            guard hosted.pages.allowsReturn(to: wanted.returnURL) else {
+                let error = APIResponses.invalidRequest(
+                    "\"hosted.returnUrl\" must be an absolute URL whose origin is one of the server's "
+                        + "--hosted-return-origins.")
+                return .now(APIResponses.error(error, route: route.template))
+            }
+            wantedLink = wanted
+        }
+        let link = wantedLink
         let startRequest = StartRequest(
             to: body.to, channel: body.channel, clientAddress: address, idempotencyKey: key,
             idempotencyScope: caller)
@@ -125,8 +163,20 @@ public struct APIHandler: HTTPHandler {
         return .later {
             do throws(VerifierError) {
                 let result = try await verifier.start(startRequest)
-                return APIResponses.verification(
+                var response = APIResponses.verification(
                     result.verification, status: result.created ? 201 : 200, route: route)
+                if let link, let hosted,
+                    let url = hosted.pageURL(
+                        for: HostedLink(
+                            verificationID: result.verification.id, returnURL: link.returnURL,
+                            state: link.state))
+                {
+                    response.body.removeLast()
+                    response.body += Array(#","hostedUrl":"#.utf8)
+                    ResponseJSON.string(url, into: &response.body)
+                    response.body.append(UInt8(ascii: "}"))
+                }
+                return response
             } catch {
                 return Self.refusal(error, route: route, metrics: metrics, events: events)
             }

@@ -54,7 +54,7 @@ public enum OTPServerApp {
         let router = ChannelRouter(routes: senders)
         var policy = configuration.policy
         policy.channels = policy.channels.intersection(router.channels)
-        let problems = policy.problems()
+        let problems = policy.problems() + (configuration.hosted?.problems ?? [])
         guard problems.isEmpty else { throw ServerStartError(problems.joined(separator: " ")) }
         let verifier = Verifier(
             store: store, sender: MetricsSender(base: router, metrics: metrics), policy: policy,
@@ -79,7 +79,8 @@ public enum OTPServerApp {
                     verifier: verifier, keys: keys, trustedProxies: configuration.trustedProxies,
                     metrics: metrics,
                     servesMetrics: configuration.metricsAddress == nil, checkFloor: configuration.checkFloor,
-                    events: log),
+                    events: log, hosted: configuration.hosted,
+                    hostedKey: APIHandler.hostedPageKey(secret: secret)),
                 observer: observer)
             if let address = configuration.metricsAddress {
                 side = try HTTPServer(

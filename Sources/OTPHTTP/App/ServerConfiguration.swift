@@ -41,6 +41,8 @@ public struct ServerConfiguration: Sendable {
     public var requestLog: RequestLog
     /// The wall clock of the engine; tests move it by hand.
     public var now: @Sendable () -> Date
+    /// The hosted verification page, or `nil` for none: starts may then ask for a `hostedUrl`.
+    public var hosted: HostedPages?
 
     /// The default ``checkFloor``: well above a check's own time on a busy server (a few
     /// milliseconds at p99), and well below what a person notices.
@@ -53,8 +55,9 @@ public struct ServerConfiguration: Sendable {
         maxConnectionsPerAddress: Int = 0,
         connectionTimeout: Duration = .seconds(10), checkFloor: Duration = Self.defaultCheckFloor,
         purgeInterval: Duration = .seconds(60), requestLog: RequestLog = .standardError,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() }, hosted: HostedPages? = nil
     ) {
+        self.hosted = hosted
         self.host = host
         self.port = port
         self.apiKeys = apiKeys

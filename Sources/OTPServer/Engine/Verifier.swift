@@ -98,6 +98,9 @@ public final class Verifier: Sendable {
 
     // MARK: - Shared parts
 
+    /// The engine's time now, from its injected clock, to a whole millisecond.
+    public var now: Date { currentTime() }
+
     /// The injected time, moved to a whole millisecond as the stores keep it.
     func currentTime() -> Date {
         StoreTime.truncated(clock())
