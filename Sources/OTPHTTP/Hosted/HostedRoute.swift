@@ -1,4 +1,6 @@
-/// The hosted page's routes: the page, its JSON calls, its assets and the token keys. None needs an API key.
+/// The hosted page's routes: the page, its JSON calls, its assets and the token keys.
+///
+/// None needs an API key.
 enum HostedRoute: Equatable {
     /// The page itself, `GET /v/{token}`.
     case page(token: String)
