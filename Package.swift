@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "OTPDelivery", targets: ["OTPDelivery"]),
         .library(name: "OTPHTTP", targets: ["OTPHTTP"]),
         .library(name: "OTPTerminal", targets: ["OTPTerminal"]),
+        .library(name: "OTPTokens", targets: ["OTPTokens"]),
     ],
     targets: [
         // MARK: Core (Linux and Apple)
@@ -53,6 +54,13 @@ let package = Package(
             name: "OTPBenchmarks",
             dependencies: ["OTPServer", "OTPCore", "OTPSQLite", "OTPRedis", "CSQLite", "CHiredis"],
             path: "Benchmarks/OTPBenchmarks"),
+
+        // MARK: Signed approval tokens (EdDSA JWS an app's backend verifies offline)
+        .target(
+            name: "OTPTokens",
+            dependencies: [.target(name: "CCrypto", condition: .when(platforms: [.linux]))]
+        ),
+        .testTarget(name: "OTPTokensTests", dependencies: ["OTPTokens"]),
 
         // MARK: Delivery and the HTTP front
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
