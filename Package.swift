@@ -69,12 +69,12 @@ let package = Package(
         .target(name: "OTPDelivery", dependencies: ["OTPServer", "CCurl"]),
         .testTarget(
             name: "OTPDeliveryTests", dependencies: ["OTPDelivery", "OTPTestSupport"], exclude: ["Receivers"]),
-        .target(name: "OTPHTTP", dependencies: ["OTPServer", "OTPCore", "CMicroHTTPD"]),
+        .target(name: "OTPHTTP", dependencies: ["OTPServer", "OTPCore", "OTPTokens", "CMicroHTTPD"]),
         // Turns otp serve's text-level choices (store URLs, sender names, secret files, environment)
         // into the values OTPHTTP takes; not a product.
         .target(
             name: "OTPServe",
-            dependencies: ["OTPHTTP", "OTPServer", "OTPCore", "OTPDelivery", "OTPSQLite", "OTPRedis"]),
+            dependencies: ["OTPHTTP", "OTPServer", "OTPCore", "OTPDelivery", "OTPSQLite", "OTPRedis", "OTPTokens"]),
         .testTarget(
             name: "OTPHTTPTests",
             dependencies: [
@@ -82,7 +82,7 @@ let package = Package(
             ]),
         .executableTarget(
             name: "otp",
-            dependencies: ["OTPServe", "OTPHTTP", "OTPServer", "OTPCore", "OTPClient", "OTPTerminal"]),
+            dependencies: ["OTPServe", "OTPHTTP", "OTPServer", "OTPCore", "OTPClient", "OTPTerminal", "OTPTokens"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -99,8 +99,25 @@ enum ServeCommand {
             server: server, store: try options.value(O.store, or: .sqlite(path: "otp.sqlite3")),
             senders: senders,
             secretFile: try options.value(O.secretFile).flatMap { $0.isEmpty ? nil : $0 },
-            environment: environment)
+            environment: environment, hosted: try hostedSpec(options))
         return (settings, madeKey)
+    }
+
+    /// The hosted page the options ask for, or `nil` without `--public-url`.
+    static func hostedSpec(_ options: ParsedOptions) throws(UsageError) -> HostedSpec? {
+        typealias O = ServeOptions
+        let origins = try options.all(O.hostedReturnOrigins).flatMap { $0 }
+        let keyFiles = try options.all(O.signingKeyFile).filter { !$0.isEmpty }
+        guard let url = try options.value(O.publicURL), !url.isEmpty else {
+            if !origins.isEmpty || !keyFiles.isEmpty {
+                throw UsageError("--hosted-return-origins and --signing-key-file need --public-url")
+            }
+            return nil
+        }
+        guard !origins.isEmpty else {
+            throw UsageError("--public-url needs --hosted-return-origins: the origins the page may return to")
+        }
+        return HostedSpec(publicURL: url, returnOrigins: origins, signingKeyFiles: keyFiles)
     }
 
     /// What the options deserve a warning for: an API key in the process list, the HMAC key file's place.

@@ -140,6 +140,20 @@ enum ServeOptions {
     static let secretFile = Option.text(
         "secret-file", "PATH", defaultText: "STORE.secret next to a SQLite store",
         "the HMAC key file, created with a random key (mode 0600) when absent")
+    static let publicURL = Option.text(
+        "public-url", "URL", defaultText: "none (no hosted page)",
+        "serve the hosted verification page: this server's public origin, https (http only on loopback)")
+    static let hostedReturnOrigins = Option(
+        "hosted-return-origins", "ORIGINS", defaultText: "none",
+        "origins the hosted page may return to, comma-separated (exact: https://app.example)",
+        repeatable: true
+    ) { text throws(UsageError) -> [String] in
+        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+    static let signingKeyFile = Option.text(
+        "signing-key-file", "PATH", defaultText: "STORE.signing-key next to a SQLite store",
+        "an Ed25519 key file for approval tokens, created when absent (mode 0600); repeat to rotate: the first signs",
+        repeatable: true)
     static let metricsAddress = Option(
         "metrics-address", "HOST:PORT", defaultText: "the main listener",
         "serve /metrics and /healthz on their own listener"
@@ -177,7 +191,8 @@ enum ServeOptions {
         maxSends.spec, startsPerDestination.spec, startsPerAddress.spec, checksPerAddress.spec,
         failedChecksPerDestination.spec, failedChecksPerDestinationAndAddress.spec, globalSendsPerHour.spec,
         sendsPerCallingCodePerHour.spec, allowedCallingCodes.spec, trustProxy.spec,
-        secretFile.spec, metricsAddress.spec, connectionTimeout.spec, checkFloor.spec, threads.spec,
+        secretFile.spec, publicURL.spec, hostedReturnOrigins.spec, signingKeyFile.spec, metricsAddress.spec,
+        connectionTimeout.spec, checkFloor.spec, threads.spec,
         maxConnectionsPerAddress.spec,
     ]
 

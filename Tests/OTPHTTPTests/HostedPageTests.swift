@@ -1,6 +1,7 @@
 import Foundation
 import OTPCore
 import OTPServer
+import OTPTokens
 import Testing
 
 @testable import OTPHTTP

@@ -1,6 +1,7 @@
 import Foundation
 import OTPCore
 import OTPServer
+import OTPTokens
 
 /// Signs the approval tokens a hosted page hands to the app's return URL, and publishes their keys.
 public protocol ApprovalTokenIssuing: Sendable {
@@ -153,26 +154,6 @@ enum PageToken {
             verificationID: String(decoding: fields[0], as: UTF8.self),
             returnURL: String(decoding: fields[1], as: UTF8.self),
             state: String(decoding: fields[2], as: UTF8.self))
-    }
-}
-
-/// Base64 with the URL alphabet and no padding (RFC 4648 §5).
-enum Base64URL {
-    static func encode(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
-
-    static func decode(_ text: String) -> [UInt8]? {
-        guard
-            text.utf8.allSatisfy({ byte in
-                (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
-                    || byte == 0x2D || byte == 0x5F
-            })
-        else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64).map(Array.init)
     }
 }
 
