@@ -74,7 +74,9 @@ let package = Package(
         // into the values OTPHTTP takes; not a product.
         .target(
             name: "OTPServe",
-            dependencies: ["OTPHTTP", "OTPServer", "OTPCore", "OTPDelivery", "OTPSQLite", "OTPRedis", "OTPTokens"]),
+            dependencies: [
+                "OTPHTTP", "OTPServer", "OTPCore", "OTPDelivery", "OTPSQLite", "OTPRedis", "OTPTokens",
+            ]),
         .testTarget(
             name: "OTPHTTPTests",
             dependencies: [
@@ -82,7 +84,9 @@ let package = Package(
             ]),
         .executableTarget(
             name: "otp",
-            dependencies: ["OTPServe", "OTPHTTP", "OTPServer", "OTPCore", "OTPClient", "OTPTerminal", "OTPTokens"]),
+            dependencies: [
+                "OTPServe", "OTPHTTP", "OTPServer", "OTPCore", "OTPClient", "OTPTerminal", "OTPTokens",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -75,7 +75,6 @@ public enum ServeAssembly {
         }
     }
 
-    /// The HMAC key: from the secret file (created when absent), next to a SQLite store, or fresh.
     /// The keys that sign approval tokens: from the given files (created when absent), else one file
     /// beside a SQLite store, else (memory store) a key in memory.
     public static func signingKeys(
@@ -118,6 +117,7 @@ public enum ServeAssembly {
         return keys
     }
 
+    /// The HMAC key: from the secret file (created when absent), next to a SQLite store, or fresh.
     public static func secret(for settings: ServeSettings) throws(ServerStartError) -> [UInt8] {
         var path = settings.secretFile
         if path == nil {

@@ -41,8 +41,9 @@ public struct HostedSpec: Sendable, Equatable {
     public var publicURL: String
     /// The origins return URLs may have.
     public var returnOrigins: [String]
-    /// Ed25519 key files (32-byte seeds, mode 0600): the first signs, all are published. Empty: one
-    /// file beside a SQLite store, a key in memory with the memory store.
+    /// Ed25519 key files (32-byte seeds, mode 0600): the first signs, all are published.
+    ///
+    /// Empty: one file beside a SQLite store, a key in memory with the memory store.
     public var signingKeyFiles: [String]
 
     /// Creates the spec.
