@@ -51,24 +51,25 @@ enum APIContract {
             errors: always + [.notFound, .notPending, .payloadTooLarge]),
         Operation(method: "GET", template: "/healthz", success: [200, 503], errors: []),
         Operation(method: "GET", template: "/metrics", success: [200], errors: []),
-        // The hosted page: no API key; a page token in the path instead.
-        Operation(method: "GET", template: "/v/{token}", success: [200, 404], errors: []),
+        // The hosted page: no API key; a page token in the path instead. 414 is libmicrohttpd's answer
+        // to a request line longer than it takes, before any route.
+        Operation(method: "GET", template: "/v/{token}", success: [200, 404, 414], errors: []),
         Operation(
-            method: "GET", template: "/v/{token}/state", success: [200],
+            method: "GET", template: "/v/{token}/state", success: [200, 414],
             errors: [.notFound, .storeUnavailable, .internalError]),
         Operation(
-            method: "POST", template: "/v/{token}/check", success: [200, 303],
+            method: "POST", template: "/v/{token}/check", success: [200, 303, 414],
             errors: [
                 .invalidRequest, .invalidCodeFormat, .notFound, .notPending, .expired, .payloadTooLarge,
                 .incorrectCode, .locked, .rateLimited, .storeUnavailable, .internalError,
             ]),
         Operation(
-            method: "POST", template: "/v/{token}/resend", success: [200],
+            method: "POST", template: "/v/{token}/resend", success: [200, 414],
             errors: [
                 .notFound, .notPending, .payloadTooLarge, .rateLimited, .resendTooSoon, .maxSendsReached,
                 .deliveryFailed, .storeUnavailable, .internalError,
             ]),
-        Operation(method: "GET", template: "/v/assets/{file}", success: [200], errors: []),
+        Operation(method: "GET", template: "/v/assets/{file}", success: [200], errors: [.notFound]),
         Operation(method: "GET", template: "/.well-known/jwks.json", success: [200], errors: []),
     ]
 
