@@ -13,15 +13,29 @@ public enum ServeAssembly {
         let senders = try senders(for: settings)
         let secret = try secret(for: settings)
         var server = settings.server
-        if let hosted = settings.hosted {
-            let pages = HostedPages(
-                publicURL: hosted.publicURL, returnOrigins: hosted.returnOrigins,
-                issuer: SignedApprovalTokens(
-                    signer: ApprovalTokenSigner(keys: try signingKeys(for: settings, hosted: hosted)),
-                    issuer: hosted.publicURL.hasSuffix("/")
-                        ? String(hosted.publicURL.dropLast()) : hosted.publicURL,
-                    lifetime: .seconds(120)))
-            server.hosted = pages
+        if settings.hosted != nil || !server.publishableKeys.isEmpty {
+            let publicURL = settings.hosted?.publicURL
+            server.approvalTokens = SignedApprovalTokens(
+                signer: ApprovalTokenSigner(keys: try signingKeys(for: settings)),
+                issuer: publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+                    ?? Self.defaultIssuer,
+                lifetime: .seconds(120))
+        }
+        if let guardSpec = settings.startGuard {
+            guard let secret = settings.environment["OTP_START_GUARD_SECRET"], !secret.isEmpty else {
+                throw ServerStartError("the start guard needs OTP_START_GUARD_SECRET to sign its requests")
+            }
+            do throws(DeliveryError) {
+                server.startGuard = StartGuardSettings(
+                    guardian: try WebhookStartGuard(url: guardSpec.url, secret: Array(secret.utf8)),
+                    failOpen: guardSpec.failOpen, appliesToSecretKeys: guardSpec.appliesToSecretKeys)
+            } catch {
+                throw ServerStartError(error.reason)
+            }
+        }
+        if let hosted = settings.hosted, let issuer = server.approvalTokens {
+            server.hosted = HostedPages(
+                publicURL: hosted.publicURL, returnOrigins: hosted.returnOrigins, issuer: issuer)
             // Codes of hosted verifications are bound to the page's origin (`@host #code`), so WebOTP
             // offers them there; an explicit --domain stays.
             if server.policy.domain == nil, let host = URL(string: hosted.publicURL)?.host {
@@ -78,9 +92,9 @@ public enum ServeAssembly {
     /// The keys that sign approval tokens: from the given files (created when absent), else one file
     /// beside a SQLite store, else (memory store) a key in memory.
     public static func signingKeys(
-        for settings: ServeSettings, hosted: HostedSpec
+        for settings: ServeSettings
     ) throws(ServerStartError) -> [Ed25519SigningKey] {
-        var paths = hosted.signingKeyFiles
+        var paths = settings.signingKeyFiles + (settings.hosted?.signingKeyFiles ?? [])
         if paths.isEmpty {
             switch settings.store {
             case .memory:
@@ -95,7 +109,7 @@ public enum ServeAssembly {
                 paths = [database + ".signing-key"]
             case .redis:
                 throw ServerStartError(
-                    "a Redis store is shared: give every server the same --signing-key-file for the hosted page"
+                    "a Redis store is shared: give every server the same --signing-key-file for approval tokens"
                 )
             }
         }
@@ -116,6 +130,9 @@ public enum ServeAssembly {
         }
         return keys
     }
+
+    /// The approval tokens' `iss` when the server has no `--public-url`.
+    public static let defaultIssuer = "otpkit"
 
     /// The HMAC key: from the secret file (created when absent), next to a SQLite store, or fresh.
     public static func secret(for settings: ServeSettings) throws(ServerStartError) -> [UInt8] {

@@ -5,6 +5,8 @@ import OTPCore
 enum RequestBodies {
     /// The longest destination accepted, in bytes, before normalisation.
     static let maxDestinationBytes = 320
+    /// The longest start guard proof accepted, in bytes.
+    static let maxProofBytes = 8192
     /// The longest code accepted, in bytes, before normalisation.
     static let maxCodeBytes = 256
 
@@ -12,6 +14,7 @@ enum RequestBodies {
         var to: String
         var channel: String?
         var hosted: HostedBody?
+        var proof: String?
     }
 
     private struct HostedBody: Decodable {
@@ -24,6 +27,7 @@ enum RequestBodies {
         var to: String
         var channel: Channel?
         var hosted: (returnURL: String, state: String)?
+        var proof: String?
     }
 
     private struct CheckBody: Decodable {
@@ -43,7 +47,14 @@ enum RequestBodies {
             return .failure(
                 APIResponses.invalidRequest("\"to\" must have 1 to \(maxDestinationBytes) bytes."))
         }
-        var start = Start(to: parsed.to, channel: nil, hosted: nil)
+        var start = Start(to: parsed.to, channel: nil, hosted: nil, proof: nil)
+        if let proof = parsed.proof {
+            guard proof.utf8.count <= maxProofBytes else {
+                return .failure(
+                    APIResponses.invalidRequest("\"proof\" must have at most \(maxProofBytes) bytes."))
+            }
+            start.proof = proof
+        }
         if let text = parsed.channel {
             guard let channel = Channel(rawValue: text) else {
                 return .failure(APIResponses.invalidRequest("\"channel\" must be \"sms\" or \"email\"."))

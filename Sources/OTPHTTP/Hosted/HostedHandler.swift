@@ -169,12 +169,7 @@ struct HostedHandler: Sendable {
                 return await page(link: link, token: token, text: text, route: route, status: nil)
             }
             var body = ResponseJSON.verification(verification)
-            if let redirect {
-                body.removeLast()
-                body += Array(#","redirectUrl":"#.utf8)
-                ResponseJSON.string(redirect, into: &body)
-                body.append(UInt8(ascii: "}"))
-            }
+            if let redirect { ResponseJSON.add("redirectUrl", redirect, to: &body) }
             return secured(
                 HTTPResponse(
                     status: 200, headers: APIResponses.jsonHeaders, body: body, route: route.template,
