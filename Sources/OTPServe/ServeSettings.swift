@@ -18,8 +18,10 @@ public struct ServeSettings: Sendable {
     public var environment: [String: String]
     /// The hosted verification page, or `nil` for none.
     public var hosted: HostedSpec?
-    /// Ed25519 key files for approval tokens (hosted page and publishable keys): the first signs,
-    /// all are published. Empty: one file beside a SQLite store, a key in memory with the memory store.
+    /// Ed25519 key files for approval tokens (hosted page and publishable keys).
+    ///
+    /// The first signs, all are published. Empty: one file beside a SQLite store, a key in memory with
+    /// the memory store.
     public var signingKeyFiles: [String]
     /// The start guard, or `nil` for none.
     public var startGuard: StartGuardSpec?

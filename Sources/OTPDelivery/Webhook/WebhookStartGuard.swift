@@ -16,7 +16,9 @@ public struct WebhookStartGuard: StartGuard {
     private let timeout: Duration
     private let now: @Sendable () -> Date
 
-    /// Creates a guard; `secret` signs every body. The URL must be https, or http to loopback.
+    /// Creates a guard; `secret` signs every body.
+    ///
+    /// The URL must be https, or http to loopback.
     public init(
         url: String, secret: [UInt8], timeout: Duration = .seconds(2),
         now: @escaping @Sendable () -> Date = { Date() }
@@ -34,6 +36,7 @@ public struct WebhookStartGuard: StartGuard {
         var reason: String?
     }
 
+    /// Posts the start and reads the endpoint's verdict.
     public func judge(_ start: GuardedStart) async -> StartGuardVerdict {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

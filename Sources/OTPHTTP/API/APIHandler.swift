@@ -141,8 +141,9 @@ public struct APIHandler: HTTPHandler {
         }
     }
 
-    /// The 404 a publishable key gets for a verification another key started, or `nil` when it may
-    /// see it. Secret keys see every verification.
+    /// The 404 a publishable key gets for a verification another key started, or `nil` when it may see it.
+    ///
+    /// Secret keys see every verification.
     private func denial(_ caller: APIKeys.Caller?, id: String, route: Route) -> HTTPResponse? {
         guard let name = caller?.publishableName, !verifier.isStarted(id, by: name) else { return nil }
         return APIResponses.error(APIError(.notFound), route: route.template, note: APIResponses.idPrefix(id))

@@ -160,9 +160,10 @@ public final class Verifier: Sendable {
             key: hasher.secret, message: Array("otpkit owner v1\u{0}\(owner)\u{0}\(base)".utf8)) ?? []
     }
 
-    /// Whether a verification was started by the publishable key named `owner`: its identifier carries
-    /// that name's tag, which only this server's secret makes. Identifiers of other owners, and of
-    /// secret keys, answer `false`, in time that does not depend on where they differ.
+    /// Whether a verification was started by the publishable key named `owner`.
+    ///
+    /// Its identifier carries that name's tag, which only this server's secret makes. Identifiers of
+    /// other owners, and of secret keys, answer `false`, in time that does not depend on where they differ.
     public func isStarted(_ id: String, by owner: String) -> Bool {
         guard let (base, tag) = VerificationID.ownerTag(of: id) else { return false }
         let expected = VerificationID.base64URL(Array(ownerTag(owner: owner, base: base).prefix(6)))
