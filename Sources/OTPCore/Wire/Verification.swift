@@ -53,8 +53,9 @@ public struct Verification: Codable, Sendable, Equatable, Hashable {
     /// When the verification was started.
     public var createdAt: Date
 
-    /// The signed approval token of an approving check made with a publishable key: hand it to the
-    /// app's own backend, which verifies it offline. `nil` otherwise.
+    /// The signed approval token of an approving check made with a publishable key, else `nil`.
+    ///
+    /// Hand it to the app's own backend, which verifies it offline.
     public var approvalToken: String?
 
     /// Creates a verification object.
