@@ -104,10 +104,11 @@ enum ServeCommand {
         }
         server.publishableKeys = publishable
         var startGuard: StartGuardSpec?
+        // Read (and so checked) even without --start-guard, so a typo is never silently ignored.
+        let failOpen = try options.value(O.startGuardFailure, or: false)
         if let url = try options.value(O.startGuard) {
             startGuard = StartGuardSpec(
-                url: url, failOpen: try options.value(O.startGuardFailure, or: false),
-                appliesToSecretKeys: options.flag(O.startGuardSecretKeys))
+                url: url, failOpen: failOpen, appliesToSecretKeys: options.flag(O.startGuardSecretKeys))
         }
         let settings = ServeSettings(
             server: server, store: try options.value(O.store, or: .sqlite(path: "otp.sqlite3")),

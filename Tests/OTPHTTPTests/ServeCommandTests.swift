@@ -53,6 +53,9 @@ import Testing
             ["--global-sends-per-hour", "2147483648"], ["--max-sends", "99999999999999999999"],
             ["extra"], [], ["--public-url", "https://verify.example"],
             ["--hosted-return-origins", "https://app.example"], ["--signing-key-file", "k.key"],
+            ["--publishable-key", "ios=sk_live_0123456789abcdefghij"],
+            ["--publishable-key", "i os=pk_0123456789abcdefghijk"],
+            ["--start-guard", "https://guard.example"], ["--start-guard-failure", "maybe"],
         ])
     func usageErrors(arguments: [String]) async throws {
         let needsKey = arguments.isEmpty ? [] : ["--api-key", "k", "--sender", "console"]
@@ -246,5 +249,16 @@ import Testing
         #expect(status == 1)
         #expect(stderr.contains("chmod"), "\(stderr)")
         #expect(!stderr.contains("0707070707"), "never the key")
+    }
+
+    @Test("a start guard without its signing secret refuses to start, naming OTP_START_GUARD_SECRET")
+    func startGuardSecret() async throws {
+        let serve = try ServeProcess([
+            "serve", "--api-key", "k", "--sender", "console", "--store", "memory", "--port", "0",
+            "--start-guard", "webhook:https://guard.example/judge",
+        ])
+        let (status, _, stderr) = await serve.finish()
+        #expect(status == 1)
+        #expect(stderr.contains("OTP_START_GUARD_SECRET"))
     }
 }
