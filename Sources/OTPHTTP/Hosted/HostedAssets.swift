@@ -130,6 +130,7 @@ enum HostedAssets {
           }
 
           root.classList.add('otp-enhanced');
+          form.noValidate = true;
           if (submit) {
             submit.hidden = true;
             submit.dataset.label = submit.textContent;
@@ -641,6 +642,11 @@ enum HostedAssets {
           window.addEventListener('pagehide', () => {
             stopWebOTP();
             stopTicker();
+          });
+          window.addEventListener('pageshow', (event) => {
+            if (!event.persisted || finished()) return;
+            startTicker();
+            startWebOTP();
           });
 
           // ---- Resend (V6).
