@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "OTPDelivery", targets: ["OTPDelivery"]),
         .library(name: "OTPHTTP", targets: ["OTPHTTP"]),
         .library(name: "OTPTerminal", targets: ["OTPTerminal"]),
+        .library(name: "OTPTokens", targets: ["OTPTokens"]),
     ],
     targets: [
         // MARK: Core (Linux and Apple)
@@ -54,6 +55,13 @@ let package = Package(
             dependencies: ["OTPServer", "OTPCore", "OTPSQLite", "OTPRedis", "CSQLite", "CHiredis"],
             path: "Benchmarks/OTPBenchmarks"),
 
+        // MARK: Signed approval tokens (EdDSA JWS an app's backend verifies offline)
+        .target(
+            name: "OTPTokens",
+            dependencies: [.target(name: "CCrypto", condition: .when(platforms: [.linux]))]
+        ),
+        .testTarget(name: "OTPTokensTests", dependencies: ["OTPTokens"]),
+
         // MARK: Delivery and the HTTP front
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(
@@ -61,12 +69,14 @@ let package = Package(
         .target(name: "OTPDelivery", dependencies: ["OTPServer", "CCurl"]),
         .testTarget(
             name: "OTPDeliveryTests", dependencies: ["OTPDelivery", "OTPTestSupport"], exclude: ["Receivers"]),
-        .target(name: "OTPHTTP", dependencies: ["OTPServer", "OTPCore", "CMicroHTTPD"]),
+        .target(name: "OTPHTTP", dependencies: ["OTPServer", "OTPCore", "OTPTokens", "CMicroHTTPD"]),
         // Turns otp serve's text-level choices (store URLs, sender names, secret files, environment)
         // into the values OTPHTTP takes; not a product.
         .target(
             name: "OTPServe",
-            dependencies: ["OTPHTTP", "OTPServer", "OTPCore", "OTPDelivery", "OTPSQLite", "OTPRedis"]),
+            dependencies: [
+                "OTPHTTP", "OTPServer", "OTPCore", "OTPDelivery", "OTPSQLite", "OTPRedis", "OTPTokens",
+            ]),
         .testTarget(
             name: "OTPHTTPTests",
             dependencies: [
@@ -74,7 +84,9 @@ let package = Package(
             ]),
         .executableTarget(
             name: "otp",
-            dependencies: ["OTPServe", "OTPHTTP", "OTPServer", "OTPCore", "OTPClient", "OTPTerminal"]),
+            dependencies: [
+                "OTPServe", "OTPHTTP", "OTPServer", "OTPCore", "OTPClient", "OTPTerminal", "OTPTokens",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

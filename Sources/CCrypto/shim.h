@@ -1,4 +1,4 @@
-// The parts of OpenSSL's libcrypto that OTPServer uses, behind typed inline wrappers.
+// The parts of OpenSSL's libcrypto that OTPServer and OTPTokens use, behind typed inline wrappers.
 #ifndef OTPKIT_CCRYPTO_SHIM_H
 #define OTPKIT_CCRYPTO_SHIM_H
 
@@ -13,6 +13,57 @@ static inline int otp_hmac_sha256(const unsigned char *key, size_t key_length, c
     unsigned char *result = EVP_Q_mac(NULL, "HMAC", NULL, "SHA256", NULL, key_length ? key : &empty, key_length,
                                       data_length ? data : &empty, data_length, out, 32, &out_length);
     return (result != NULL && out_length == 32) ? 1 : 0;
+}
+
+// SHA-256 of `data` into `out` (32 bytes). Returns 1 on success, 0 on failure.
+static inline int otp_sha256(const unsigned char *data, size_t data_length, unsigned char *out) {
+    static const unsigned char empty = 0;
+    unsigned int out_length = 0;
+    int status = EVP_Digest(data_length ? data : &empty, data_length, out, &out_length, EVP_sha256(), NULL);
+    return (status == 1 && out_length == 32) ? 1 : 0;
+}
+
+// The Ed25519 public key (32 bytes, into `public_key`) of the private key with the 32-byte `seed`
+// (RFC 8032's private key). Returns 1 on success, 0 on failure.
+static inline int otp_ed25519_public_key(const unsigned char *seed, unsigned char *public_key) {
+    EVP_PKEY *key = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, NULL, seed, 32);
+    size_t length = 32;
+    int ok = key != NULL && EVP_PKEY_get_raw_public_key(key, public_key, &length) == 1 && length == 32;
+    EVP_PKEY_free(key);
+    return ok ? 1 : 0;
+}
+
+// The Ed25519 signature (64 bytes, into `signature`) of `message` under the private key with the
+// 32-byte `seed`. Returns 1 on success, 0 on failure.
+static inline int otp_ed25519_sign(const unsigned char *seed, const unsigned char *message, size_t message_length,
+                                   unsigned char *signature) {
+    static const unsigned char empty = 0;
+    EVP_PKEY *key = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, NULL, seed, 32);
+    EVP_MD_CTX *context = EVP_MD_CTX_new();
+    size_t length = 64;
+    int ok = key != NULL && context != NULL && EVP_DigestSignInit(context, NULL, NULL, NULL, key) == 1 &&
+             EVP_DigestSign(context, signature, &length, message_length ? message : &empty, message_length) == 1 &&
+             length == 64;
+    EVP_MD_CTX_free(context);
+    EVP_PKEY_free(key);
+    return ok ? 1 : 0;
+}
+
+// Whether `signature` (`signature_length` bytes; only 64 can verify) is a valid Ed25519 signature of
+// `message` under the 32-byte `public_key`. Returns 1 when it is, 0 when it is not or on failure.
+static inline int otp_ed25519_verify(const unsigned char *public_key, const unsigned char *message,
+                                     size_t message_length, const unsigned char *signature, size_t signature_length) {
+    static const unsigned char empty = 0;
+    if (signature_length != 64) {
+        return 0;
+    }
+    EVP_PKEY *key = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL, public_key, 32);
+    EVP_MD_CTX *context = EVP_MD_CTX_new();
+    int ok = key != NULL && context != NULL && EVP_DigestVerifyInit(context, NULL, NULL, NULL, key) == 1 &&
+             EVP_DigestVerify(context, signature, 64, message_length ? message : &empty, message_length) == 1;
+    EVP_MD_CTX_free(context);
+    EVP_PKEY_free(key);
+    return ok ? 1 : 0;
 }
 
 #endif

@@ -3,6 +3,7 @@ import OTPCore
 import OTPDelivery
 import OTPHTTP
 import OTPServer
+import OTPTokens
 
 /// Turns ``ServeSettings`` into the values a server runs on (a store, senders by channel, the
 /// HMAC key) and starts it: the one place `otp serve`'s text-level choices become objects.
@@ -11,8 +12,38 @@ public enum ServeAssembly {
     public static func start(_ settings: ServeSettings) async throws(ServerStartError) -> RunningServer {
         let senders = try senders(for: settings)
         let secret = try secret(for: settings)
+        var server = settings.server
+        if settings.hosted != nil || !server.publishableKeys.isEmpty {
+            let publicURL = settings.hosted?.publicURL
+            server.approvalTokens = SignedApprovalTokens(
+                signer: ApprovalTokenSigner(keys: try signingKeys(for: settings)),
+                issuer: publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+                    ?? Self.defaultIssuer,
+                lifetime: .seconds(120))
+        }
+        if let guardSpec = settings.startGuard {
+            guard let secret = settings.environment["OTP_START_GUARD_SECRET"], !secret.isEmpty else {
+                throw ServerStartError("the start guard needs OTP_START_GUARD_SECRET to sign its requests")
+            }
+            do throws(DeliveryError) {
+                server.startGuard = StartGuardSettings(
+                    guardian: try WebhookStartGuard(url: guardSpec.url, secret: Array(secret.utf8)),
+                    failOpen: guardSpec.failOpen, appliesToSecretKeys: guardSpec.appliesToSecretKeys)
+            } catch {
+                throw ServerStartError(error.reason)
+            }
+        }
+        if let hosted = settings.hosted, let issuer = server.approvalTokens {
+            server.hosted = HostedPages(
+                publicURL: hosted.publicURL, returnOrigins: hosted.returnOrigins, issuer: issuer)
+            // Codes of hosted verifications are bound to the page's origin (`@host #code`), so WebOTP
+            // offers them there; an explicit --domain stays.
+            if server.policy.domain == nil, let host = URL(string: hosted.publicURL)?.host {
+                server.policy.domain = host
+            }
+        }
         let store = try settings.store.open()
-        return try await OTPServerApp.start(settings.server, store: store, senders: senders, secret: secret)
+        return try await OTPServerApp.start(server, store: store, senders: senders, secret: secret)
     }
 
     /// The sender of each channel; later senders win a channel.
@@ -58,6 +89,51 @@ public enum ServeAssembly {
         }
     }
 
+    /// The keys that sign approval tokens: from the given files (created when absent), else one file
+    /// beside a SQLite store, else (memory store) a key in memory.
+    public static func signingKeys(
+        for settings: ServeSettings
+    ) throws(ServerStartError) -> [Ed25519SigningKey] {
+        var paths = settings.signingKeyFiles + (settings.hosted?.signingKeyFiles ?? [])
+        if paths.isEmpty {
+            switch settings.store {
+            case .memory:
+                var generator = SystemRandomNumberGenerator()
+                let seed = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                do throws(TokenKeyError) {
+                    return [try Ed25519SigningKey(seed: seed)]
+                } catch {
+                    throw ServerStartError("cannot make a signing key: \(error)")
+                }
+            case .sqlite(let database):
+                paths = [database + ".signing-key"]
+            case .redis:
+                throw ServerStartError(
+                    "a Redis store is shared: give every server the same --signing-key-file for approval tokens"
+                )
+            }
+        }
+        var keys: [Ed25519SigningKey] = []
+        for path in paths {
+            do {
+                let seed = try SecretKey.loadOrCreate(path: path)
+                guard seed.count == 32 else {
+                    throw ServerStartError(
+                        "the signing key file \(path) must hold 32 bytes, not \(seed.count)")
+                }
+                keys.append(try Ed25519SigningKey(seed: seed))
+            } catch let error as ServerStartError {
+                throw error
+            } catch {
+                throw ServerStartError("cannot use the signing key file \(path): \(error)")
+            }
+        }
+        return keys
+    }
+
+    /// The approval tokens' `iss` when the server has no `--public-url`.
+    public static let defaultIssuer = "otpkit"
+
     /// The HMAC key: from the secret file (created when absent), next to a SQLite store, or fresh.
     public static func secret(for settings: ServeSettings) throws(ServerStartError) -> [UInt8] {
         var path = settings.secretFile
@@ -80,4 +156,24 @@ public enum ServeAssembly {
             throw ServerStartError("cannot use the secret file \(path): \(error)")
         }
     }
+}
+
+/// Approval tokens signed with OTPTokens' Ed25519 signer: the claims of a hosted page's approval.
+struct SignedApprovalTokens: ApprovalTokenIssuing {
+    let signer: ApprovalTokenSigner
+    /// The tokens' `iss`: the server's public URL.
+    let issuer: String
+    let lifetime: Duration
+
+    func approvalToken(verificationID: String, audience: String, channel: Channel, issuedAt: Date) -> String {
+        let issued = Int(issuedAt.timeIntervalSince1970)
+        var generator = SystemRandomNumberGenerator()
+        let jti = Base64URL.encode((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        return signer.token(
+            for: ApprovalClaims(
+                iss: issuer, sub: verificationID, aud: audience, iat: issued,
+                exp: issued + Int(lifetime.components.seconds), jti: jti, channel: channel.rawValue))
+    }
+
+    var keySetJSON: [UInt8] { signer.keySet.json() }
 }

@@ -16,16 +16,66 @@ public struct ServeSettings: Sendable {
     public var secretFile: String?
     /// The environment that SMTP, webhook and Twilio settings are read from.
     public var environment: [String: String]
+    /// The hosted verification page, or `nil` for none.
+    public var hosted: HostedSpec?
+    /// Ed25519 key files for approval tokens (hosted page and publishable keys).
+    ///
+    /// The first signs, all are published. Empty: one file beside a SQLite store, a key in memory with
+    /// the memory store.
+    public var signingKeyFiles: [String]
+    /// The start guard, or `nil` for none.
+    public var startGuard: StartGuardSpec?
 
     /// Creates settings; the defaults are those of `otp serve --dev` with a memory store.
     public init(
         server: ServerConfiguration = ServerConfiguration(), store: StoreSpec = .memory,
-        senders: [SenderSpec] = [.console], secretFile: String? = nil, environment: [String: String] = [:]
+        senders: [SenderSpec] = [.console], secretFile: String? = nil, environment: [String: String] = [:],
+        hosted: HostedSpec? = nil, signingKeyFiles: [String] = [], startGuard: StartGuardSpec? = nil
     ) {
+        self.hosted = hosted
+        self.signingKeyFiles = signingKeyFiles
+        self.startGuard = startGuard
         self.server = server
         self.store = store
         self.senders = senders
         self.secretFile = secretFile
         self.environment = environment
+    }
+}
+
+/// The hosted page as `otp serve` is told it: its public address, where it may return, and the
+/// files of the keys that sign approval tokens.
+public struct HostedSpec: Sendable, Equatable {
+    /// The server's public origin, such as `https://verify.example.com`.
+    public var publicURL: String
+    /// The origins return URLs may have.
+    public var returnOrigins: [String]
+    /// Ed25519 key files (32-byte seeds, mode 0600): the first signs, all are published.
+    ///
+    /// Empty: one file beside a SQLite store, a key in memory with the memory store.
+    public var signingKeyFiles: [String]
+
+    /// Creates the spec.
+    public init(publicURL: String, returnOrigins: [String], signingKeyFiles: [String] = []) {
+        self.publicURL = publicURL
+        self.returnOrigins = returnOrigins
+        self.signingKeyFiles = signingKeyFiles
+    }
+}
+
+/// The start guard as `otp serve` is told it.
+public struct StartGuardSpec: Sendable, Equatable {
+    /// The endpoint; its requests are signed with `OTP_START_GUARD_SECRET`.
+    public var url: String
+    /// Whether starts go ahead when the guard does not answer.
+    public var failOpen: Bool
+    /// Whether starts by secret keys are judged too.
+    public var appliesToSecretKeys: Bool
+
+    /// Creates the spec.
+    public init(url: String, failOpen: Bool = false, appliesToSecretKeys: Bool = false) {
+        self.url = url
+        self.failOpen = failOpen
+        self.appliesToSecretKeys = appliesToSecretKeys
     }
 }

@@ -31,6 +31,8 @@ enum DemoCommand {
         }
         static let apiKey = Option.text("api-key", "KEY", "its API key")
         static let offline = Flag("offline", "no server at all: an in-memory service with the same rules")
+        static let web = Flag(
+            "web", "the hosted page in a browser: prints its address and the codes the phone receives")
         static let locale = Option(
             "locale", "LANGUAGE", defaultText: "from LC_ALL, LC_MESSAGES or LANG, else en",
             "the screen's language: en, de, ar or ja"
@@ -46,7 +48,7 @@ enum DemoCommand {
 
     static let specs: [OptionSpec] = [
         Flags.to.spec, Flags.length.spec, Flags.cooldown.spec, Flags.reduceMotion.spec, Flags.server.spec,
-        Flags.apiKey.spec, Flags.offline.spec, Flags.locale.spec,
+        Flags.apiKey.spec, Flags.offline.spec, Flags.locale.spec, Flags.web.spec,
     ]
 
     /// How long the phone takes to show a sent code.
@@ -61,6 +63,7 @@ enum DemoCommand {
         var apiKey: String?
         var offline = false
         var language = TextLanguage.english
+        var web = false
     }
 
     /// Reads the demo's options from parsed command-line and environment values.
@@ -76,8 +79,12 @@ enum DemoCommand {
         options.cooldown = try parsed.value(Flags.cooldown, or: options.cooldown)
         options.reduceMotion = parsed.flag(Flags.reduceMotion)
         options.offline = parsed.flag(Flags.offline)
+        options.web = parsed.flag(Flags.web)
         options.apiKey = try parsed.value(Flags.apiKey)
         options.server = try parsed.value(Flags.server)
+        if options.web, options.offline || options.server != nil {
+            throw UsageError("--web runs its own server: leave out --offline and --server")
+        }
         options.language = try parsed.value(Flags.locale, or: environmentLanguage(environment))
         if options.server != nil, options.apiKey == nil {
             throw UsageError("--server needs --api-key or OTP_API_KEY")
@@ -108,6 +115,9 @@ enum DemoCommand {
         } catch {
             printError("otp demo: \(error.message) (see otp demo --help)")
             return 2
+        }
+        if options.web {
+            return await WebDemo.run(to: options.to, length: options.length, cooldown: options.cooldown)
         }
         guard RawTerminal.isInteractive else {
             printError("otp demo: \(RawTerminal.Failure.notATerminal)")

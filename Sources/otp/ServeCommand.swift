@@ -88,19 +88,56 @@ enum ServeCommand {
         let perAddress =
             try options.value(O.maxConnectionsPerAddress)
             ?? (proxies > 0 ? 0 : O.defaultConnectionsPerAddress)
-        let server = ServerConfiguration(
+        var server = ServerConfiguration(
             host: try options.value(O.host, or: "127.0.0.1"), port: try options.value(O.port, or: 8080),
             apiKeys: keys, policy: policy, trustedProxies: proxies,
             metricsAddress: metrics, threads: try options.value(O.threads, or: 2),
             maxConnectionsPerAddress: perAddress,
             connectionTimeout: try options.value(O.connectionTimeout, or: .seconds(10)),
             checkFloor: try options.value(O.checkFloor, or: ServerConfiguration.defaultCheckFloor))
+        var publishable: [String: String] = [:]
+        for (name, key) in try options.all(O.publishableKey).flatMap({ $0 })
+            + (try options.value(O.publishableKeyFile) ?? [])
+        {
+            guard publishable[name] == nil else { throw UsageError("two publishable keys are named \(name)") }
+            publishable[name] = key
+        }
+        server.publishableKeys = publishable
+        var startGuard: StartGuardSpec?
+        if let url = try options.value(O.startGuard) {
+            startGuard = StartGuardSpec(
+                url: url, failOpen: try options.value(O.startGuardFailure, or: false),
+                appliesToSecretKeys: options.flag(O.startGuardSecretKeys))
+        }
         let settings = ServeSettings(
             server: server, store: try options.value(O.store, or: .sqlite(path: "otp.sqlite3")),
             senders: senders,
             secretFile: try options.value(O.secretFile).flatMap { $0.isEmpty ? nil : $0 },
-            environment: environment)
+            environment: environment, hosted: try hostedSpec(options),
+            signingKeyFiles: try options.all(O.signingKeyFile).filter { !$0.isEmpty }, startGuard: startGuard)
         return (settings, madeKey)
+    }
+
+    /// The hosted page the options ask for, or `nil` without `--public-url`.
+    static func hostedSpec(_ options: ParsedOptions) throws(UsageError) -> HostedSpec? {
+        typealias O = ServeOptions
+        let origins = try options.all(O.hostedReturnOrigins).flatMap { $0 }
+        let keyFiles = try options.all(O.signingKeyFile).filter { !$0.isEmpty }
+        let publishable =
+            !(try options.all(O.publishableKey)).isEmpty || options.isGiven(O.publishableKeyFile.spec)
+        guard let url = try options.value(O.publicURL), !url.isEmpty else {
+            if !origins.isEmpty {
+                throw UsageError("--hosted-return-origins needs --public-url")
+            }
+            if !keyFiles.isEmpty, !publishable {
+                throw UsageError("--signing-key-file needs --public-url or --publishable-key")
+            }
+            return nil
+        }
+        guard !origins.isEmpty else {
+            throw UsageError("--public-url needs --hosted-return-origins: the origins the page may return to")
+        }
+        return HostedSpec(publicURL: url, returnOrigins: origins)
     }
 
     /// What the options deserve a warning for: an API key in the process list, the HMAC key file's place.

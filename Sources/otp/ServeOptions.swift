@@ -91,6 +91,68 @@ enum ServeOptions {
     static let startsPerAddress = rate(
         "limit-starts-per-address", default: policy.startsPerAddress,
         "starts per client address (IPv6 by /64)")
+    static let publishableStartsPerAddress = rate(
+        "limit-publishable-starts-per-address", default: policy.ownerStartsPerAddress,
+        "starts per client address through publishable keys (keys inside apps), on top of the rest")
+    static let publishableKey = Option(
+        "publishable-key", "NAME=pk_…", defaultText: "none",
+        "a key for apps and pages: starts, sees, checks and resends only its own verifications",
+        repeatable: true, alsoFrom: ["OTP_PUBLISHABLE_KEYS"]
+    ) { text throws(UsageError) -> [(String, String)] in try publishablePairs(text, from: "--publishable-key")
+    }
+    static let publishableKeyFile = Option(
+        "publishable-key-file", "PATH", defaultText: "none", "a file of NAME=pk_… lines"
+    ) { path throws(UsageError) -> [(String, String)] in
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw UsageError("--publishable-key-file: cannot read \(path)")
+        }
+        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        var pairs: [(String, String)] = []
+        for line in lines { pairs += try publishablePairs(line, from: "--publishable-key-file") }
+        return pairs
+    }
+    static let startGuard = Option(
+        "start-guard", "webhook:URL", defaultText: "none",
+        "ask this endpoint before each start sends a code (signed with OTP_START_GUARD_SECRET)"
+    ) { text throws(UsageError) -> String in
+        guard text.hasPrefix("webhook:"), text.count > "webhook:".count else {
+            throw UsageError("--start-guard must be webhook:URL, not \(text)")
+        }
+        return String(text.dropFirst("webhook:".count))
+    }
+    static let startGuardFailure = Option(
+        "start-guard-failure", "open|closed", default: false, defaultText: "closed",
+        "when the guard does not answer: open sends anyway, closed refuses the start"
+    ) { text throws(UsageError) -> Bool in
+        switch text {
+        case "open": return true
+        case "closed": return false
+        default: throw UsageError("--start-guard-failure must be open or closed, not \(text)")
+        }
+    }
+    static let startGuardSecretKeys = Flag(
+        "start-guard-secret-keys", "judge starts by secret keys too (publishable keys' always are)")
+
+    /// `NAME=pk_…` pairs, comma-separated.
+    static func publishablePairs(_ text: String, from option: String) throws(UsageError) -> [(String, String)]
+    {
+        var pairs: [(String, String)] = []
+        for item in text.split(separator: ",") {
+            let parts = item.split(separator: "=", maxSplits: 1).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            guard parts.count == 2, APIKeys.isValidName(parts[0]), APIKeys.isValidPublishableKey(parts[1])
+            else {
+                throw UsageError(
+                    "\(option) takes NAME=pk_… (a name of 1-64 letters, digits, . _ or -, and pk_ with at least "
+                        + "20 more characters)")
+            }
+            pairs.append((parts[0], parts[1]))
+        }
+        return pairs
+    }
+
     static let checksPerAddress = rate(
         "limit-checks-per-address", default: policy.checksPerAddress,
         "checks per client address, every check counted")
@@ -140,6 +202,20 @@ enum ServeOptions {
     static let secretFile = Option.text(
         "secret-file", "PATH", defaultText: "STORE.secret next to a SQLite store",
         "the HMAC key file, created with a random key (mode 0600) when absent")
+    static let publicURL = Option.text(
+        "public-url", "URL", defaultText: "none (no hosted page)",
+        "serve the hosted verification page: this server's public origin, https (http only on loopback)")
+    static let hostedReturnOrigins = Option(
+        "hosted-return-origins", "ORIGINS", defaultText: "none",
+        "origins the hosted page may return to, comma-separated (exact: https://app.example)",
+        repeatable: true
+    ) { text throws(UsageError) -> [String] in
+        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+    static let signingKeyFile = Option.text(
+        "signing-key-file", "PATH", defaultText: "STORE.signing-key next to a SQLite store",
+        "an Ed25519 key file for approval tokens, created when absent (mode 0600); repeat to rotate: the first signs",
+        repeatable: true)
     static let metricsAddress = Option(
         "metrics-address", "HOST:PORT", defaultText: "the main listener",
         "serve /metrics and /healthz on their own listener"
@@ -177,7 +253,10 @@ enum ServeOptions {
         maxSends.spec, startsPerDestination.spec, startsPerAddress.spec, checksPerAddress.spec,
         failedChecksPerDestination.spec, failedChecksPerDestinationAndAddress.spec, globalSendsPerHour.spec,
         sendsPerCallingCodePerHour.spec, allowedCallingCodes.spec, trustProxy.spec,
-        secretFile.spec, metricsAddress.spec, connectionTimeout.spec, checkFloor.spec, threads.spec,
+        secretFile.spec, publicURL.spec, hostedReturnOrigins.spec, signingKeyFile.spec, publishableKey.spec,
+        publishableKeyFile.spec, publishableStartsPerAddress.spec, startGuard.spec, startGuardFailure.spec,
+        startGuardSecretKeys.spec, metricsAddress.spec,
+        connectionTimeout.spec, checkFloor.spec, threads.spec,
         maxConnectionsPerAddress.spec,
     ]
 
@@ -192,6 +271,8 @@ enum ServeOptions {
         policy.startsPerDestination = try options.value(startsPerDestination, or: policy.startsPerDestination)
         policy.startsPerAddress = try options.value(startsPerAddress, or: policy.startsPerAddress)
         policy.checksPerAddress = try options.value(checksPerAddress, or: policy.checksPerAddress)
+        policy.ownerStartsPerAddress = try options.value(
+            publishableStartsPerAddress, or: policy.ownerStartsPerAddress)
         policy.failedChecksPerDestination = try options.value(
             failedChecksPerDestination, or: policy.failedChecksPerDestination)
         policy.failedChecksPerDestinationAndAddress = try options.value(failedChecksPerDestinationAndAddress)

@@ -8,6 +8,7 @@ let usage = """
       demo                          the whole system on one terminal screen
       start, check, resend,
       status, cancel                call a running server's API
+      token verify                  check a hosted page's approval token offline
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -19,6 +20,8 @@ case "serve":
     status = await ServeCommand.main(rest)
 case "demo":
     status = await DemoCommand.main(rest)
+case "token":
+    status = await TokenCommand.main(rest)
 case _ where ClientCommands.names.contains(command):
     status = await ClientCommands.main(command, rest)
 case "help", "--help", "-h":

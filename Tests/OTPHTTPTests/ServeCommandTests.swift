@@ -51,7 +51,8 @@ import Testing
             ["--code-lifetime", "31536001"],
             ["--limit-checks-per-address", "1/31536001"], ["--limit-starts-per-address", "1000000001/60"],
             ["--global-sends-per-hour", "2147483648"], ["--max-sends", "99999999999999999999"],
-            ["extra"], [],
+            ["extra"], [], ["--public-url", "https://verify.example"],
+            ["--hosted-return-origins", "https://app.example"], ["--signing-key-file", "k.key"],
         ])
     func usageErrors(arguments: [String]) async throws {
         let needsKey = arguments.isEmpty ? [] : ["--api-key", "k", "--sender", "console"]
@@ -198,5 +199,52 @@ import Testing
         #expect(status == 1)
         #expect(stdout.isEmpty)
         #expect(stderr.contains("secret-file"))
+    }
+
+    @Test(
+        "the hosted page's settings are checked at start: bad origins, a public URL with a path, a key file others read"
+    )
+    func hostedSettings() async throws {
+        let base = ["serve", "--api-key", "k", "--sender", "console", "--store", "memory", "--port", "0"]
+        for (extra, reason) in [
+            (
+                ["--public-url", "http://verify.example", "--hosted-return-origins", "https://app.example"],
+                "--public-url"
+            ),
+            (
+                [
+                    "--public-url", "https://verify.example/x", "--hosted-return-origins",
+                    "https://app.example",
+                ], "--public-url"
+            ),
+            (
+                [
+                    "--public-url", "https://verify.example", "--hosted-return-origins",
+                    "https://app.example/p",
+                ],
+                "--hosted-return-origins"
+            ),
+        ] {
+            let (status, _, stderr) = await (try ServeProcess(base + extra)).finish()
+            #expect(status == 1, "\(extra)")
+            #expect(stderr.contains(reason), "\(stderr)")
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "otp-sign-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keyFile = directory.appendingPathComponent("signing.key").path
+        FileManager.default.createFile(
+            atPath: keyFile, contents: Data(repeating: 7, count: 32), attributes: [.posixPermissions: 0o644])
+        let (status, _, stderr) = await
+            (try ServeProcess(
+                base + [
+                    "--public-url", "https://verify.example", "--hosted-return-origins",
+                    "https://app.example",
+                    "--signing-key-file", keyFile,
+                ])).finish()
+        #expect(status == 1)
+        #expect(stderr.contains("chmod"), "\(stderr)")
+        #expect(!stderr.contains("0707070707"), "never the key")
     }
 }

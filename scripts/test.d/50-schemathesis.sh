@@ -16,6 +16,7 @@ key="st-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 "$bin" serve --port 0 --store memory --api-key "$key" --sender "outbox:$work/outbox.jsonl" \
   --limit-starts-per-destination 1000000000/31536000 --limit-starts-per-address 1000000000/31536000 \
   --limit-checks-per-address 1000000000/31536000 --limit-failed-checks-per-destination 1000000000/31536000 \
+  --public-url http://127.0.0.1:8080 --hosted-return-origins http://127.0.0.1:9 \
   >"$work/stdout" 2>"$work/stderr" &
 server=$!
 trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$work"' EXIT

@@ -82,6 +82,21 @@ cmp -s "$work/before" "$work/after" || { echo "terminal settings not restored af
 tmx kill-session -t demo
 echo "  ok: SIGTERM restores the terminal"
 
+echo "demo --web: the hosted page, the phone, the form without JavaScript, the token checked by the app"
+"$bin" demo --web --cooldown 2 >"$work/web.out" 2>"$work/web.err" &
+web=$!
+for _ in $(seq 100); do grep -q '^phone: your code is ' "$work/web.out" 2>/dev/null && break; sleep 0.1; done
+page=$(sed -n 's/^the hosted page:  //p' "$work/web.out")
+code=$(sed -n 's/^phone: your code is //p' "$work/web.out" | tail -n 1)
+[ -n "$page" ] && [ -n "$code" ] || { echo "no page or code: $(cat "$work/web.out" "$work/web.err")"; kill "$web"; exit 1; }
+landed=$(curl -s -L -X POST -H "Content-Type: application/x-www-form-urlencoded" -d "code=$code" "$page/check")
+echo "$landed" | grep -q "verified: vf_" || { echo "the app did not verify the token: $landed"; kill "$web"; exit 1; }
+for _ in $(seq 50); do grep -q '^verified: vf_' "$work/web.out" && break; sleep 0.1; done
+kill -INT "$web"
+wait "$web" || { echo "otp demo --web did not exit cleanly on SIGINT"; exit 1; }
+grep -q '^verified: vf_' "$work/web.out" || { echo "the terminal did not show the verified token"; exit 1; }
+echo "  ok: page, phone, form post, 303 to the app, token verified there, clean stop"
+
 echo "demo: stdin that is not a terminal gets a clear message"
 set +e
 out=$(echo | "$bin" demo 2>&1)
@@ -104,6 +119,9 @@ expect_exit() {  # expected status, text the message must hold, command...
 expect_exit 2 "--length must be a whole number from 4 to 8" "$bin" demo --length 9
 expect_exit 2 "--server needs --api-key" "$bin" demo --server http://127.0.0.1:1
 expect_exit 2 "--locale must be one of en, de, ar, ja" "$bin" demo --locale fr
+expect_exit 2 "--web runs its own server" "$bin" demo --web --offline
+expect_exit 2 "otp token takes: verify TOKEN" "$bin" token check x
+expect_exit 2 "--jwks is needed" "$bin" token verify x --audience https://app.example
 expect_exit 2 "OTP_REDUCE_MOTION must be 1 or 0" env OTP_REDUCE_MOTION=maybe "$bin" demo
 expect_exit 2 "an API key is needed" "$bin" check vf_x 482019
 expect_exit 2 "otp check takes 2 arguments" "$bin" check vf_x --api-key k
@@ -111,4 +129,4 @@ expect_exit 2 "--channel must be sms or email" "$bin" start --to +15550100 --cha
 expect_exit 2 "--server must be an http or https URL" "$bin" status vf_x --api-key k --server ftp://x
 expect_exit 2 "unknown option --color" "$bin" status vf_x --api-key k --color
 expect_exit 1 "network_failure" "$bin" status vf_x --api-key k --server "http://127.0.0.1:$(free_port)"
-echo "  ok: 10 usage and failure paths"
+echo "  ok: 13 usage and failure paths"

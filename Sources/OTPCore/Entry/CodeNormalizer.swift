@@ -95,8 +95,34 @@ public enum CodeNormalizer {
         return rest
     }
 
+    /// The rules other renderers (the hosted page's script) need to normalise as this type does,
+    /// as data: the zero of every Unicode decimal digit block, the prefix dashes, the longest letter
+    /// prefix, and the full-width Latin letter ranges.
+    public static let table = NormalizationTable(
+        decimalZeros: (0...0x10FFFF).compactMap { value -> UInt32? in
+            guard let scalar = Unicode.Scalar(value), scalar.properties.numericType == .decimal,
+                scalar.properties.numericValue == 0
+            else { return nil }
+            return scalar.value
+        },
+        dashes: dashes.map(String.init).sorted(),
+        maxPrefixLetters: 3,
+        fullWidthLatin: [0xFF21...0xFF3A, 0xFF41...0xFF5A])
+
     /// The dash characters a prefix may end with.
     private static let dashes: Set<Character> = [
         "-", "\u{2010}", "\u{2011}", "\u{2012}", "\u{2013}", "\u{2014}", "\u{2212}",
     ]
+}
+
+/// ``CodeNormalizer``'s rules as data, for a renderer in another language.
+public struct NormalizationTable: Sendable, Hashable, Codable {
+    /// The code point of each Unicode decimal digit zero; digit `d` of a block is `zero + d`.
+    public var decimalZeros: [UInt32]
+    /// The characters a dropped letter prefix may end with, such as `-` in `G-482019`.
+    public var dashes: [String]
+    /// The most ASCII letters a dropped prefix may have.
+    public var maxPrefixLetters: Int
+    /// The full-width Latin letter ranges that stand for ASCII letters in alphanumeric codes.
+    public var fullWidthLatin: [ClosedRange<UInt32>]
 }

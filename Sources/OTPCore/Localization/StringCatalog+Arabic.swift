@@ -105,5 +105,6 @@ extension StringCatalog {
         .keyDecimalPoint: .text("فاصلة عشرية"),
         .terminalHints: .text(
             "الأرقام للكتابة · Backspace للحذف · Tab لقبول الاقتراح · r لإعادة الإرسال · q للخروج"),
+        .verifyButton: .text("تحقّق"),
     ]
 }

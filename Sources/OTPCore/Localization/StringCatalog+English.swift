@@ -61,5 +61,6 @@ extension StringCatalog {
         .keyDecimalPoint: .text("Decimal point"),
         .terminalHints: .text(
             "digits type · Backspace deletes · Tab takes the suggestion · r resends · q quits"),
+        .verifyButton: .text("Verify"),
     ]
 }

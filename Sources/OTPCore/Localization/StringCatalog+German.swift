@@ -66,5 +66,6 @@ extension StringCatalog {
         .keyDecimalPoint: .text("Dezimalzeichen"),
         .terminalHints: .text(
             "Ziffern tippen · Backspace löscht · Tab übernimmt den Vorschlag · r sendet erneut · q beendet"),
+        .verifyButton: .text("Bestätigen"),
     ]
 }

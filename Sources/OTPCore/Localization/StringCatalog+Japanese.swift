@@ -41,5 +41,6 @@ extension StringCatalog {
         .keyDelete: .text("削除"),
         .keyDecimalPoint: .text("小数点"),
         .terminalHints: .text("数字で入力 · Backspaceで削除 · Tabで候補を使用 · rで再送信 · qで終了"),
+        .verifyButton: .text("確認"),
     ]
 }

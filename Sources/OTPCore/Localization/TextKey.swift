@@ -80,4 +80,6 @@ public enum TextKey: String, Sendable, Hashable, CaseIterable, Codable {
     case keyDecimalPoint
     /// The terminal screen's key hints.
     case terminalHints
+    /// The button that submits the code on a page without JavaScript.
+    case verifyButton
 }

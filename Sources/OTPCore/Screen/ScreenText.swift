@@ -127,6 +127,8 @@ public struct ScreenText: Sendable, Hashable {
     public var decimalPointKey: String { string(.keyDecimalPoint) }
     /// The terminal screen's key hints.
     public var terminalHints: String { string(.terminalHints) }
+    /// The button that submits the code on a page without JavaScript.
+    public var verifyButton: String { string(.verifyButton) }
 
     /// Formats seconds as m:ss, such as `0:24` or `5:00`.
     public static func clock(seconds: Int) -> String {

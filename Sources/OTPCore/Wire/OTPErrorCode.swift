@@ -62,19 +62,24 @@ public struct OTPErrorCode: RawRepresentable, Hashable, Sendable, Codable, Custo
     public static let storeUnavailable = OTPErrorCode(rawValue: "store_unavailable")
     /// 500: an unexpected failure inside the server.
     public static let internalError = OTPErrorCode(rawValue: "internal_error")
+    /// The key may not do this: a publishable key asked to cancel, or for another key's route (403).
+    public static let forbidden = OTPErrorCode(rawValue: "forbidden")
+    /// The operator's start guard refused the start before anything was sent (403).
+    public static let startRefused = OTPErrorCode(rawValue: "start_refused")
 
     /// Every code the API defines.
     public static let all: [OTPErrorCode] = [
         .unauthorized, .invalidRequest, .invalidDestination, .channelNotSupported, .invalidCodeFormat,
         .notFound, .methodNotAllowed, .notPending, .expired, .payloadTooLarge, .incorrectCode,
         .idempotencyKeyReused, .locked, .rateLimited, .resendTooSoon, .maxSendsReached, .deliveryFailed,
-        .storeUnavailable, .internalError,
+        .storeUnavailable, .internalError, .forbidden, .startRefused,
     ]
 
     /// The HTTP status this code is sent with: the one place the mapping lives.
     public var httpStatus: Int {
         switch self {
         case .unauthorized: 401
+        case .forbidden, .startRefused: 403
         case .invalidRequest, .invalidDestination, .channelNotSupported, .invalidCodeFormat: 400
         case .notFound: 404
         case .methodNotAllowed: 405

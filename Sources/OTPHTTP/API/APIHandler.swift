@@ -8,7 +8,9 @@ import OTPServer
 /// JSON shape, the client address, the `Idempotency-Key` header) and leaves the rest to the engine.
 public struct APIHandler: HTTPHandler {
     /// The request headers the handler reads; give them to ``HTTPServerConfiguration/headerNames``.
-    public static let headerNames = ["authorization", "idempotency-key", "x-forwarded-for"]
+    public static let headerNames = [
+        "authorization", "idempotency-key", "x-forwarded-for", "accept-language", "content-type",
+    ]
 
     private let verifier: Verifier
     private let keys: APIKeys
@@ -17,6 +19,9 @@ public struct APIHandler: HTTPHandler {
     private let servesMetrics: Bool
     private let checkFloor: Duration
     private let events: RequestLog
+    private let hosted: HostedHandler?
+    private let approvalTokens: (any ApprovalTokenIssuing)?
+    private let startGuard: StartGuardSettings?
 
     /// Creates the API.
     ///
@@ -30,10 +35,25 @@ public struct APIHandler: HTTPHandler {
     ///   - checkFloor: the least time between a check's arrival and its answer, whatever the answer,
     ///     so that how long the judgement took does not tell a right code from a wrong one.
     ///   - events: where lines about the server itself go, such as a send cap being reached.
+    ///   - hosted: the hosted verification page, if this server serves one.
+    ///   - hostedKey: the key page tokens are authenticated with; derive it from the server's secret
+    ///     with ``hostedPageKey(secret:)``.
+    ///   - approvalTokens: signs the approval tokens of publishable keys' approving checks (and of the
+    ///     hosted page, when it has no issuer of its own); its key set is served at
+    ///     `/.well-known/jwks.json`.
+    ///   - startGuard: judges starts before a code is sent.
     public init(
         verifier: Verifier, keys: APIKeys, trustedProxies: Int = 0, metrics: ServerMetrics,
-        servesMetrics: Bool = true, checkFloor: Duration = .zero, events: RequestLog = .silent
+        servesMetrics: Bool = true, checkFloor: Duration = .zero, events: RequestLog = .silent,
+        hosted: HostedPages? = nil, hostedKey: [UInt8] = [],
+        approvalTokens: (any ApprovalTokenIssuing)? = nil, startGuard: StartGuardSettings? = nil
     ) {
+        self.approvalTokens = approvalTokens ?? hosted?.issuer
+        self.startGuard = startGuard
+        self.hosted = hosted.map {
+            HostedHandler(
+                pages: $0, pageKey: hostedKey, verifier: verifier, metrics: metrics, checkFloor: checkFloor)
+        }
         self.verifier = verifier
         self.keys = keys
         self.trustedProxies = max(0, trustedProxies)
@@ -43,9 +63,36 @@ public struct APIHandler: HTTPHandler {
         self.events = events
     }
 
+    /// The key hosted page tokens are authenticated with, derived from the server's secret.
+    public static func hostedPageKey(secret: [UInt8]) -> [UInt8] {
+        PageToken.key(fromSecret: secret)
+    }
+
     /// Answers one request.
     public func handle(_ request: HTTPRequest) -> HTTPReply {
-        let caller = keys.scope(authorization: request.headers["authorization"])
+        if request.path == "/.well-known/jwks.json", let approvalTokens {
+            guard request.method == "GET" || request.method == "HEAD" else {
+                var response = APIResponses.error(
+                    APIResponses.methodNotAllowed(["GET", "HEAD"]), route: HostedRoute.keySet.template)
+                response.headers.append(("Allow", "GET, HEAD"))
+                return .now(response)
+            }
+            return .now(
+                HTTPResponse(
+                    status: 200,
+                    headers: [
+                        ("Content-Type", "application/json"), ("Cache-Control", "public, max-age=300"),
+                        ("Access-Control-Allow-Origin", "*"),
+                    ],
+                    body: approvalTokens.keySetJSON, route: HostedRoute.keySet.template))
+        }
+        if let hosted, let route = HostedRoute(path: request.path) {
+            if request.bodyTooLarge {
+                return .now(APIResponses.error(APIResponses.payloadTooLarge, route: route.template))
+            }
+            return hosted.handle(route, request: request, address: clientAddress(of: request))
+        }
+        let caller = keys.caller(authorization: request.headers["authorization"])
         if Route.needsKey(request.path), caller == nil {
             let route = Route(path: request.path)?.template ?? Route.unmatched
             return .now(APIResponses.error(APIResponses.unauthorized, route: route))
@@ -73,18 +120,33 @@ public struct APIHandler: HTTPHandler {
                     status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
                     body: Array(metrics.prometheusText().utf8), route: route.template))
         case .start:
-            return start(request, address: address, caller: caller ?? "")
+            return start(request, address: address, caller: caller)
         case .status(let id):
+            if let denied = denial(caller, id: id, route: route) { return .now(denied) }
             return answer(route) { verifier throws(VerifierError) in try await verifier.status(id: id) }
         case .check(let id):
-            return check(request, id: id, address: address)
+            return check(request, id: id, address: address, caller: caller)
         case .resend(let id):
+            if let denied = denial(caller, id: id, route: route) { return .now(denied) }
             return answer(route) { verifier throws(VerifierError) in
                 try await verifier.resend(id: id, clientAddress: address)
             }
         case .cancel(let id):
+            if caller?.isPublishable == true {
+                let error = APIError(
+                    code: .forbidden, message: "A publishable key cannot cancel; cancel from your server.")
+                return .now(APIResponses.error(error, route: route.template, note: APIResponses.idPrefix(id)))
+            }
             return answer(route) { verifier throws(VerifierError) in try await verifier.cancel(id: id) }
         }
+    }
+
+    /// The 404 a publishable key gets for a verification another key started, or `nil` when it may see it.
+    ///
+    /// Secret keys see every verification.
+    private func denial(_ caller: APIKeys.Caller?, id: String, route: Route) -> HTTPResponse? {
+        guard let name = caller?.publishableName, !verifier.isStarted(id, by: name) else { return nil }
+        return APIResponses.error(APIError(.notFound), route: route.template, note: APIResponses.idPrefix(id))
     }
 
     /// The socket's peer, or behind `trustedProxies` proxies of your own the `X-Forwarded-For`
@@ -103,9 +165,9 @@ public struct APIHandler: HTTPHandler {
         return address
     }
 
-    private func start(_ request: HTTPRequest, address: String, caller: String) -> HTTPReply {
+    private func start(_ request: HTTPRequest, address: String, caller: APIKeys.Caller?) -> HTTPReply {
         let route = Route.start
-        let body: (to: String, channel: Channel?)
+        let body: RequestBodies.Start
         switch RequestBodies.start(request.body) {
         case .success(let parsed): body = parsed
         case .failure(let error): return .now(APIResponses.error(error, route: route.template))
@@ -116,29 +178,71 @@ public struct APIHandler: HTTPHandler {
                 "The Idempotency-Key must be 1 to 255 printable ASCII characters.")
             return .now(APIResponses.error(error, route: route.template))
         }
+        var wantedLink: (returnURL: String, state: String)?
+        if let wanted = body.hosted {
+            guard let hosted else {
+                let error = APIResponses.invalidRequest(
+                    "This server hosts no verification page; start it with --public-url to use \"hosted\".")
+                return .now(APIResponses.error(error, route: route.template))
+            }
+            guard hosted.pages.allowsReturn(to: wanted.returnURL) else {
+                let error = APIResponses.invalidRequest(
+                    "\"hosted.returnUrl\" must be an absolute URL whose origin is one of the server's "
+                        + "--hosted-return-origins.")
+                return .now(APIResponses.error(error, route: route.template))
+            }
+            wantedLink = wanted
+        }
+        let link = wantedLink
         let startRequest = StartRequest(
             to: body.to, channel: body.channel, clientAddress: address, idempotencyKey: key,
-            idempotencyScope: caller)
+            idempotencyScope: caller?.scope ?? "", owner: caller?.publishableName)
         let verifier = self.verifier
         let metrics = self.metrics
         let events = self.events
+        let judged = startGuard.flatMap { settings in
+            caller?.isPublishable == true || settings.appliesToSecretKeys ? settings : nil
+        }
+        let proof = body.proof
         return .later {
+            if let judged,
+                let refused = await Self.judge(
+                    startRequest, proof: proof, settings: judged, metrics: metrics, route: route)
+            {
+                return refused
+            }
             do throws(VerifierError) {
                 let result = try await verifier.start(startRequest)
-                return APIResponses.verification(
+                var response = APIResponses.verification(
                     result.verification, status: result.created ? 201 : 200, route: route)
+                if let link, let hosted,
+                    let url = hosted.pageURL(
+                        for: HostedLink(
+                            verificationID: result.verification.id, returnURL: link.returnURL,
+                            state: link.state))
+                {
+                    ResponseJSON.add("hostedUrl", url, to: &response.body)
+                }
+                return response
             } catch {
                 return Self.refusal(error, route: route, metrics: metrics, events: events)
             }
         }
     }
 
-    private func check(_ request: HTTPRequest, id: String, address: String) -> HTTPReply {
+    private func check(
+        _ request: HTTPRequest, id: String, address: String, caller: APIKeys.Caller?
+    ) -> HTTPReply {
         let route = Route.check(id: id)
         let verifier = self.verifier
         let metrics = self.metrics
         // Every check answer, right, wrong, unknown or malformed, leaves no earlier than this.
         let earliest = ContinuousClock.now.advanced(by: checkFloor)
+        if let denied = denial(caller, id: id, route: route) {
+            metrics.recordCheck(outcome: OTPErrorCode.notFound.rawValue)
+            return .later { await Self.held(denied, until: earliest) }
+        }
+        let tokens = caller?.publishableName.flatMap { name in approvalTokens.map { (name, $0) } }
         switch RequestBodies.check(request.body) {
         case .failure(let invalid):
             // The verification's existence is judged before the body.
@@ -162,7 +266,15 @@ public struct APIHandler: HTTPHandler {
                 do throws(VerifierError) {
                     let verification = try await verifier.check(id: id, code: code, clientAddress: address)
                     metrics.recordCheck(outcome: verification.status.rawValue)
-                    response = APIResponses.verification(verification, status: 200, route: route)
+                    var approved = APIResponses.verification(verification, status: 200, route: route)
+                    if verification.status == .approved, let (name, issuer) = tokens {
+                        // The app hands this to its own backend, which verifies it offline.
+                        let token = issuer.approvalToken(
+                            verificationID: verification.id, audience: name, channel: verification.channel,
+                            issuedAt: verifier.now)
+                        ResponseJSON.add("approvalToken", token, to: &approved.body)
+                    }
+                    response = approved
                 } catch {
                     let error = APIError(error)
                     metrics.recordCheck(outcome: error.code.rawValue)
@@ -171,6 +283,38 @@ public struct APIHandler: HTTPHandler {
                 return await Self.held(response, until: earliest)
             }
         }
+    }
+
+    /// Asks the start guard; returns the answer of a refused start, or `nil` to go on.
+    private static func judge(
+        _ request: StartRequest, proof: String?, settings: StartGuardSettings, metrics: ServerMetrics,
+        route: Route
+    ) async -> HTTPResponse? {
+        // A destination that does not parse is the engine's to refuse, with its own error.
+        guard let destination = try? Destination.parse(request.to, channel: request.channel) else {
+            return nil
+        }
+        let start = GuardedStart(
+            channel: destination.channel, callingCode: destination.callingCode, to: destination.masked,
+            clientAddress: request.clientAddress, keyName: request.owner, proof: proof)
+        let message: String
+        switch await settings.guardian.judge(start) {
+        case .allow:
+            metrics.recordStartGuard("allowed")
+            return nil
+        case .refuse(let reason):
+            metrics.recordStartGuard("refused")
+            message =
+                reason.isEmpty ? "The start was refused before a code was sent." : String(reason.prefix(200))
+        case .unavailable:
+            if settings.failOpen {
+                metrics.recordStartGuard("unavailable_open")
+                return nil
+            }
+            metrics.recordStartGuard("unavailable_closed")
+            message = "The start guard did not answer; no code was sent. Try again later."
+        }
+        return APIResponses.error(APIError(code: .startRefused, message: message), route: route.template)
     }
 
     /// Returns `response` once `earliest` has come, sleeping (not spinning) until then.

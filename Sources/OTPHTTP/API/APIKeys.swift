@@ -1,30 +1,45 @@
 import OTPServer
 
-/// The API keys a server accepts, compared in constant time.
+/// The API keys a server accepts, compared in constant time: secret keys for servers, and
+/// publishable keys, each with a name, for apps and pages.
 ///
 /// Each presented key is hashed with HMAC-SHA256 under a per-process random key and compared
 /// with every configured key's hash, all of them, whatever the outcome: the time taken tells
 /// nothing about which key, or how much of one, matched.
 public struct APIKeys: Sendable {
+    /// Who a request's key says it is.
+    public struct Caller: Sendable, Equatable {
+        /// A stable name for the key, the same in every process that has it: whose an idempotency
+        /// key is, without carrying the API key itself.
+        public var scope: String
+        /// The publishable key's name, or `nil` for a secret key.
+        public var publishableName: String?
+
+        /// Whether the key is a publishable one, with the narrower rights of a key inside an app.
+        public var isPublishable: Bool { publishableName != nil }
+    }
+
     private let salt: [UInt8]
     private let hashes: [[UInt8]]
-    private let scopes: [String]
+    private let callers: [Caller]
 
-    /// Accepts these keys; empty strings are ignored.
-    public init(_ keys: [String]) {
+    /// Accepts these secret keys, and these publishable keys by name; empty keys are ignored.
+    public init(_ keys: [String], publishable: [String: String] = [:]) {
         var generator = SystemRandomNumberGenerator()
         let salt = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
         self.salt = salt
-        let accepted = keys.filter { !$0.isEmpty }
-        self.hashes = accepted.compactMap {
-            HMACSHA256.authenticationCode(key: salt, message: Array($0.utf8))
+        let secret = keys.filter { !$0.isEmpty }.map { ($0, nil as String?) }
+        let named = publishable.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }.map {
+            ($0.value, $0.key as String?)
         }
-        // A stable name per key, the same in every process that has the key: it says whose an
-        // idempotency key is without carrying the API key itself.
-        self.scopes = accepted.map { key in
+        let accepted = secret + named
+        self.hashes = accepted.compactMap {
+            HMACSHA256.authenticationCode(key: salt, message: Array($0.0.utf8))
+        }
+        self.callers = accepted.map { key, name in
             let digest = HMACSHA256.authenticationCode(
                 key: Array("otp api key scope".utf8), message: Array(key.utf8))
-            return "k" + Hex.encode((digest ?? []).prefix(8))
+            return Caller(scope: "k" + Hex.encode((digest ?? []).prefix(8)), publishableName: name)
         }
     }
 
@@ -33,12 +48,17 @@ public struct APIKeys: Sendable {
 
     /// Whether an `Authorization` header value is `Bearer <one of the keys>`.
     public func accepts(authorization: String?) -> Bool {
-        scope(authorization: authorization) != nil
+        caller(authorization: authorization) != nil
     }
 
     /// The stable name of the key an `Authorization` header presents, or `nil` when it presents none
     /// of them: the scope that the caller's idempotency keys belong to.
     public func scope(authorization: String?) -> String? {
+        caller(authorization: authorization)?.scope
+    }
+
+    /// Who the key an `Authorization` header presents belongs to, or `nil` when it presents none.
+    public func caller(authorization: String?) -> Caller? {
         guard let authorization, authorization.count > 7,
             authorization.prefix(7).lowercased() == "bearer "
         else { return nil }
@@ -50,6 +70,20 @@ public struct APIKeys: Sendable {
         for (index, candidate) in hashes.enumerated() where HMACSHA256.constantTimeEqual(candidate, hash) {
             matched = index
         }
-        return matched.map { scopes[$0] }
+        return matched.map { callers[$0] }
+    }
+
+    /// Whether text is a usable publishable key name: 1–64 letters, digits, `.`, `_` or `-`.
+    public static func isValidName(_ name: String) -> Bool {
+        (1...64).contains(name.utf8.count)
+            && name.utf8.allSatisfy {
+                (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+                    || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D
+            }
+    }
+
+    /// Whether text is a usable publishable key: `pk_` and at least 20 more printable characters.
+    public static func isValidPublishableKey(_ key: String) -> Bool {
+        key.hasPrefix("pk_") && key.utf8.count >= 23 && key.utf8.allSatisfy { (0x21...0x7E).contains($0) }
     }
 }

@@ -5,12 +5,29 @@ import OTPCore
 enum RequestBodies {
     /// The longest destination accepted, in bytes, before normalisation.
     static let maxDestinationBytes = 320
+    /// The longest start guard proof accepted, in bytes.
+    static let maxProofBytes = 8192
     /// The longest code accepted, in bytes, before normalisation.
     static let maxCodeBytes = 256
 
     private struct StartBody: Decodable {
         var to: String
         var channel: String?
+        var hosted: HostedBody?
+        var proof: String?
+    }
+
+    private struct HostedBody: Decodable {
+        var returnUrl: String
+        var state: String?
+    }
+
+    /// A start body: the destination, the channel, and the hosted page's return, if asked for.
+    struct Start {
+        var to: String
+        var channel: Channel?
+        var hosted: (returnURL: String, state: String)?
+        var proof: String?
     }
 
     private struct CheckBody: Decodable {
@@ -18,21 +35,50 @@ enum RequestBodies {
     }
 
     /// The destination and channel of a start body, or the reason it is not one.
-    static func start(_ body: [UInt8]) -> Result<(to: String, channel: Channel?), APIError> {
+    static func start(_ body: [UInt8]) -> Result<Start, APIError> {
         guard let parsed = try? JSONDecoder().decode(StartBody.self, from: Data(body)) else {
             return .failure(
                 APIResponses.invalidRequest(
-                    "The body must be a JSON object with a string \"to\" and an optional \"channel\"."))
+                    "The body must be a JSON object with a string \"to\", an optional \"channel\" and an "
+                        + "optional \"hosted\" object with a string \"returnUrl\" and an optional \"state\".")
+            )
         }
         guard !parsed.to.isEmpty, parsed.to.utf8.count <= maxDestinationBytes else {
             return .failure(
                 APIResponses.invalidRequest("\"to\" must have 1 to \(maxDestinationBytes) bytes."))
         }
-        guard let text = parsed.channel else { return .success((parsed.to, nil)) }
-        guard let channel = Channel(rawValue: text) else {
-            return .failure(APIResponses.invalidRequest("\"channel\" must be \"sms\" or \"email\"."))
+        var start = Start(to: parsed.to, channel: nil, hosted: nil, proof: nil)
+        if let proof = parsed.proof {
+            guard proof.utf8.count <= maxProofBytes else {
+                return .failure(
+                    APIResponses.invalidRequest("\"proof\" must have at most \(maxProofBytes) bytes."))
+            }
+            start.proof = proof
         }
-        return .success((parsed.to, channel))
+        if let text = parsed.channel {
+            guard let channel = Channel(rawValue: text) else {
+                return .failure(APIResponses.invalidRequest("\"channel\" must be \"sms\" or \"email\"."))
+            }
+            start.channel = channel
+        }
+        if let hosted = parsed.hosted {
+            let state = hosted.state ?? ""
+            guard state.utf8.count <= HostedPages.maxStateBytes,
+                state.utf8.allSatisfy({ (0x20...0x7E).contains($0) })
+            else {
+                return .failure(
+                    APIResponses.invalidRequest(
+                        "\"hosted.state\" must be at most \(HostedPages.maxStateBytes) printable ASCII characters."
+                    ))
+            }
+            guard hosted.returnUrl.utf8.count <= HostedPages.maxReturnURLBytes else {
+                return .failure(
+                    APIResponses.invalidRequest(
+                        "\"hosted.returnUrl\" must have at most \(HostedPages.maxReturnURLBytes) bytes."))
+            }
+            start.hosted = (hosted.returnUrl, state)
+        }
+        return .success(start)
     }
 
     /// The code of a check body, or the reason it is not one.

@@ -40,6 +40,17 @@ enum ResponseJSON {
         return out
     }
 
+    /// Adds a string member at the end of a JSON object's bytes.
+    static func add(_ name: String, _ value: String, to object: inout [UInt8]) {
+        guard object.last == UInt8(ascii: "}") else { return }
+        object.removeLast()
+        object += Array(",".utf8)
+        string(name, into: &object)
+        object.append(UInt8(ascii: ":"))
+        string(value, into: &object)
+        object.append(UInt8(ascii: "}"))
+    }
+
     /// An error body, `{"error":{…}}`.
     static func error(_ error: APIError) -> [UInt8] {
         var out: [UInt8] = []

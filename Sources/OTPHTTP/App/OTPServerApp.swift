@@ -43,6 +43,18 @@ public enum OTPServerApp {
         _ configuration: ServerConfiguration, store: any VerificationStore,
         senders: [Channel: any CodeSender], secret: [UInt8]
     ) throws(ServerStartError) -> RunningServer {
+        for (name, key) in configuration.publishableKeys
+        where !APIKeys.isValidName(name) || !APIKeys.isValidPublishableKey(key) {
+            throw ServerStartError(
+                "a publishable key is NAME=pk_… with a name of 1–64 letters, digits, . _ or - and a key of "
+                    + "pk_ and at least 20 more characters (\(APIKeys.isValidName(name) ? "the key named \(name)" : "a name") is not)"
+            )
+        }
+        if !configuration.publishableKeys.isEmpty, configuration.approvalTokens == nil,
+            configuration.hosted == nil
+        {
+            throw ServerStartError("publishable keys need a signer for their approval tokens")
+        }
         guard !configuration.apiKeys.filter({ !$0.isEmpty }).isEmpty else {
             throw ServerStartError("no API key: give --api-key (or OTP_API_KEYS), or run with --dev")
         }
@@ -54,7 +66,7 @@ public enum OTPServerApp {
         let router = ChannelRouter(routes: senders)
         var policy = configuration.policy
         policy.channels = policy.channels.intersection(router.channels)
-        let problems = policy.problems()
+        let problems = policy.problems() + (configuration.hosted?.problems ?? [])
         guard problems.isEmpty else { throw ServerStartError(problems.joined(separator: " ")) }
         let verifier = Verifier(
             store: store, sender: MetricsSender(base: router, metrics: metrics), policy: policy,
@@ -66,7 +78,7 @@ public enum OTPServerApp {
                 duration: request.duration)
             log.record(request)
         }
-        let keys = APIKeys(configuration.apiKeys)
+        let keys = APIKeys(configuration.apiKeys, publishable: configuration.publishableKeys)
         let main: HTTPServer
         var side: HTTPServer?
         do throws(HTTPServerError) {
@@ -79,7 +91,9 @@ public enum OTPServerApp {
                     verifier: verifier, keys: keys, trustedProxies: configuration.trustedProxies,
                     metrics: metrics,
                     servesMetrics: configuration.metricsAddress == nil, checkFloor: configuration.checkFloor,
-                    events: log),
+                    events: log, hosted: configuration.hosted,
+                    hostedKey: APIHandler.hostedPageKey(secret: secret),
+                    approvalTokens: configuration.approvalTokens, startGuard: configuration.startGuard),
                 observer: observer)
             if let address = configuration.metricsAddress {
                 side = try HTTPServer(

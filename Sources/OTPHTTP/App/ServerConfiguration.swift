@@ -41,6 +41,15 @@ public struct ServerConfiguration: Sendable {
     public var requestLog: RequestLog
     /// The wall clock of the engine; tests move it by hand.
     public var now: @Sendable () -> Date
+    /// The hosted verification page, or `nil` for none: starts may then ask for a `hostedUrl`.
+    public var hosted: HostedPages?
+    /// Publishable keys by name: keys that live in apps and pages, which may start, see, check and
+    /// resend only their own verifications, and cannot cancel.
+    public var publishableKeys: [String: String]
+    /// Signs approval tokens for publishable keys' approving checks; `nil` uses the hosted page's.
+    public var approvalTokens: (any ApprovalTokenIssuing)?
+    /// Judges starts before a code is paid for, or `nil` for none.
+    public var startGuard: StartGuardSettings?
 
     /// The default ``checkFloor``: well above a check's own time on a busy server (a few
     /// milliseconds at p99), and well below what a person notices.
@@ -53,8 +62,14 @@ public struct ServerConfiguration: Sendable {
         maxConnectionsPerAddress: Int = 0,
         connectionTimeout: Duration = .seconds(10), checkFloor: Duration = Self.defaultCheckFloor,
         purgeInterval: Duration = .seconds(60), requestLog: RequestLog = .standardError,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() }, hosted: HostedPages? = nil,
+        publishableKeys: [String: String] = [:], approvalTokens: (any ApprovalTokenIssuing)? = nil,
+        startGuard: StartGuardSettings? = nil
     ) {
+        self.publishableKeys = publishableKeys
+        self.approvalTokens = approvalTokens
+        self.startGuard = startGuard
+        self.hosted = hosted
         self.host = host
         self.port = port
         self.apiKeys = apiKeys

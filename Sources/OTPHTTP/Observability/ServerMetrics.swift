@@ -25,6 +25,7 @@ public final class ServerMetrics: Sendable {
         var sends: [String: Int] = [:]
         var rateLimited: [String: Int] = [:]
         var sendCaps: [String: Int] = [:]
+        var guardOutcomes: [String: Int] = [:]
     }
 
     private let state = Locked(State())
@@ -72,6 +73,11 @@ public final class ServerMetrics: Sendable {
         state.withLock { $0.sendCaps["cap=\"\(cap)\"", default: 0] += 1 }
     }
 
+    /// Counts one start guard outcome: `allowed`, `refused`, `unavailable_open` or `unavailable_closed`.
+    public func recordStartGuard(_ outcome: String) {
+        state.withLock { $0.guardOutcomes["outcome=\"\(outcome)\"", default: 0] += 1 }
+    }
+
     /// The metrics in the Prometheus text exposition format (version 0.0.4).
     public func prometheusText() -> String {
         let snapshot = state.withLock { $0 }
@@ -111,6 +117,9 @@ public final class ServerMetrics: Sendable {
         family(
             "otp_send_cap_reached_total", "counter", "Starts and resends refused by a send cap, by cap.",
             snapshot.sendCaps)
+        family(
+            "otp_start_guard_total", "counter", "Starts judged by the start guard, by outcome.",
+            snapshot.guardOutcomes)
         return out
     }
 }

@@ -12,12 +12,15 @@ public struct HTTPRequest: Sendable {
     public var peerAddress: String
     /// Whether the body was over the server's limit (and so was dropped).
     public var bodyTooLarge: Bool
+    /// The query parameters the server was asked to keep, decoded, by name.
+    public var query: [String: String]
 
     /// Creates a request.
     public init(
         method: String, path: String, headers: [String: String] = [:], body: [UInt8] = [],
-        peerAddress: String = "127.0.0.1", bodyTooLarge: Bool = false
+        peerAddress: String = "127.0.0.1", bodyTooLarge: Bool = false, query: [String: String] = [:]
     ) {
+        self.query = query
         self.method = method
         self.path = path
         self.headers = headers

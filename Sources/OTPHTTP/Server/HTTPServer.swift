@@ -33,7 +33,8 @@ public final class HTTPServer: Sendable {
         let timeout = max(1, Int(configuration.connectionTimeout.components.seconds))
         let core = ServerCore(
             handler: handler, observer: observer, bodyLimit: configuration.bodyLimit,
-            headerNames: configuration.headerNames, requestTimeout: .seconds(timeout))
+            headerNames: configuration.headerNames, queryNames: configuration.queryNames,
+            requestTimeout: .seconds(timeout))
         let retained = Unmanaged.passRetained(core)
         let flags =
             MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue

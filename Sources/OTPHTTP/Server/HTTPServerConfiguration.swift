@@ -15,6 +15,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var connectionMemoryLimit: Int
     /// The request headers kept for handlers (case-insensitive names).
     public var headerNames: [String]
+    /// The query parameters kept for handlers (exact names); the path handlers see has no query.
+    public var queryNames: [String]
     /// Open connections allowed at once, lowered to fit the process's open-file limit.
     public var maxConnections: Int
     /// Open connections allowed at once from one client address (the socket's peer); 0, the default, means
@@ -30,8 +32,9 @@ public struct HTTPServerConfiguration: Sendable {
         host: String = "127.0.0.1", port: Int = 8080, threads: Int = 2,
         connectionTimeout: Duration = .seconds(10),
         bodyLimit: Int = 16 * 1024, connectionMemoryLimit: Int = 32 * 1024, headerNames: [String] = [],
-        maxConnections: Int = 10_000, maxConnectionsPerAddress: Int = 0
+        maxConnections: Int = 10_000, maxConnectionsPerAddress: Int = 0, queryNames: [String] = []
     ) {
+        self.queryNames = queryNames
         self.host = host
         self.port = port
         self.threads = threads

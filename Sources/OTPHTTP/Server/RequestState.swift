@@ -11,6 +11,7 @@ final class RequestState: @unchecked Sendable {
     /// The connection's socket, or `nil` when libmicrohttpd does not tell it.
     let socket: Int32?
     var headers: [String: String] = [:]
+    var query: [String: String] = [:]
     var peerAddress = ""
     var body: [UInt8] = []
     var bodyTooLarge = false

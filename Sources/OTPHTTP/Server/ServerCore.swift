@@ -7,6 +7,7 @@ final class ServerCore: @unchecked Sendable {
     let observer: @Sendable (CompletedRequest) -> Void
     let bodyLimit: Int
     let headerNames: [String]
+    let queryNames: [String]
     private let lock = NSLock()
     private var inFlight = 0
     private var suspendedCount = 0
@@ -15,8 +16,9 @@ final class ServerCore: @unchecked Sendable {
 
     init(
         handler: any HTTPHandler, observer: @escaping @Sendable (CompletedRequest) -> Void, bodyLimit: Int,
-        headerNames: [String], requestTimeout: Duration
+        headerNames: [String], queryNames: [String] = [], requestTimeout: Duration
     ) {
+        self.queryNames = queryNames
         self.handler = handler
         self.observer = observer
         self.bodyLimit = bodyLimit
@@ -189,6 +191,11 @@ func otpConnectionNotified(
 }
 
 private func readHead(of connection: OpaquePointer, into state: RequestState, core: ServerCore) {
+    for name in core.queryNames {
+        if let value = MHD_lookup_connection_value(connection, .GET_ARGUMENT_KIND, name) {
+            state.query[name] = String(cString: value)
+        }
+    }
     for name in core.headerNames {
         if let value = MHD_lookup_connection_value(connection, .HEADER_KIND, name) {
             state.headers[name] = String(cString: value)
@@ -209,7 +216,7 @@ private func readHead(of connection: OpaquePointer, into state: RequestState, co
 private func request(from state: RequestState) -> HTTPRequest {
     HTTPRequest(
         method: state.method, path: state.path, headers: state.headers, body: state.body,
-        peerAddress: state.peerAddress, bodyTooLarge: state.bodyTooLarge)
+        peerAddress: state.peerAddress, bodyTooLarge: state.bodyTooLarge, query: state.query)
 }
 
 /// The handler's answer to a request whose body is over the limit (a bare 413 if it would answer later).

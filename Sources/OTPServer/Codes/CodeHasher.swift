@@ -3,7 +3,7 @@
 /// The zero byte keeps the split between id and code unambiguous. Rate-limit keys are derived
 /// from the same key, so no full destination or client address is written to a store.
 struct CodeHasher: Sendable {
-    private let secret: [UInt8]
+    let secret: [UInt8]
 
     init(secret: [UInt8]) {
         self.secret = secret

@@ -11,6 +11,29 @@ public enum VerificationID {
         prefix + base64URL(CodeGenerator.bytes(count: 16, using: &generator))
     }
 
+    /// A fresh identifier that carries a tag of its owner: `vf_` + 22 random characters + `_` +
+    /// 8 characters of `tag(base)`, where `base` is the identifier up to the tag.
+    public static func make(
+        using generator: inout some RandomNumberGenerator, tag: (String) -> [UInt8]
+    ) -> String {
+        let base = make(using: &generator)
+        return base + "_" + base64URL(Array(tag(base).prefix(6)))
+    }
+
+    /// The part of an owned identifier its tag is made from, and the tag as written, or `nil` when
+    /// the identifier carries no owner's tag.
+    public static func ownerTag(of id: String) -> (base: String, tag: String)? {
+        let utf8 = Array(id.utf8)
+        let baseLength = prefix.utf8.count + 22
+        guard utf8.count == baseLength + 9, utf8[baseLength] == UInt8(ascii: "_"), id.hasPrefix(prefix) else {
+            return nil
+        }
+        return (
+            String(decoding: utf8[..<baseLength], as: UTF8.self),
+            String(decoding: utf8[(baseLength + 1)...], as: UTF8.self)
+        )
+    }
+
     /// Whether text could be an identifier: 1–64 URL-safe characters, so it is safe as a store key.
     public static func isWellFormed(_ text: String) -> Bool {
         let utf8 = text.utf8

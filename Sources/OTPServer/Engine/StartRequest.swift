@@ -10,6 +10,10 @@ public struct StartRequest: Sendable, Equatable {
     public var clientAddress: String
     /// The `Idempotency-Key` header, if any: 1–255 printable ASCII characters.
     public var idempotencyKey: String?
+    /// The name of the publishable key that starts it, or `nil` for a secret key: the verification's
+    /// identifier then carries a tag of that name, and the stricter per-address limit of
+    /// ``Policy/ownerStartsPerAddress`` applies.
+    public var owner: String?
     /// Whose idempotency key it is, such as a name for the caller's API key: the same key under
     /// another scope is another key, so one caller can neither replay nor block another's starts.
     public var idempotencyScope: String
@@ -17,8 +21,9 @@ public struct StartRequest: Sendable, Equatable {
     /// Creates a request.
     public init(
         to: String, channel: Channel? = nil, clientAddress: String, idempotencyKey: String? = nil,
-        idempotencyScope: String = ""
+        idempotencyScope: String = "", owner: String? = nil
     ) {
+        self.owner = owner
         self.to = to
         self.channel = channel
         self.clientAddress = clientAddress

@@ -39,11 +39,18 @@ extension Verifier {
                 key: try limitKey("sa", ClientAddress.limitKey(request.clientAddress)),
                 limit: policy.startsPerAddress),
         ]
+        if request.owner != nil {
+            // Publishable keys live in apps, so their starts get a stricter limit per address of their own.
+            permits.append(
+                RatePermit(
+                    key: try limitKey("so", ClientAddress.limitKey(request.clientAddress)),
+                    limit: policy.ownerStartsPerAddress))
+        }
         let caps = sendCapPermits(channel: destination.channel, address: destination.address)
         permits += caps
         try await acquire(permits, now: now)
 
-        let id = newID()
+        let id = newID(owner: request.owner)
         let code = newCode()
         let expiresAt = now.adding(policy.codeLifetime)
         let record = VerificationRecord(

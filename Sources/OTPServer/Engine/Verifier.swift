@@ -98,6 +98,9 @@ public final class Verifier: Sendable {
 
     // MARK: - Shared parts
 
+    /// The engine's time now, from its injected clock, to a whole millisecond.
+    public var now: Date { currentTime() }
+
     /// The injected time, moved to a whole millisecond as the stores keep it.
     func currentTime() -> Date {
         StoreTime.truncated(clock())
@@ -145,8 +148,26 @@ public final class Verifier: Sendable {
     }
 
     /// A fresh verification identifier.
-    func newID() -> String {
-        random.withGenerator { VerificationID.make(using: &$0) }
+    func newID(owner: String? = nil) -> String {
+        guard let owner else { return random.withGenerator { VerificationID.make(using: &$0) } }
+        return random.withGenerator { generator in
+            VerificationID.make(using: &generator) { base in ownerTag(owner: owner, base: base) }
+        }
+    }
+
+    private func ownerTag(owner: String, base: String) -> [UInt8] {
+        HMACSHA256.authenticationCode(
+            key: hasher.secret, message: Array("otpkit owner v1\u{0}\(owner)\u{0}\(base)".utf8)) ?? []
+    }
+
+    /// Whether a verification was started by the publishable key named `owner`.
+    ///
+    /// Its identifier carries that name's tag, which only this server's secret makes. Identifiers of
+    /// other owners, and of secret keys, answer `false`, in time that does not depend on where they differ.
+    public func isStarted(_ id: String, by owner: String) -> Bool {
+        guard let (base, tag) = VerificationID.ownerTag(of: id) else { return false }
+        let expected = VerificationID.base64URL(Array(ownerTag(owner: owner, base: base).prefix(6)))
+        return HMACSHA256.constantTimeEqual(Array(expected.utf8), Array(tag.utf8))
     }
 
     /// The stored form of a code; throws when the crypto library failed.
@@ -181,6 +202,7 @@ public final class Verifier: Sendable {
         switch key.prefix(while: { $0 != ":" }) {
         case "sd": .startsPerDestination
         case "sa": .startsPerAddress
+        case "so": .ownerStartsPerAddress
         case "ca": .checksPerAddress
         case "fd": .failedChecksPerDestination
         case "fa": .failedChecksPerDestinationAndAddress

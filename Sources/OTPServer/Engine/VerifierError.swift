@@ -79,6 +79,8 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
         public static let startsPerDestination = Limit("starts_per_destination")
         /// ``Policy/startsPerAddress``.
         public static let startsPerAddress = Limit("starts_per_address")
+        /// ``Policy/ownerStartsPerAddress``.
+        public static let ownerStartsPerAddress = Limit("publishable_starts_per_address")
         /// ``Policy/checksPerAddress``.
         public static let checksPerAddress = Limit("checks_per_address")
         /// ``Policy/failedChecksPerDestination``.

@@ -34,6 +34,9 @@ public struct Policy: Sendable, Hashable {
     public var startsPerAddress: RateLimit
     /// Checks per client address (IPv6 by /64), every check counted.
     public var checksPerAddress: RateLimit
+    /// Starts per client address through publishable keys (keys that live in apps), on top of
+    /// ``startsPerAddress``.
+    public var ownerStartsPerAddress: RateLimit
     /// Incorrect codes per destination.
     public var failedChecksPerDestination: RateLimit
     /// Incorrect codes per destination from one client address, or `nil` to count by destination only.
@@ -67,6 +70,7 @@ public struct Policy: Sendable, Hashable {
         startsPerDestination: RateLimit = RateLimit(limit: 5, window: .seconds(3600)),
         startsPerAddress: RateLimit = RateLimit(limit: 20, window: .seconds(300)),
         checksPerAddress: RateLimit = RateLimit(limit: 60, window: .seconds(300)),
+        ownerStartsPerAddress: RateLimit = RateLimit(limit: 5, window: .seconds(3600)),
         failedChecksPerDestination: RateLimit = RateLimit(limit: 20, window: .seconds(86_400)),
         failedChecksPerDestinationAndAddress: RateLimit? = nil,
         globalSendsPerHour: Int? = nil, sendsPerCallingCodePerHour: Int? = nil,
@@ -82,6 +86,7 @@ public struct Policy: Sendable, Hashable {
         self.startsPerDestination = startsPerDestination
         self.startsPerAddress = startsPerAddress
         self.checksPerAddress = checksPerAddress
+        self.ownerStartsPerAddress = ownerStartsPerAddress
         self.failedChecksPerDestination = failedChecksPerDestination
         self.failedChecksPerDestinationAndAddress = failedChecksPerDestinationAndAddress
         self.globalSendsPerHour = globalSendsPerHour
@@ -184,7 +189,7 @@ public struct Policy: Sendable, Hashable {
         }
         for (name, limit) in [
             ("startsPerDestination", startsPerDestination), ("startsPerAddress", startsPerAddress),
-            ("checksPerAddress", checksPerAddress),
+            ("checksPerAddress", checksPerAddress), ("ownerStartsPerAddress", ownerStartsPerAddress),
             ("failedChecksPerDestination", failedChecksPerDestination),
             (
                 "failedChecksPerDestinationAndAddress",

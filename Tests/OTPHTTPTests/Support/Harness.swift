@@ -52,7 +52,8 @@ final class Harness: @unchecked Sendable {
         store: StoreKind = .memory, policy: Policy = Policy(), senders: [SenderSpec]? = nil,
         trustedProxies: Int = 0, connectionTimeout: Duration = .seconds(10),
         metricsAddress: (host: String, port: Int)? = nil, environment: [String: String] = [:],
-        redisPort: Int? = nil, checkFloor: Duration = ServerConfiguration.defaultCheckFloor
+        redisPort: Int? = nil, checkFloor: Duration = ServerConfiguration.defaultCheckFloor,
+        hosted: HostedPages? = nil
     ) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "otp-http-\(UUID().uuidString)")
@@ -65,7 +66,8 @@ final class Harness: @unchecked Sendable {
             host: "127.0.0.1", port: 0, apiKeys: ["other-key", key], policy: policy,
             trustedProxies: trustedProxies,
             metricsAddress: metricsAddress, connectionTimeout: connectionTimeout, checkFloor: checkFloor,
-            requestLog: RequestLog(now: { clock.now }, write: { log.append($0) }), now: { clock.now })
+            requestLog: RequestLog(now: { clock.now }, write: { log.append($0) }), now: { clock.now },
+            hosted: hosted)
         server = try await ServeAssembly.start(
             ServeSettings(
                 server: configuration,
@@ -148,12 +150,12 @@ extension Harness {
         trustedProxies: Int = 0, connectionTimeout: Duration = .seconds(10),
         metricsAddress: (host: String, port: Int)? = nil, environment: [String: String] = [:],
         redisPort: Int? = nil, checkFloor: Duration = ServerConfiguration.defaultCheckFloor,
-        _ body: (Harness) async throws -> T
+        hosted: HostedPages? = nil, _ body: (Harness) async throws -> T
     ) async throws -> T {
         let harness = try await Harness(
             store: store, policy: policy, senders: senders, trustedProxies: trustedProxies,
             connectionTimeout: connectionTimeout, metricsAddress: metricsAddress, environment: environment,
-            redisPort: redisPort, checkFloor: checkFloor)
+            redisPort: redisPort, checkFloor: checkFloor, hosted: hosted)
         do {
             let result = try await body(harness)
             await harness.stop()

@@ -1,0 +1,69 @@
+import CCurl
+import Foundation
+import OTPCore
+import OTPServer
+
+/// The operator's start guard over HTTP: each start is POSTed as JSON, signed like the delivery
+/// webhook (`X-OTP-Signature: t=…,v1=…`), and the endpoint answers `{"allow": true}` to send or
+/// `{"allow": false, "reason": "…"}` to refuse.
+///
+/// No answer within the timeout, a status other than 200, or a body that is not one of those two
+/// is ``StartGuardVerdict/unavailable(_:)``.
+public struct WebhookStartGuard: StartGuard {
+    /// The endpoint.
+    public let url: String
+    private let secret: [UInt8]
+    private let timeout: Duration
+    private let now: @Sendable () -> Date
+
+    /// Creates a guard; `secret` signs every body.
+    ///
+    /// The URL must be https, or http to loopback.
+    public init(
+        url: String, secret: [UInt8], timeout: Duration = .seconds(2),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) throws(DeliveryError) {
+        try ProviderURL.requireSecure(url, what: "a start guard URL")
+        guard !secret.isEmpty else { throw DeliveryError("a start guard needs a signing secret") }
+        self.url = url
+        self.secret = secret
+        self.timeout = timeout
+        self.now = now
+    }
+
+    private struct Answer: Decodable {
+        var allow: Bool
+        var reason: String?
+    }
+
+    /// Posts the start and reads the endpoint's verdict.
+    public func judge(_ start: GuardedStart) async -> StartGuardVerdict {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let body = try? Array(encoder.encode(start)),
+            let signature = try? WebhookSender.signature(
+                body: body, secret: secret, timestamp: Int64(now().timeIntervalSince1970.rounded(.down)))
+        else { return .unavailable("the start could not be encoded") }
+        let url = self.url
+        let timeout = self.timeout
+        let text = String(decoding: body, as: UTF8.self)
+        do throws(DeliveryError) {
+            let response = try await CurlTransfer.run("start guard") {
+                (handle: inout CurlHandle) throws(DeliveryError) in
+                try handle.set(CURLOPT_URL, url)
+                try handle.set(CURLOPT_TIMEOUT_MS, timeout.wholeMilliseconds)
+                try handle.set(CURLOPT_POSTFIELDSIZE, body.count)
+                try handle.set(CURLOPT_COPYPOSTFIELDS, text)
+                try handle.set(
+                    CURLOPT_HTTPHEADER,
+                    list: ["Content-Type: application/json", "X-OTP-Signature: \(signature)", "Expect:"])
+            }
+            guard response.code == 200,
+                let answer = try? JSONDecoder().decode(Answer.self, from: Data(response.body.utf8))
+            else { return .unavailable("the start guard answered \(response.code) without a verdict") }
+            return answer.allow ? .allow : .refuse(reason: answer.reason ?? "")
+        } catch {
+            return .unavailable(error.reason)
+        }
+    }
+}

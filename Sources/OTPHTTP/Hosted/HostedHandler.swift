@@ -1,0 +1,312 @@
+import Foundation
+import OTPCore
+import OTPServer
+
+/// Answers the hosted page's routes through the same ``Verifier``, limits, check floor, answers and
+/// error codes as `/v1`, authorised by the page token instead of an API key.
+struct HostedHandler: Sendable {
+    let pages: HostedPages
+    let pageKey: [UInt8]
+    let verifier: Verifier
+    let metrics: ServerMetrics
+    let checkFloor: Duration
+
+    /// The headers of every answer on the page's routes: no caching, no referrer (the token is in the
+    /// path), no framing, and a policy that allows only the page's own script and stylesheet.
+    var securityHeaders: [(name: String, value: String)] {
+        let formTargets = (["'self'"] + pages.returnOrigins.sorted()).joined(separator: " ")
+        let policy =
+            "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
+            + "form-action \(formTargets); frame-ancestors 'none'; base-uri 'none'"
+        return [
+            ("Content-Security-Policy", policy), ("Referrer-Policy", "no-referrer"),
+            ("Cache-Control", "no-store"), ("X-Frame-Options", "DENY"), ("X-Content-Type-Options", "nosniff"),
+        ]
+    }
+
+    /// The token a hosted start's answer carries, or `nil` when the link cannot be signed.
+    func pageURL(for link: HostedLink) -> String? {
+        PageToken.make(link, key: pageKey).map(pages.pageURL(token:))
+    }
+
+    /// Answers one request on a page route.
+    func handle(_ route: HostedRoute, request: HTTPRequest, address: String) -> HTTPReply {
+        guard route.methods.contains(request.method) else {
+            var response = APIResponses.error(
+                APIResponses.methodNotAllowed(route.methods), route: route.template)
+            response.headers.append(("Allow", route.methods.joined(separator: ", ")))
+            return .now(secured(response))
+        }
+        let text = ScreenText(HostedPageHTML.language(acceptLanguage: request.headers["accept-language"]))
+        switch route {
+        case .asset(let asset):
+            return .now(self.asset(asset, route: route))
+        case .keySet:
+            return .now(
+                HTTPResponse(
+                    status: 200,
+                    headers: [
+                        ("Content-Type", "application/json"), ("Cache-Control", "public, max-age=300"),
+                        ("Access-Control-Allow-Origin", "*"),
+                    ],
+                    body: pages.issuer.keySetJSON, route: route.template))
+        case .page(let token):
+            guard let link = PageToken.open(token, key: pageKey) else {
+                return .now(notFound(route, text: text))
+            }
+            return .later { await page(link: link, token: token, text: text, route: route, status: nil) }
+        case .state(let token):
+            guard let link = PageToken.open(token, key: pageKey) else {
+                return .now(notFound(route, text: text))
+            }
+            return .later { await state(link: link, text: text, route: route) }
+        case .check(let token):
+            let earliest = ContinuousClock.now.advanced(by: checkFloor)
+            guard let link = PageToken.open(token, key: pageKey) else {
+                return .later { await Self.held(notFound(route, text: text), until: earliest) }
+            }
+            let isForm = Self.isForm(request)
+            let code = isForm ? FormEncoding.value(of: "code", in: request.body) : Self.jsonCode(request.body)
+            return .later {
+                let response = await check(
+                    link: link, token: token, code: code, isForm: isForm, address: address, text: text,
+                    route: route)
+                return await Self.held(response, until: earliest)
+            }
+        case .resend(let token):
+            guard let link = PageToken.open(token, key: pageKey) else {
+                return .now(notFound(route, text: text))
+            }
+            let isForm = Self.isForm(request)
+            return .later {
+                await resend(
+                    link: link, token: token, isForm: isForm, address: address, text: text, route: route)
+            }
+        }
+    }
+
+    // MARK: - Routes
+
+    private func page(
+        link: HostedLink, token: String, text: ScreenText, route: HostedRoute, status: StatusMessage?,
+        httpStatus: Int = 200
+    ) async -> HTTPResponse {
+        let verification: Verification
+        do throws(VerifierError) {
+            verification = try await verifier.status(id: link.verificationID)
+        } catch {
+            return notFound(route, text: text)
+        }
+        let html = HostedPageHTML.render(
+            .init(
+                token: token, verification: verification, text: text,
+                status: status ?? HostedPageHTML.status(of: verification, text: text), now: verifier.now))
+        return htmlResponse(html, status: httpStatus, route: route, note: verification.id)
+    }
+
+    private func state(link: HostedLink, text: ScreenText, route: HostedRoute) async -> HTTPResponse {
+        do throws(VerifierError) {
+            let verification = try await verifier.status(id: link.verificationID)
+            let format = CodeFormat(length: verification.codeLength)
+            let strings = HostedPageHTML.strings(
+                text, format: format, maxAttempts: verifier.policy.maxAttempts)
+            let stringsJSON =
+                (try? JSONSerialization.data(withJSONObject: strings, options: [.sortedKeys])).map(Array.init)
+                ?? Array("{}".utf8)
+            var body = Array(#"{"language":"#.utf8)
+            ResponseJSON.string(text.language.rawValue, into: &body)
+            body += Array(#","now":"#.utf8)
+            ResponseJSON.string(ResponseJSON.timestamp(verifier.now), into: &body)
+            body += Array(#","strings":"#.utf8) + stringsJSON
+            body +=
+                Array(#","verification":"#.utf8) + ResponseJSON.verification(verification) + [
+                    UInt8(ascii: "}")
+                ]
+            return secured(
+                HTTPResponse(
+                    status: 200, headers: APIResponses.jsonHeaders, body: body, route: route.template,
+                    note: APIResponses.idPrefix(verification.id)))
+        } catch {
+            return secured(APIResponses.error(APIError(error), route: route.template))
+        }
+    }
+
+    private func check(
+        link: HostedLink, token: String, code: String?, isForm: Bool, address: String, text: ScreenText,
+        route: HostedRoute
+    ) async -> HTTPResponse {
+        let outcome: Result<Verification, APIError>
+        if let code, code.utf8.count <= RequestBodies.maxCodeBytes {
+            do throws(VerifierError) {
+                let verification = try await verifier.check(
+                    id: link.verificationID, code: code, clientAddress: address)
+                metrics.recordCheck(outcome: verification.status.rawValue)
+                outcome = .success(verification)
+            } catch {
+                let error = APIError(error)
+                metrics.recordCheck(outcome: error.code.rawValue)
+                outcome = .failure(error)
+            }
+        } else {
+            metrics.recordCheck(outcome: OTPErrorCode.invalidRequest.rawValue)
+            outcome = .failure(
+                APIResponses.invalidRequest(
+                    isForm
+                        ? "The form must have a field \"code\" of at most \(RequestBodies.maxCodeBytes) bytes."
+                        : "The body must be a JSON object with a string \"code\"."))
+        }
+        switch outcome {
+        case .success(let verification):
+            let redirect =
+                verification.status == .approved ? redirectURL(link: link, verification: verification) : nil
+            if isForm {
+                if let redirect {
+                    return secured(
+                        HTTPResponse(
+                            status: 303, headers: [("Location", redirect)], route: route.template,
+                            note: APIResponses.idPrefix(verification.id)))
+                }
+                return await page(link: link, token: token, text: text, route: route, status: nil)
+            }
+            var body = ResponseJSON.verification(verification)
+            if let redirect { ResponseJSON.add("redirectUrl", redirect, to: &body) }
+            return secured(
+                HTTPResponse(
+                    status: 200, headers: APIResponses.jsonHeaders, body: body, route: route.template,
+                    note: APIResponses.idPrefix(verification.id)))
+        case .failure(let error):
+            return await failure(error, link: link, token: token, isForm: isForm, text: text, route: route)
+        }
+    }
+
+    private func resend(
+        link: HostedLink, token: String, isForm: Bool, address: String, text: ScreenText, route: HostedRoute
+    ) async -> HTTPResponse {
+        do throws(VerifierError) {
+            let verification = try await verifier.resend(id: link.verificationID, clientAddress: address)
+            if isForm {
+                return await page(
+                    link: link, token: token, text: text, route: route,
+                    status: StatusMessage(text.newCodeSent, role: .success))
+            }
+            return secured(
+                HTTPResponse(
+                    status: 200, headers: APIResponses.jsonHeaders,
+                    body: ResponseJSON.verification(verification),
+                    route: route.template, note: APIResponses.idPrefix(verification.id)))
+        } catch {
+            let error = APIError(error)
+            if error.code.httpStatus == 429 {
+                metrics.recordRateLimited(route: route.template, code: error.code)
+            }
+            return await failure(error, link: link, token: token, isForm: isForm, text: text, route: route)
+        }
+    }
+
+    // MARK: - Answers
+
+    /// An error as JSON for the script, or the page with the sentence in its language for a form.
+    private func failure(
+        _ error: APIError, link: HostedLink, token: String, isForm: Bool, text: ScreenText, route: HostedRoute
+    ) async -> HTTPResponse {
+        guard isForm else { return secured(APIResponses.error(error, route: route.template)) }
+        let length =
+            (try? await verifier.status(id: link.verificationID))?.codeLength ?? CodeFormat.default.length
+        let sentence = HostedPageHTML.sentence(for: error, format: CodeFormat(length: length), text: text)
+        return await page(
+            link: link, token: token, text: text, route: route, status: StatusMessage(sentence, role: .error),
+            httpStatus: error.code.httpStatus)
+    }
+
+    /// The return URL with `state` and a freshly signed approval token.
+    private func redirectURL(link: HostedLink, verification: Verification) -> String? {
+        guard let audience = HostedPages.origin(of: link.returnURL) else { return nil }
+        let token = pages.issuer.approvalToken(
+            verificationID: verification.id, audience: audience, channel: verification.channel,
+            issuedAt: verifier.now)
+        return HostedPages.redirectURL(returnURL: link.returnURL, state: link.state, token: token)
+    }
+
+    private func asset(_ asset: HostedRoute.Asset, route: HostedRoute) -> HTTPResponse {
+        let (type, body): (String, [UInt8]) =
+            switch asset {
+            case .script: ("text/javascript; charset=utf-8", Array(HostedAssets.script.utf8))
+            case .stylesheet: ("text/css; charset=utf-8", Array(HostedAssets.stylesheet.utf8))
+            case .normalization: ("application/json", Self.normalizationJSON)
+            }
+        return HTTPResponse(
+            status: 200,
+            headers: [
+                ("Content-Type", type), ("Cache-Control", "public, max-age=3600"),
+                ("X-Content-Type-Options", "nosniff"),
+            ], body: body, route: route.template)
+    }
+
+    /// OTPCore's normalisation rules as JSON, computed once.
+    static let normalizationJSON: [UInt8] = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let table = CodeNormalizer.table
+        let object = NormalizationJSON(
+            decimalZeros: table.decimalZeros, dashes: table.dashes, maxPrefixLetters: table.maxPrefixLetters,
+            fullWidthLatin: table.fullWidthLatin.map { [$0.lowerBound, $0.upperBound] })
+        return (try? encoder.encode(object)).map(Array.init) ?? Array("{}".utf8)
+    }()
+
+    private struct NormalizationJSON: Encodable {
+        var decimalZeros: [UInt32]
+        var dashes: [String]
+        var maxPrefixLetters: Int
+        var fullWidthLatin: [[UInt32]]
+    }
+
+    private func notFound(_ route: HostedRoute, text: ScreenText) -> HTTPResponse {
+        switch route {
+        case .page:
+            return htmlResponse(HostedPageHTML.notFoundPage(text: text), status: 404, route: route, note: nil)
+        default:
+            return secured(
+                APIResponses.error(
+                    APIError(code: .notFound, message: "This verification page does not exist."),
+                    route: route.template))
+        }
+    }
+
+    private func htmlResponse(_ html: String, status: Int, route: HostedRoute, note: String?) -> HTTPResponse
+    {
+        secured(
+            HTTPResponse(
+                status: status, headers: [("Content-Type", "text/html; charset=utf-8")],
+                body: Array(html.utf8),
+                route: route.template, note: note.map(APIResponses.idPrefix)))
+    }
+
+    /// Adds the page's security headers, replacing any `Cache-Control`.
+    private func secured(_ response: HTTPResponse) -> HTTPResponse {
+        var response = response
+        response.headers.removeAll { $0.name == "Cache-Control" }
+        response.headers += securityHeaders
+        return response
+    }
+
+    private static func isForm(_ request: HTTPRequest) -> Bool {
+        (request.headers["content-type"] ?? "").lowercased().hasPrefix("application/x-www-form-urlencoded")
+    }
+
+    private struct CodeBody: Decodable {
+        var code: String
+    }
+
+    private static func jsonCode(_ body: [UInt8]) -> String? {
+        (try? JSONDecoder().decode(CodeBody.self, from: Data(body)))?.code
+    }
+
+    private static func held(
+        _ response: HTTPResponse, until earliest: ContinuousClock.Instant
+    ) async -> HTTPResponse {
+        if ContinuousClock.now < earliest {
+            try? await Task.sleep(until: earliest, tolerance: .zero, clock: .continuous)
+        }
+        return response
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import OTPCore
+
+/// The hosted page as the server renders it: a working form without JavaScript, which the page's
+/// script turns into the code field of UX.md.
+enum HostedPageHTML {
+    /// What one rendering shows.
+    struct Content {
+        /// The page token, for the form addresses.
+        var token: String
+        /// The verification, or `nil` when the page's verification does not exist.
+        var verification: Verification?
+        /// The sentences' language.
+        var text: ScreenText
+        /// The status line and its colour role, if any.
+        var status: StatusMessage?
+        /// The server's time now, for the resend countdown.
+        var now: Date
+    }
+
+    /// The whole document.
+    static func render(_ content: Content) -> String {
+        let text = content.text
+        let language = text.language
+        let verification = content.verification
+        let length = verification?.codeLength ?? CodeFormat.default.length
+        let format = CodeFormat(length: length)
+        let isOpen = verification?.status == .pending
+        let base = "/v/\(content.token)"
+        var html = """
+            <!doctype html>
+            <html lang="\(language.rawValue)" dir="\(language.isRightToLeft ? "rtl" : "ltr")">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="color-scheme" content="light dark">
+            <title>\(escape(text.title))</title>
+            <link rel="stylesheet" href="/v/assets/otp.css">
+            <script src="/v/assets/otp.js" defer></script>
+            </head>
+            <body class="otp-body">
+            <main id="otp" class="otp" data-state-url="\(base)/state" data-check-url="\(base)/check" \
+            data-resend-url="\(base)/resend" data-normalize-url="/v/assets/normalize.json" \
+            data-length="\(length)" data-kind="digits">
+            <h1 id="otp-title">\(escape(text.title))</h1>
+
+            """
+        if let verification {
+            html += """
+                <p id="otp-sent-to">\(escape(text.sentTo(format)))</p>
+                <p id="otp-destination">\(escape(verification.to))</p>
+
+                """
+        }
+        let disabled = isOpen ? "" : " disabled"
+        html += """
+            <form id="otp-form" method="post" action="\(base)/check">
+            <label id="otp-label" for="otp-input">\(escape(text.fieldLabel))</label>
+            <input id="otp-input" name="code" autocomplete="one-time-code" inputmode="numeric" \
+            autocapitalize="off" spellcheck="false" maxlength="64" required aria-describedby="otp-status"\(disabled)>
+            <button id="otp-submit" type="submit"\(disabled)>\(escape(text.verifyButton))</button>
+            </form>
+            <p id="otp-status" class="otp-status" data-role="\(content.status?.role.rawValue ?? "neutral")">\
+            \(escape(content.status?.text ?? ""))</p>
+
+            """
+        if let verification, isOpen, verification.sendsLeft > 0 {
+            let wait =
+                verification.resendAvailableAt.map {
+                    max(0, Int($0.timeIntervalSince(content.now).rounded(.up)))
+                } ?? 0
+            let label = wait > 0 ? text.resendIn(seconds: wait) : text.resendCode
+            html += """
+                <form id="otp-resend-form" method="post" action="\(base)/resend">\
+                <button id="otp-resend" type="submit"\(wait > 0 ? " disabled" : "")>\(escape(label))</button></form>
+
+                """
+        }
+        html += "</main>\n</body>\n</html>\n"
+        return html
+    }
+
+    /// The status line for a verification's own state, when it is not waiting for a code.
+    static func status(of verification: Verification, text: ScreenText) -> StatusMessage? {
+        switch verification.status {
+        case .pending: nil
+        case .approved: StatusMessage(text.verified, role: .success)
+        case .locked: StatusMessage(text.locked, role: .error)
+        case .expired: StatusMessage(text.expired, role: .error)
+        case .canceled: StatusMessage(text.notPending, role: .error)
+        }
+    }
+
+    /// The sentence for an API error, in the page's language (the API's own message stays English).
+    static func sentence(for error: APIError, format: CodeFormat, text: ScreenText) -> String {
+        switch error.code {
+        case .incorrectCode:
+            let left = error.attemptsLeft ?? 0
+            return left > 0 ? text.incorrect(attemptsLeft: left) : text.locked
+        case .locked: return text.locked
+        case .expired: return text.expired
+        case .rateLimited: return text.rateLimited(retryAfter: error.retryAfter ?? 1)
+        case .resendTooSoon: return text.resendIn(seconds: error.retryAfter ?? 1)
+        case .notPending: return text.notPending
+        case .notFound: return text.notFound
+        case .invalidCodeFormat: return text.invalidFormat(format)
+        case .maxSendsReached: return text.maxSendsReached
+        case .deliveryFailed: return text.deliveryFailed
+        default: return text.networkFailure
+        }
+    }
+
+    /// The page's sentences for its script, by the names the script reads.
+    static func strings(_ text: ScreenText, format: CodeFormat, maxAttempts: Int) -> [String: Any] {
+        var incorrect: [String: String] = [:]
+        for left in 0...max(1, maxAttempts) {
+            incorrect[String(left)] = left > 0 ? text.incorrect(attemptsLeft: left) : text.locked
+        }
+        var fieldValue: [String: String] = [:]
+        for count in 0...format.length {
+            fieldValue[String(count)] = text.fieldValue(count: count, format: format)
+        }
+        return [
+            "title": text.title, "fieldLabel": text.fieldLabel, "verify": text.verifyButton,
+            "verifying": text.verifying, "verified": text.verified, "locked": text.locked,
+            "expired": text.expired, "codeRejected": text.codeRejected, "incorrect": incorrect,
+            "networkFailure": text.networkFailure, "tryAgain": text.tryAgain, "newCodeSent": text.newCodeSent,
+            "resendIn": text.string(.resendIn, ["time": .text("{time}")]), "resendCode": text.resendCode,
+            "resendAvailable": text.resendAvailable,
+            "rateLimited": text.string(.rateLimited, ["time": .text("{time}")]),
+            "deliveryFailed": text.deliveryFailed, "maxSendsReached": text.maxSendsReached,
+            "notPending": text.notPending, "notFound": text.notFound,
+            "invalidFormat": text.invalidFormat(format), "fieldValue": fieldValue,
+            "fieldValueWithStatus": text.string(
+                .fieldValueWithStatus, ["value": .text("{value}"), "status": .text("{status}")]),
+        ]
+    }
+
+    /// The page for a token this server did not make.
+    static func notFoundPage(text: ScreenText) -> String {
+        let language = text.language
+        return """
+            <!doctype html>
+            <html lang="\(language.rawValue)" dir="\(language.isRightToLeft ? "rtl" : "ltr")">
+            <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(escape(text.notFound))</title><link rel="stylesheet" href="/v/assets/otp.css"></head>
+            <body class="otp-body"><main id="otp" class="otp"><h1 id="otp-title">\(escape(text.notFound))</h1></main></body>
+            </html>
+
+            """
+    }
+
+    /// Text made safe for HTML element content and double-quoted attributes.
+    static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    /// The page's language from an `Accept-Language` header: the first of its languages, by
+    /// quality, that the catalog has; English otherwise.
+    static func language(acceptLanguage header: String?) -> TextLanguage {
+        guard let header else { return .english }
+        let ranked =
+            header.split(separator: ",").enumerated().compactMap { index, item -> (String, Double, Int)? in
+                let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+                guard let tag = parts.first, !tag.isEmpty else { return nil }
+                var quality = 1.0
+                for parameter in parts.dropFirst() where parameter.hasPrefix("q=") {
+                    quality = Double(parameter.dropFirst(2)) ?? 0
+                }
+                return quality > 0 ? (tag, quality, index) : nil
+            }
+            .sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.2 < $1.2 }
+        return TextLanguage.preferred(from: ranked.map(\.0))
+    }
+}

@@ -1,0 +1,48 @@
+import OTPCore
+
+/// What a start guard is told about a start, before anything is sent: never the full destination.
+public struct GuardedStart: Sendable, Equatable, Encodable {
+    /// `sms` or `email`.
+    public var channel: Channel
+    /// The destination's country calling code for a phone number, such as `1` or `44`.
+    public var callingCode: String?
+    /// The destination as the API shows it, such as `+1 ••• ••• 0100`.
+    public var to: String
+    /// The client's address.
+    public var clientAddress: String
+    /// The publishable key's name, or `nil` for a secret key.
+    public var keyName: String?
+    /// The client's proof from the start body, such as a CAPTCHA token or an App Attest assertion.
+    public var proof: String?
+
+    /// Creates the description of a start.
+    public init(
+        channel: Channel, callingCode: String?, to: String, clientAddress: String, keyName: String?,
+        proof: String?
+    ) {
+        self.channel = channel
+        self.callingCode = callingCode
+        self.to = to
+        self.clientAddress = clientAddress
+        self.keyName = keyName
+        self.proof = proof
+    }
+}
+
+/// A guard's answer.
+public enum StartGuardVerdict: Sendable, Equatable {
+    /// Send the code.
+    case allow
+    /// Send nothing; the start answers 403 `start_refused` with the reason.
+    case refuse(reason: String)
+    /// The guard could not answer in time (down, slow, or an answer that is not one); what then
+    /// happens depends on ``StartGuardSettings/failOpen``.
+    case unavailable(String)
+}
+
+/// Judges starts before a code is paid for: the operator's check of a CAPTCHA, an App Attest
+/// assertion or a Play Integrity token.
+public protocol StartGuard: Sendable {
+    /// The verdict on one start; it must answer within its own timeout.
+    func judge(_ start: GuardedStart) async -> StartGuardVerdict
+}

@@ -1,0 +1,107 @@
+import Foundation
+import OTPTokens
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `otp token verify TOKEN --jwks URL|FILE --audience ORIGIN [--issuer URL]`: checks an approval
+/// token from the hosted page offline, as an app's backend would, and prints its claims.
+///
+/// Exit status: 0 for a valid token, 1 for a token that is not, 2 for bad usage or a key set that
+/// cannot be read.
+enum TokenCommand {
+    static let usage = """
+        usage: otp token verify TOKEN --jwks URL|FILE --audience ORIGIN [--issuer URL]
+        """
+
+    /// The command's options, each declared once.
+    enum Flags {
+        static let jwks = Option.text(
+            "jwks", "URL|FILE", "the server's key set: https://…/.well-known/jwks.json, or a file")
+        static let audience = Option.text(
+            "audience", "ORIGIN", "your return URL's origin, such as https://app.example")
+        static let issuer = Option.text(
+            "issuer", "URL", defaultText: "the key set URL's origin", "the server's --public-url")
+    }
+
+    static let specs: [OptionSpec] = [Flags.jwks.spec, Flags.audience.spec, Flags.issuer.spec]
+
+    /// Runs the command; returns the exit status.
+    static func main(_ arguments: [String]) async -> Int32 {
+        let token: String
+        let jwks: String
+        let audience: String
+        let issuer: String?
+        do throws(UsageError) {
+            let options = try ParsedOptions.parse(
+                arguments, specs: specs, environment: ProcessInfo.processInfo.environment)
+            if options.wantsHelp {
+                print(ParsedOptions.help(usage: usage, specs: specs))
+                return 0
+            }
+            guard options.positional.count == 2, options.positional[0] == "verify" else {
+                throw UsageError("otp token takes: verify TOKEN")
+            }
+            token = options.positional[1]
+            guard let given = try options.value(Flags.jwks), !given.isEmpty else {
+                throw UsageError("--jwks is needed: the server's /.well-known/jwks.json, or a file")
+            }
+            guard let origin = try options.value(Flags.audience), !origin.isEmpty else {
+                throw UsageError("--audience is needed: your return URL's origin")
+            }
+            jwks = given
+            audience = origin
+            issuer = try options.value(Flags.issuer)
+        } catch {
+            printError("otp token: \(error.message) (see otp token --help)")
+            return 2
+        }
+        let keySet: JSONWebKeySet
+        do {
+            keySet = try JSONWebKeySet.decode(try await fetch(jwks))
+        } catch {
+            printError("otp token: cannot read the key set \(jwks): \(error)")
+            return 2
+        }
+        guard let expectedIssuer = issuer ?? origin(of: jwks) else {
+            printError("otp token: --issuer is needed when --jwks is a file")
+            return 2
+        }
+        let verifier = ApprovalTokenVerifier(keySet: keySet, issuer: expectedIssuer, audience: audience)
+        do throws(ApprovalTokenError) {
+            let claims = try verifier.verify(token)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            print("valid: " + String(decoding: (try? encoder.encode(claims)) ?? Data(), as: UTF8.self))
+            return 0
+        } catch {
+            printError("otp token: invalid (\(error.kind.rawValue)): \(error)")
+            return 1
+        }
+    }
+
+    /// The bytes at an http(s) address or in a file.
+    private static func fetch(_ location: String) async throws -> [UInt8] {
+        if let url = URL(string: location), url.scheme == "http" || url.scheme == "https" {
+            let (data, response) = try await URLSession(configuration: .ephemeral).data(from: url)
+            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            guard status == 200 else { throw FetchError(status: status) }
+            return Array(data)
+        }
+        return Array(try Data(contentsOf: URL(fileURLWithPath: location)))
+    }
+
+    private struct FetchError: Error, CustomStringConvertible {
+        var status: Int
+        var description: String { "the server answered \(status)" }
+    }
+
+    /// `scheme://host[:port]` of an http(s) address, or `nil` for a file.
+    private static func origin(of location: String) -> String? {
+        guard let url = URL(string: location), let scheme = url.scheme, scheme == "http" || scheme == "https",
+            let host = url.host
+        else { return nil }
+        return url.port.map { "\(scheme)://\(host):\($0)" } ?? "\(scheme)://\(host)"
+    }
+}
