@@ -208,11 +208,17 @@ enum HostedAssets {
             return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
           }
 
+          // A sentence is set a moment after the region is emptied, so a repeated one is read again;
+          // a newer sentence drops a polite one not yet set (no "Verifying…" after the answer).
+          const pendingAnnouncement = { polite: 0, assertive: 0 };
           function announce(sentence, assertive) {
+            const key = assertive ? 'assertive' : 'polite';
             const region = assertive ? assertiveRegion : politeRegion;
+            window.clearTimeout(pendingAnnouncement.polite);
+            window.clearTimeout(pendingAnnouncement[key]);
             region.textContent = '';
             if (!sentence) return;
-            window.setTimeout(() => { region.textContent = sentence; }, 60);
+            pendingAnnouncement[key] = window.setTimeout(() => { region.textContent = sentence; }, 60);
           }
 
           function setStatus(sentence, role) {
@@ -758,7 +764,9 @@ enum HostedAssets {
             }
             if (body.now) {
               const now = Date.parse(body.now);
-              if (!Number.isNaN(now)) clockOffset = now - (sent + received) / 2;
+              // An offset within half the round trip cannot be told from none: the clocks agree.
+              const offset = now - (sent + received) / 2;
+              if (!Number.isNaN(offset) && Math.abs(offset) > (received - sent) / 2) clockOffset = offset;
             }
             if (body.verification) {
               adopt(body.verification);
@@ -868,10 +876,12 @@ enum HostedAssets {
           color: var(--otp-muted);
         }
 
+        /* A phone number or an address reads left to right in every language. */
         #otp-destination {
           margin: 0.125rem 0 0;
           font-weight: 600;
-          unicode-bidi: plaintext;
+          direction: ltr;
+          unicode-bidi: isolate;
         }
 
         #otp-form {
