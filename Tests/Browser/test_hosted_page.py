@@ -27,18 +27,47 @@ driver = None
 
 def setUpModule():
     global return_site, server, driver
-    return_site = hosted.ReturnSite()
-    server = hosted.Server(return_site.origin, "--resend-cooldowns", f"{COOLDOWN},{COOLDOWN}")
-    driver = hosted.chrome()
+    try:
+        return_site = hosted.ReturnSite()
+        server = hosted.Server(return_site.origin, "--resend-cooldowns", f"{COOLDOWN},{COOLDOWN}")
+        driver = hosted.chrome()
+    except BaseException:
+        tearDownModule()  # unittest skips it when this fails
+        raise
 
 
 def tearDownModule():
-    for stop in (lambda: driver.quit(), lambda: server.stop(),
-                 lambda: short_lived and short_lived.stop(), lambda: return_site.stop()):
+    for running, stop in ((driver, lambda: driver.quit()), (server, lambda: server.stop()),
+                          (short_lived, lambda: short_lived.stop()),
+                          (return_site, lambda: return_site.stop())):
+        if running is None:
+            continue
         try:
             stop()
         except Exception as error:  # keep stopping the others
             print("teardown:", error)
+
+
+def verify_token(test, url, verification, state, on=None):
+    """The return URL carries `state` and an approval token that `otp token verify` accepts."""
+    on = on or server
+    parsed = urllib.parse.urlparse(url)
+    test.assertEqual(parsed.path, "/done")
+    query = urllib.parse.parse_qs(parsed.query)
+    test.assertEqual(query.get("state"), [state])
+    test.assertIn("token", query)
+    token = query["token"][0]
+    result = subprocess.run(
+        [hosted.OTP_BIN, "token", "verify", token, "--jwks", on.url + "/.well-known/jwks.json",
+         "--audience", return_site.origin], capture_output=True, text=True, timeout=20)
+    test.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+    test.assertIn(verification["id"], result.stdout + result.stderr)
+    # The same token for another audience is refused, so the check above can fail.
+    other = subprocess.run(
+        [hosted.OTP_BIN, "token", "verify", token, "--jwks", on.url + "/.well-known/jwks.json",
+         "--audience", "http://127.0.0.1:1"], capture_output=True, text=True, timeout=20)
+    test.assertNotEqual(other.returncode, 0, other.stdout)
+    return token
 
 
 class HostedPageTest(unittest.TestCase):
@@ -78,18 +107,7 @@ class HostedPageTest(unittest.TestCase):
         on = on or server
         url = wait_until(lambda: driver.current_url.startswith(return_site.origin) and driver.current_url,
                          what="the redirect to the return URL")
-        parsed = urllib.parse.urlparse(url)
-        self.assertEqual(parsed.path, "/done")
-        query = urllib.parse.parse_qs(parsed.query)
-        self.assertEqual(query.get("state"), [state])
-        self.assertIn("token", query)
-        token = query["token"][0]
-        result = subprocess.run(
-            [hosted.OTP_BIN, "token", "verify", token, "--jwks", on.url + "/.well-known/jwks.json",
-             "--audience", return_site.origin], capture_output=True, text=True, timeout=20)
-        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-        self.assertIn(verification["id"], result.stdout + result.stderr)
-        return token
+        return verify_token(self, url, verification, state, on)
 
     def assert_no_console_errors(self):
         self.assertEqual(self.page.console_errors(), [])
@@ -597,9 +615,7 @@ class NoJavaScript(unittest.TestCase):
             plain.find_element("id", "otp-submit").click()
             url = wait_until(lambda: plain.current_url.startswith(return_site.origin)
                              and plain.current_url, what="the redirect")
-            query = urllib.parse.parse_qs(urllib.parse.urlparse(url).query)
-            self.assertEqual(query.get("state"), ["plain"])
-            self.assertIn("token", query)
+            verify_token(self, url, verification, "plain")
         finally:
             plain.quit()
 

@@ -25,7 +25,7 @@ python3 -c 'import selenium' 2>/dev/null || python3 -m pip install -q selenium
 
 # axe-core 4.x as the axe-playwright-python wheel ships it; the wheel's version keys the cache.
 axe_wheel_version=0.1.8
-axe_dir="${XDG_CACHE_HOME:-$HOME/.cache}/otpkit/axe-playwright-python-$axe_wheel_version"
+axe_dir="${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/otpkit/axe-playwright-python-$axe_wheel_version"
 if [ ! -s "$axe_dir/axe.min.js" ]; then
   download=$(mktemp -d)
   python3 -m pip download -q --no-deps --dest "$download" "axe-playwright-python==$axe_wheel_version"
