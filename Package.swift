@@ -81,6 +81,7 @@ let package = Package(
             name: "OTPHTTPTests",
             dependencies: [
                 "OTPHTTP", "OTPServe", "OTPServer", "OTPCore", "OTPDelivery", "otp", "OTPTestSupport",
+                "OTPTokens",
             ]),
         .executableTarget(
             name: "otp",

@@ -14,6 +14,7 @@ public final class VerificationClient: VerificationService {
     /// The server's address, such as `http://127.0.0.1:8080`.
     public let baseURL: URL
     private let apiKey: String
+    private let proof: (@Sendable () async -> String?)?
     private let session: URLSession
     private let makeIdempotencyKey: @Sendable () -> String
 
@@ -24,12 +25,38 @@ public final class VerificationClient: VerificationService {
     ///   - apiKey: A key the server accepts, sent as a bearer token.
     ///   - timeout: How long one request may take.
     ///   - idempotencyKey: Makes the `Idempotency-Key` of each start; a random UUID by default.
-    public init(
+    public convenience init(
         baseURL: URL, apiKey: String, timeout: Duration = .seconds(10),
         idempotencyKey: @escaping @Sendable () -> String = { UUID().uuidString }
     ) {
+        self.init(baseURL: baseURL, key: apiKey, proof: nil, timeout: timeout, idempotencyKey: idempotencyKey)
+    }
+
+    /// Creates a client for an app, with a publishable key: it starts, checks and resends only its own
+    /// verifications, and its approving checks carry ``Verification/approvalToken`` for the app's backend.
+    ///
+    /// - Parameters:
+    ///   - baseURL: The server's address.
+    ///   - publishableKey: The app's `pk_…` key; never a secret key in an app.
+    ///   - proof: Called before each start for the server's start guard: an App Attest assertion, a
+    ///     CAPTCHA token or a Play Integrity token; `nil` sends none.
+    ///   - timeout: How long one request may take.
+    public convenience init(
+        baseURL: URL, publishableKey: String, proof: (@Sendable () async -> String?)? = nil,
+        timeout: Duration = .seconds(10)
+    ) {
+        self.init(
+            baseURL: baseURL, key: publishableKey, proof: proof, timeout: timeout,
+            idempotencyKey: { UUID().uuidString })
+    }
+
+    private init(
+        baseURL: URL, key: String, proof: (@Sendable () async -> String?)?, timeout: Duration,
+        idempotencyKey: @escaping @Sendable () -> String
+    ) {
         self.baseURL = baseURL
-        self.apiKey = apiKey
+        self.apiKey = key
+        self.proof = proof
         let configuration = URLSessionConfiguration.ephemeral
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         configuration.timeoutIntervalForRequest = seconds
@@ -68,6 +95,7 @@ public final class VerificationClient: VerificationService {
         let key = idempotencyKey ?? makeIdempotencyKey()
         var body = ["to": destination]
         if let channel { body["channel"] = channel.rawValue }
+        if let proof, let value = await proof() { body["proof"] = value }
         let data: Data
         do { data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys]) } catch {
             throw .invalidResponse("could not encode the request")

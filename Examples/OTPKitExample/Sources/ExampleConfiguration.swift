@@ -6,13 +6,14 @@ import OTPCore
 ///
 /// Set these in the scheme's environment (Product › Scheme › Edit Scheme › Run › Arguments):
 /// - `OTPKIT_SERVER_URL`: the server's address, such as `http://127.0.0.1:8080`;
-/// - `OTPKIT_API_KEY`: a key the server accepts;
+/// - `OTPKIT_PUBLISHABLE_KEY`: a publishable key the server accepts (`otp serve --publishable-key
+///   ios=pk_…`); never a secret API key, which must not ship inside an app;
 /// - `OTPKIT_DESTINATION`: the phone number or email to verify (default `+1 555 0100`).
 struct ExampleConfiguration {
     /// The server's address, when one is configured.
     var serverURL: URL?
-    /// The key for the server.
-    var apiKey: String?
+    /// The app's publishable key for the server.
+    var publishableKey: String?
     /// The phone number or email the code is sent to.
     var destination: String
 
@@ -24,14 +25,17 @@ struct ExampleConfiguration {
     {
         ExampleConfiguration(
             serverURL: environment["OTPKIT_SERVER_URL"].flatMap(URL.init(string:)),
-            apiKey: environment["OTPKIT_API_KEY"],
+            publishableKey: environment["OTPKIT_PUBLISHABLE_KEY"],
             destination: environment["OTPKIT_DESTINATION"] ?? "+1 555 0100")
     }
 
-    /// The real client when a server and key are configured.
+    /// The real client when a server and a publishable key are configured.
+    ///
+    /// Its approving answer carries an approval token: hand it to your backend, which verifies it
+    /// offline against the server's `/.well-known/jwks.json`.
     var client: VerificationClient? {
-        guard let serverURL, let apiKey, !apiKey.isEmpty else { return nil }
-        return VerificationClient(baseURL: serverURL, apiKey: apiKey)
+        guard let serverURL, let publishableKey, !publishableKey.isEmpty else { return nil }
+        return VerificationClient(baseURL: serverURL, publishableKey: publishableKey)
     }
 
     /// A line saying which service the screen talks to.

@@ -44,12 +44,12 @@ struct ExampleRootView: View {
 
 #Preview("Example, offline") {
     ExampleRootView(
-        configuration: ExampleConfiguration(serverURL: nil, apiKey: nil, destination: "+1 555 0100"))
+        configuration: ExampleConfiguration(serverURL: nil, publishableKey: nil, destination: "+1 555 0100"))
 }
 
 #Preview("Example, offline, dark") {
     ExampleRootView(
-        configuration: ExampleConfiguration(serverURL: nil, apiKey: nil, destination: "+1 555 0100")
+        configuration: ExampleConfiguration(serverURL: nil, publishableKey: nil, destination: "+1 555 0100")
     )
     .preferredColorScheme(.dark)
 }

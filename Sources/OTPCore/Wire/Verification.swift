@@ -53,11 +53,18 @@ public struct Verification: Codable, Sendable, Equatable, Hashable {
     /// When the verification was started.
     public var createdAt: Date
 
+    /// The signed approval token of an approving check made with a publishable key, else `nil`.
+    ///
+    /// Hand it to the app's own backend, which verifies it offline.
+    public var approvalToken: String?
+
     /// Creates a verification object.
     public init(
         id: String, status: VerificationStatus, channel: Channel, to: String, codeLength: Int,
-        attemptsLeft: Int, sendsLeft: Int, expiresAt: Date, resendAvailableAt: Date?, createdAt: Date
+        attemptsLeft: Int, sendsLeft: Int, expiresAt: Date, resendAvailableAt: Date?, createdAt: Date,
+        approvalToken: String? = nil
     ) {
+        self.approvalToken = approvalToken
         self.id = id
         self.status = status
         self.channel = channel
@@ -72,7 +79,7 @@ public struct Verification: Codable, Sendable, Equatable, Hashable {
 
     private enum CodingKeys: String, CodingKey {
         case id, status, channel, to, codeLength, attemptsLeft, sendsLeft, expiresAt, resendAvailableAt
-        case createdAt
+        case createdAt, approvalToken
     }
 
     /// Encodes the object, writing `resendAvailableAt` as `null` when absent.
@@ -88,5 +95,6 @@ public struct Verification: Codable, Sendable, Equatable, Hashable {
         try container.encode(expiresAt, forKey: .expiresAt)
         try container.encode(resendAvailableAt, forKey: .resendAvailableAt)
         try container.encode(createdAt, forKey: .createdAt)
+        try container.encodeIfPresent(approvalToken, forKey: .approvalToken)
     }
 }

@@ -30,7 +30,7 @@ enum APIContract {
             errors: always + [
                 .invalidRequest, .invalidDestination, .channelNotSupported, .payloadTooLarge,
                 .idempotencyKeyReused,
-                .rateLimited, .deliveryFailed,
+                .rateLimited, .deliveryFailed, .startRefused,
             ]),
         Operation(
             method: "GET", template: "/v1/verifications/{id}", success: [200], errors: always + [.notFound]),
@@ -48,7 +48,7 @@ enum APIContract {
             ]),
         Operation(
             method: "POST", template: "/v1/verifications/{id}/cancel", success: [200],
-            errors: always + [.notFound, .notPending, .payloadTooLarge]),
+            errors: always + [.notFound, .notPending, .payloadTooLarge, .forbidden]),
         Operation(method: "GET", template: "/healthz", success: [200, 503], errors: []),
         Operation(method: "GET", template: "/metrics", success: [200], errors: []),
         // The hosted page: no API key; a page token in the path instead. 414 is libmicrohttpd's answer

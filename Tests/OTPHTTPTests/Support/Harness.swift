@@ -53,7 +53,8 @@ final class Harness: @unchecked Sendable {
         trustedProxies: Int = 0, connectionTimeout: Duration = .seconds(10),
         metricsAddress: (host: String, port: Int)? = nil, environment: [String: String] = [:],
         redisPort: Int? = nil, checkFloor: Duration = ServerConfiguration.defaultCheckFloor,
-        hosted: HostedPages? = nil
+        hosted: HostedPages? = nil, publishableKeys: [String: String] = [:],
+        startGuard: StartGuardSettings? = nil
     ) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "otp-http-\(UUID().uuidString)")
@@ -67,7 +68,7 @@ final class Harness: @unchecked Sendable {
             trustedProxies: trustedProxies,
             metricsAddress: metricsAddress, connectionTimeout: connectionTimeout, checkFloor: checkFloor,
             requestLog: RequestLog(now: { clock.now }, write: { log.append($0) }), now: { clock.now },
-            hosted: hosted)
+            hosted: hosted, publishableKeys: publishableKeys, startGuard: startGuard)
         server = try await ServeAssembly.start(
             ServeSettings(
                 server: configuration,
@@ -150,12 +151,14 @@ extension Harness {
         trustedProxies: Int = 0, connectionTimeout: Duration = .seconds(10),
         metricsAddress: (host: String, port: Int)? = nil, environment: [String: String] = [:],
         redisPort: Int? = nil, checkFloor: Duration = ServerConfiguration.defaultCheckFloor,
-        hosted: HostedPages? = nil, _ body: (Harness) async throws -> T
+        hosted: HostedPages? = nil, publishableKeys: [String: String] = [:],
+        startGuard: StartGuardSettings? = nil, _ body: (Harness) async throws -> T
     ) async throws -> T {
         let harness = try await Harness(
             store: store, policy: policy, senders: senders, trustedProxies: trustedProxies,
             connectionTimeout: connectionTimeout, metricsAddress: metricsAddress, environment: environment,
-            redisPort: redisPort, checkFloor: checkFloor, hosted: hosted)
+            redisPort: redisPort, checkFloor: checkFloor, hosted: hosted, publishableKeys: publishableKeys,
+            startGuard: startGuard)
         do {
             let result = try await body(harness)
             await harness.stop()
