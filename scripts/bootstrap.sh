@@ -3,7 +3,7 @@
 set -euo pipefail
 
 apt_packages=(libsqlite3-dev libssl-dev libmicrohttpd-dev libhiredis-dev libcurl4-openssl-dev
-  redis-server tmux wrk pkg-config)
+  redis-server tmux wrk pkg-config chromium chromium-driver)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -16,7 +16,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-pip_packages=(aiosmtpd schemathesis)
+pip_packages=(aiosmtpd schemathesis selenium)
 for p in "${pip_packages[@]}"; do
   python3 -m pip show -q "$p" >/dev/null 2>&1 || python3 -m pip install -q "$p"
 done

@@ -1,11 +1,1184 @@
-/// The hosted page's script and stylesheet, served from the binary.
+/// The hosted verification page's script and stylesheet, served by `otp serve` as they are.
+///
+/// The page works as a plain form without them; the script enhances it into the code field with
+/// cells (UX F1–F10, S1, V1–V10), and the stylesheet draws both forms in light and dark, left to
+/// right and right to left. Neither loads anything from another origin, uses inline handlers or
+/// `eval`, or sets a `style` attribute, so the page runs under a strict Content-Security-Policy.
 enum HostedAssets {
-    /// The page's script.
+    /// The script, `/v/assets/otp.js`: plain JavaScript (ES2020), no build step, no modules.
     static let script: String = #"""
-        "use strict";
+        // The hosted verification page's behaviour: it turns the plain form into the
+        // code field with cells, checks and resends over fetch, and mirrors the
+        // server's answers (UX rules F1-F10, S1, V1-V10). Without it the form works.
+        (() => {
+          'use strict';
+
+          const root = document.getElementById('otp');
+          const form = document.getElementById('otp-form');
+          const input = document.getElementById('otp-input');
+          const label = document.getElementById('otp-label');
+          const submit = document.getElementById('otp-submit');
+          const status = document.getElementById('otp-status');
+          const resendForm = document.getElementById('otp-resend-form');
+          const resend = document.getElementById('otp-resend');
+          if (!root || !form || !input || !status || root.classList.contains('otp-enhanced')) return;
+
+          const length = Math.min(8, Math.max(4, parseInt(root.dataset.length, 10) || 6));
+          const alphanumeric = root.dataset.kind === 'alphanumeric';
+          const urls = {
+            state: root.dataset.stateUrl,
+            check: root.dataset.checkUrl || form.action,
+            resend: root.dataset.resendUrl || (resendForm && resendForm.action),
+            normalize: root.dataset.normalizeUrl,
+          };
+          const reduceMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
+          const typingInterval = 60;
+          const toastDuration = 2000;
+          const redirectDelay = 400;
+
+          // English sentences until the page's own language arrives with the state.
+          let text = {
+            verifying: 'Verifying…',
+            verified: 'Verified',
+            locked: 'Too many attempts. Request a new code.',
+            expired: 'This code has expired.',
+            codeRejected: "Code doesn't match.",
+            incorrect: {},
+            networkFailure: "Couldn't reach the server. Try again.",
+            tryAgain: 'Try again',
+            newCodeSent: 'New code sent',
+            resendIn: 'Resend in {time}',
+            resendCode: 'Resend code',
+            resendAvailable: 'You can request a new code',
+            rateLimited: 'Too many tries. Try again in {time}.',
+            deliveryFailed: "Couldn't send a new code. Try again.",
+            maxSendsReached: 'No more codes can be sent. Start again later.',
+            notPending: 'This verification is no longer active.',
+            notFound: 'This verification was not found.',
+            invalidFormat: '',
+            fieldValue: {},
+          };
+
+          // The normalisation table; ASCII digits only until the page's table arrives.
+          let table = { decimalZeros: [48], dashes: ['-'], maxPrefixLetters: 3, fullWidthLatin: [] };
+
+          // ---- Normalisation (F3), the same rules as the server's.
+
+          function mapCharacter(ch) {
+            const cp = ch.codePointAt(0);
+            for (const zero of table.decimalZeros) {
+              if (cp >= zero && cp <= zero + 9) return String(cp - zero);
+            }
+            if (!alphanumeric) return '';
+            if (cp < 128) return /[A-Za-z]/.test(ch) ? ch.toUpperCase() : '';
+            for (const [low, high] of table.fullWidthLatin) {
+              if (cp >= low && cp <= high) return String.fromCharCode(65 + cp - low);
+            }
+            return '';
+          }
+
+          function keptCharacters(raw) {
+            let kept = '';
+            for (const ch of raw) kept += mapCharacter(ch);
+            return kept;
+          }
+
+          // Drops a leading prefix of one to three ASCII letters and a dash, as in G-482019.
+          function stripPrefix(raw) {
+            const trimmed = raw.replace(/^\s+/u, '');
+            const letters = /^[A-Za-z]+/.exec(trimmed);
+            if (!letters || letters[0].length > table.maxPrefixLetters) return raw;
+            const after = trimmed.slice(letters[0].length);
+            if (!after) return raw;
+            const dash = String.fromCodePoint(after.codePointAt(0));
+            if (!table.dashes.includes(dash)) return raw;
+            const rest = after.slice(dash.length);
+            if (alphanumeric && keptCharacters(rest).length < length) return raw;
+            return rest;
+          }
+
+          // For an alphanumeric code, the one word of a pasted sentence that is a whole code.
+          function codeWord(raw) {
+            if (!alphanumeric) return null;
+            const words = raw.split(/\s+/u).filter(Boolean);
+            if (words.length < 2) return null;
+            const whole = words.map((w) => keptCharacters(stripPrefix(w))).filter((w) => w.length === length);
+            const withDigit = whole.filter((w) => /[0-9]/.test(w));
+            for (const candidates of [whole, withDigit]) {
+              if (candidates.length && new Set(candidates).size === 1) return candidates[0];
+            }
+            return null;
+          }
+
+          function normalizeUncut(raw) {
+            const word = codeWord(raw);
+            if (word) return word;
+            let kept = keptCharacters(stripPrefix(raw));
+            if (kept.length === length * 2 && kept.slice(0, length) === kept.slice(length)) {
+              kept = kept.slice(0, length);
+            }
+            return kept;
+          }
+
+          // ---- The enhanced field (F1, F2, F8, F10).
+
+          function make(tag, className, attributes) {
+            const element = document.createElement(tag);
+            if (className) element.className = className;
+            for (const [name, value] of Object.entries(attributes || {})) element.setAttribute(name, value);
+            return element;
+          }
+
+          root.classList.add('otp-enhanced');
+          form.noValidate = true;
+          if (submit) {
+            submit.hidden = true;
+            submit.dataset.label = submit.textContent;
+          }
+          if (label) label.classList.add('otp-visually-hidden');
+
+          const field = make('div', 'otp-field', { dir: 'ltr' });
+          input.parentNode.insertBefore(field, input);
+          field.appendChild(input);
+          input.classList.add('otp-input');
+          input.setAttribute('dir', 'ltr');
+          input.setAttribute('autocomplete', 'one-time-code');
+          input.setAttribute('inputmode', alphanumeric ? 'text' : 'numeric');
+          input.setAttribute('autocapitalize', alphanumeric ? 'characters' : 'off');
+
+          const cellsBox = make('div', 'otp-cells', { 'aria-hidden': 'true', dir: 'ltr' });
+          const groups = length === 6 ? [3, 3] : length === 8 ? [4, 4] : [length];
+          const cells = [];
+          groups.forEach((size, index) => {
+            if (index > 0) cellsBox.appendChild(make('span', 'otp-separator'));
+            const group = make('span', 'otp-group');
+            for (let i = 0; i < size; i += 1) {
+              const cell = make('span', 'otp-cell');
+              cells.push(cell);
+              group.appendChild(cell);
+            }
+            cellsBox.appendChild(group);
+          });
+          field.appendChild(cellsBox);
+
+          const progress = make('span', 'otp-visually-hidden', { id: 'otp-progress' });
+          field.after(progress);
+          input.setAttribute('aria-describedby', 'otp-progress otp-status');
+          if (label && label.id) input.setAttribute('aria-labelledby', label.id);
+
+          // Announcements go through two regions of their own; the visible status only shows.
+          status.removeAttribute('aria-live');
+          status.removeAttribute('role');
+          const politeRegion = make('div', 'otp-visually-hidden', {
+            id: 'otp-live-polite', role: 'status', 'aria-live': 'polite', 'aria-atomic': 'true',
+          });
+          const assertiveRegion = make('div', 'otp-visually-hidden', {
+            id: 'otp-live-assertive', role: 'alert', 'aria-live': 'assertive', 'aria-atomic': 'true',
+          });
+          const toast = make('div', 'otp-toast', { 'aria-hidden': 'true' });
+          root.append(politeRegion, assertiveRegion, toast);
+
+          // The resend button stays focusable while its countdown runs (V4 points focus to it).
+          const resendDisabledAtLoad = !!(resend && resend.disabled);
+          if (resend) resend.disabled = false;
+
+          // ---- State.
+
+          let value = '';
+          let rejected = false;
+          let lastSubmitted = null;
+          let phase = 'idle';
+          let canRetry = false;
+          let typing = false;
+          let resending = false;
+          let clockOffset = 0;
+          let expiresAt = null;
+          let resendAt; // undefined: not known yet; null: no sends left
+          let resendAnnounced = true;
+          let ticker = 0;
+          let toastTimer = 0;
+          let otpAbort = null;
+
+          const serverNow = () => Date.now() + clockOffset;
+          const editable = () => !typing && (phase === 'idle' || phase === 'filling' || phase === 'invalid');
+          const finished = () => phase === 'verified' || phase === 'closed';
+
+          function minutesSeconds(totalSeconds) {
+            const s = Math.max(0, Math.ceil(totalSeconds));
+            return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+          }
+
+          // A sentence is set a moment after the region is emptied, so a repeated one is read again;
+          // a newer sentence drops a polite one not yet set (no "Verifying…" after the answer).
+          const pendingAnnouncement = { polite: 0, assertive: 0 };
+          function announce(sentence, assertive) {
+            const key = assertive ? 'assertive' : 'polite';
+            const region = assertive ? assertiveRegion : politeRegion;
+            window.clearTimeout(pendingAnnouncement.polite);
+            window.clearTimeout(pendingAnnouncement[key]);
+            region.textContent = '';
+            if (!sentence) return;
+            pendingAnnouncement[key] = window.setTimeout(() => { region.textContent = sentence; }, 60);
+          }
+
+          function setStatus(sentence, role) {
+            status.textContent = sentence || '';
+            status.dataset.role = role || 'neutral';
+          }
+
+          function fieldValue(count) {
+            const known = text.fieldValue && text.fieldValue[String(count)];
+            return known || `${count} / ${length}`;
+          }
+
+          function render() {
+            root.dataset.phase = phase;
+            field.dataset.phase = phase;
+            const next = editable() ? value.length : -1;
+            cells.forEach((cell, i) => {
+              const ch = value[i] || '';
+              if (cell.textContent !== ch) cell.textContent = ch;
+              cell.classList.toggle('is-filled', ch !== '');
+              cell.classList.toggle('is-next', i === next);
+            });
+            input.readOnly = !editable();
+            input.disabled = phase === 'locked' || phase === 'closed';
+            if (input.value !== value) input.value = value;
+            const description = fieldValue(value.length);
+            if (progress.textContent !== description) progress.textContent = description;
+          }
+
+          function pop(index) {
+            const cell = cells[index];
+            if (!cell || reduceMotion.matches) return;
+            cell.classList.remove('otp-pop');
+            void cell.offsetWidth;
+            cell.classList.add('otp-pop');
+          }
+
+          function shake() {
+            if (reduceMotion.matches) return;
+            cellsBox.classList.remove('otp-shake');
+            void cellsBox.offsetWidth;
+            cellsBox.classList.add('otp-shake');
+          }
+
+          cellsBox.addEventListener('animationend', (event) => {
+            event.target.classList.remove('otp-shake', 'otp-pop');
+          });
+
+          function showRetry(show) {
+            if (!submit) return;
+            submit.textContent = show ? text.tryAgain : submit.dataset.label;
+            submit.hidden = !show;
+          }
+
+          // ---- Resend countdown (V5) and expiry (V7).
+
+          function resendEnabled() {
+            if (finished() || resending || typing || phase === 'verifying') return false;
+            if (resendAt === undefined) return !resendDisabledAtLoad;
+            return resendAt !== null && resendAt <= serverNow();
+          }
+
+          function renderResend() {
+            if (!resend) return;
+            if (resendForm) resendForm.hidden = phase === 'verified';
+            let caption = text.resendCode;
+            if (resendAt) {
+              const left = (resendAt - serverNow()) / 1000;
+              if (left > 0) {
+                caption = text.resendIn.replace('{time}', minutesSeconds(left));
+              } else if (!resendAnnounced) {
+                resendAnnounced = true;
+                if (!finished()) announce(text.resendAvailable, false);
+              }
+            } else if (resendAt === undefined && resendDisabledAtLoad) {
+              caption = resend.textContent;
+            }
+            if (resend.textContent !== caption) resend.textContent = caption;
+            const enabled = resendEnabled();
+            resend.setAttribute('aria-disabled', enabled ? 'false' : 'true');
+            resend.classList.toggle('is-disabled', !enabled);
+          }
+
+          function tick() {
+            renderResend();
+            if (expiresAt !== null && serverNow() >= expiresAt && editable()) {
+              stopWebOTP();
+              reject('expired', text.expired);
+            }
+          }
+
+          function startTicker() {
+            if (!ticker) ticker = window.setInterval(tick, 250);
+          }
+
+          function stopTicker() {
+            window.clearInterval(ticker);
+            ticker = 0;
+          }
+
+          function adopt(verification) {
+            if (!verification) return;
+            expiresAt = verification.expiresAt ? Date.parse(verification.expiresAt) : null;
+            const next = verification.resendAvailableAt ? Date.parse(verification.resendAvailableAt) : null;
+            if (next !== resendAt) {
+              if (next !== null && next > serverNow()) resendAnnounced = false;
+              resendAt = next;
+            }
+          }
+
+          function restartCountdown(seconds) {
+            resendAt = serverNow() + Math.max(0, seconds) * 1000;
+            resendAnnounced = false;
+          }
+
+          // ---- Outcomes.
+
+          function reject(kind, sentence) {
+            rejected = true;
+            phase = kind;
+            canRetry = false;
+            showRetry(false);
+            setStatus(sentence, 'error');
+            announce(sentence, true);
+            render();
+            renderResend();
+            if (kind !== 'locked' && kind !== 'closed') shake();
+          }
+
+          function lock(sentence) {
+            stopWebOTP();
+            reject('locked', sentence || text.locked);
+            if (resend) resend.focus();
+          }
+
+          function close(sentence) {
+            stopWebOTP();
+            rejected = true;
+            phase = 'closed';
+            showRetry(false);
+            setStatus(sentence, 'error');
+            announce(sentence, true);
+            stopTicker();
+            render();
+            renderResend();
+          }
+
+          function verified(redirectUrl) {
+            stopWebOTP();
+            phase = 'verified';
+            canRetry = false;
+            showRetry(false);
+            setStatus(text.verified, 'success');
+            announce(text.verified, true);
+            stopTicker();
+            render();
+            renderResend();
+            if (redirectUrl) window.setTimeout(() => window.location.assign(redirectUrl), redirectDelay);
+          }
+
+          function failedToReach(sentence) {
+            phase = value ? 'filling' : 'idle';
+            canRetry = true;
+            setStatus(sentence || text.networkFailure, 'error');
+            announce(sentence || text.networkFailure, true);
+            showRetry(true);
+            render();
+            renderResend();
+          }
+
+          function applyStatus(state, atLoad) {
+            switch (state) {
+              case 'approved':
+                verified(null);
+                break;
+              case 'locked':
+                if (atLoad) {
+                  rejected = true;
+                  phase = 'locked';
+                  setStatus(text.locked, 'error');
+                  render();
+                } else {
+                  lock();
+                }
+                break;
+              case 'expired':
+                if (atLoad) {
+                  rejected = true;
+                  phase = 'expired';
+                  setStatus(text.expired, 'error');
+                  render();
+                } else {
+                  reject('expired', text.expired);
+                }
+                break;
+              case 'canceled':
+                close(text.notPending);
+                break;
+              default:
+                break;
+            }
+          }
+
+          async function post(url, body) {
+            const response = await fetch(url, {
+              method: 'POST',
+              headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+              body: JSON.stringify(body),
+              credentials: 'same-origin',
+              cache: 'no-store',
+            });
+            let json = null;
+            try {
+              json = await response.json();
+            } catch (error) {
+              json = null;
+            }
+            return { ok: response.ok, json };
+          }
+
+          // ---- Check (F4, V2, V3, V4, V7, V8, V9).
+
+          async function check(code) {
+            phase = 'verifying';
+            canRetry = false;
+            showRetry(false);
+            setStatus(text.verifying, 'progress');
+            announce(text.verifying, false);
+            render();
+            renderResend();
+            let answer;
+            try {
+              answer = await post(urls.check, { code });
+            } catch (error) {
+              failedToReach();
+              return;
+            }
+            if (phase !== 'verifying') return;
+            const body = answer.json;
+            if (answer.ok && body) {
+              const verification = body.verification || body;
+              adopt(verification);
+              if (verification.status === 'approved') {
+                verified(body.redirectUrl || verification.redirectUrl);
+              } else {
+                phase = 'filling';
+                applyStatus(verification.status, false);
+                if (phase === 'verifying' || phase === 'filling') failedToReach();
+              }
+              return;
+            }
+            const error = body && body.error;
+            if (!error) {
+              failedToReach();
+              return;
+            }
+            const left = typeof error.attemptsLeft === 'number' ? error.attemptsLeft : null;
+            switch (error.code) {
+              case 'incorrect_code':
+                if (left === 0) {
+                  lock();
+                } else {
+                  const sentence = (left !== null && text.incorrect && text.incorrect[String(left)]) ||
+                    text.codeRejected;
+                  reject('invalid', sentence);
+                }
+                break;
+              case 'locked':
+                lock();
+                break;
+              case 'expired':
+                stopWebOTP();
+                reject('expired', text.expired);
+                break;
+              case 'invalid_code_format':
+                reject('invalid', text.invalidFormat || text.codeRejected);
+                break;
+              case 'not_pending':
+                close(text.notPending);
+                break;
+              case 'not_found':
+                close(text.notFound);
+                break;
+              case 'rate_limited':
+                failedToReach(text.rateLimited.replace('{time}', minutesSeconds(error.retryAfter || 0)));
+                break;
+              default:
+                failedToReach();
+                break;
+            }
+          }
+
+          function maybeSubmit() {
+            if (phase !== 'idle' && phase !== 'filling') return;
+            if (typing || rejected || value.length !== length || value === lastSubmitted) return;
+            lastSubmitted = value;
+            check(value);
+          }
+
+          // ---- Editing (F3, F5).
+
+          // The smallest edit from the old text to the new one: where, and what was inserted.
+          function difference(before, after) {
+            let start = 0;
+            const shortest = Math.min(before.length, after.length);
+            while (start < shortest && before[start] === after[start]) start += 1;
+            let tail = 0;
+            while (tail < shortest - start &&
+              before[before.length - 1 - tail] === after[after.length - 1 - tail]) tail += 1;
+            return { start, end: before.length - tail, inserted: after.slice(start, after.length - tail) };
+          }
+
+          function afterEdit(previous) {
+            if (phase === 'invalid' && !rejected) setStatus('', 'neutral');
+            if (canRetry && value.length < length) {
+              canRetry = false;
+              showRetry(false);
+              setStatus('', 'neutral');
+            }
+            if (!rejected && (phase === 'idle' || phase === 'filling' || phase === 'invalid')) {
+              phase = value ? 'filling' : 'idle';
+            }
+            render();
+            for (let i = 0; i < value.length; i += 1) {
+              if (value[i] !== previous[i]) pop(i);
+            }
+            maybeSubmit();
+          }
+
+          function onText() {
+            const proposed = input.value;
+            if (proposed === value) return;
+            if (!editable()) {
+              input.value = value;
+              return;
+            }
+            const edit = difference(value, proposed);
+            const inserted = normalizeUncut(edit.inserted);
+            const previous = value;
+            let next;
+            if (edit.inserted && !inserted) {
+              next = value;
+            } else if (rejected) {
+              rejected = false;
+              next = inserted.slice(0, length);
+            } else if (inserted.length >= length) {
+              next = inserted.slice(0, length);
+            } else {
+              next = value.slice(0, edit.start) + inserted + value.slice(edit.end);
+              if (next.length > length) next = value;
+            }
+            value = next;
+            input.value = value;
+            if (document.activeElement === input) input.setSelectionRange(value.length, value.length);
+            afterEdit(previous);
+          }
+
+          input.addEventListener('input', (event) => {
+            if (event.isComposing) return;
+            onText();
+          });
+          input.addEventListener('compositionend', onText);
+
+          form.addEventListener('submit', (event) => {
+            event.preventDefault();
+            if (!editable()) return;
+            if (value.length === length && !rejected) {
+              lastSubmitted = null;
+              maybeSubmit();
+            } else {
+              input.focus();
+            }
+          });
+
+          // ---- The code arriving by itself (S1, WebOTP).
+
+          function typeIn(raw) {
+            const code = normalizeUncut(raw).slice(0, length);
+            if (code.length !== length || !editable() || typing) return;
+            value = '';
+            rejected = false;
+            canRetry = false;
+            showRetry(false);
+            if (phase === 'invalid') setStatus('', 'neutral');
+            phase = 'filling';
+            typing = true;
+            let count = 0;
+            const step = () => {
+              if (!typing) return;
+              count += 1;
+              value = code.slice(0, count);
+              render();
+              pop(count - 1);
+              if (count < length) {
+                window.setTimeout(step, typingInterval);
+              } else {
+                typing = false;
+                render();
+                maybeSubmit();
+              }
+            };
+            render();
+            renderResend();
+            window.setTimeout(step, typingInterval);
+          }
+
+          function startWebOTP() {
+            if (otpAbort || !('OTPCredential' in window) || !navigator.credentials || !editable()) return;
+            const controller = new AbortController();
+            otpAbort = controller;
+            const done = () => {
+              if (otpAbort === controller) otpAbort = null;
+            };
+            navigator.credentials
+              .get({ otp: { transport: ['sms'] }, signal: controller.signal })
+              .then((credential) => {
+                done();
+                if (!controller.signal.aborted && credential && credential.code) typeIn(credential.code);
+              }, done);
+          }
+
+          function stopWebOTP() {
+            if (otpAbort) otpAbort.abort();
+            otpAbort = null;
+          }
+
+          window.addEventListener('pagehide', () => {
+            stopWebOTP();
+            stopTicker();
+          });
+          window.addEventListener('pageshow', (event) => {
+            if (!event.persisted || finished()) return;
+            startTicker();
+            startWebOTP();
+          });
+
+          // ---- Resend (V6).
+
+          function showToast(sentence) {
+            toast.textContent = sentence;
+            toast.classList.add('is-visible');
+            window.clearTimeout(toastTimer);
+            toastTimer = window.setTimeout(() => toast.classList.remove('is-visible'), toastDuration);
+          }
+
+          async function doResend() {
+            if (!resendEnabled()) return;
+            resending = true;
+            renderResend();
+            let answer;
+            try {
+              answer = await post(urls.resend, {});
+            } catch (error) {
+              answer = null;
+            }
+            resending = false;
+            const body = answer && answer.json;
+            if (answer && answer.ok && body) {
+              const verification = body.verification || body;
+              adopt(verification);
+              value = '';
+              rejected = false;
+              lastSubmitted = null;
+              canRetry = false;
+              showRetry(false);
+              phase = 'idle';
+              setStatus('', 'neutral');
+              render();
+              renderResend();
+              showToast(text.newCodeSent);
+              announce(text.newCodeSent, false);
+              input.focus();
+              stopWebOTP();
+              startWebOTP();
+              return;
+            }
+            const error = body && body.error;
+            const code = error ? error.code : '';
+            const retryAfter = error && typeof error.retryAfter === 'number' ? error.retryAfter : 0;
+            let sentence = text.networkFailure;
+            if (code === 'resend_too_soon') {
+              restartCountdown(retryAfter);
+              sentence = '';
+            } else if (code === 'max_sends_reached') {
+              resendAt = null;
+              sentence = text.maxSendsReached;
+            } else if (code === 'delivery_failed') {
+              sentence = text.deliveryFailed;
+            } else if (code === 'rate_limited') {
+              restartCountdown(retryAfter);
+              sentence = text.rateLimited.replace('{time}', minutesSeconds(retryAfter));
+            } else if (code === 'not_pending' || code === 'not_found') {
+              close(code === 'not_found' ? text.notFound : text.notPending);
+              return;
+            }
+            if (sentence) {
+              setStatus(sentence, 'error');
+              announce(sentence, true);
+            }
+            renderResend();
+          }
+
+          if (resendForm) {
+            resendForm.addEventListener('submit', (event) => {
+              event.preventDefault();
+              doResend();
+            });
+          }
+
+          // ---- Start: the normalisation table and the verification's state.
+
+          async function loadTable() {
+            if (!urls.normalize) return;
+            try {
+              const response = await fetch(urls.normalize, { credentials: 'same-origin' });
+              if (!response.ok) return;
+              const loaded = await response.json();
+              if (loaded && Array.isArray(loaded.decimalZeros)) table = Object.assign({}, table, loaded);
+            } catch (error) {
+              // ASCII digits still work.
+            }
+          }
+
+          async function loadState() {
+            if (!urls.state) return;
+            const sent = Date.now();
+            let response;
+            let body;
+            try {
+              response = await fetch(urls.state, {
+                headers: { Accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store',
+              });
+              body = await response.json();
+            } catch (error) {
+              return;
+            }
+            const received = Date.now();
+            if (body && body.strings) text = Object.assign({}, text, body.strings);
+            if (!response.ok) {
+              const code = body && body.error && body.error.code;
+              if (code === 'not_found') close(text.notFound);
+              return;
+            }
+            if (body.now) {
+              const now = Date.parse(body.now);
+              // An offset within half the round trip cannot be told from none: the clocks agree.
+              const offset = now - (sent + received) / 2;
+              if (!Number.isNaN(offset) && Math.abs(offset) > (received - sent) / 2) clockOffset = offset;
+            }
+            if (body.verification) {
+              adopt(body.verification);
+              applyStatus(body.verification.status, true);
+            }
+          }
+
+          render();
+          if (document.activeElement === document.body || !document.activeElement) {
+            input.focus({ preventScroll: true });
+          }
+          Promise.all([loadTable(), loadState()]).then(() => {
+            if (finished()) return;
+            render();
+            renderResend();
+            startTicker();
+            startWebOTP();
+          });
+        })();
         """#
-    /// The page's stylesheet.
+
+    /// The stylesheet, `/v/assets/otp.css`: light and dark by `prefers-color-scheme`, no motion
+    /// under `prefers-reduced-motion`.
     static let stylesheet: String = #"""
-        body { font-family: system-ui, sans-serif; }
+        /* The hosted verification page: one column, light and dark, right to left
+           for the text while the code cells keep left to right. */
+
+        :root {
+          color-scheme: light dark;
+          --otp-bg: #ffffff;
+          --otp-fg: #1d1d1f;
+          --otp-muted: #55555c;
+          --otp-border: #8e8e96;
+          --otp-cell-bg: #f4f4f6;
+          --otp-accent: #0b57d0;
+          --otp-accent-fg: #ffffff;
+          --otp-error: #b3261e;
+          --otp-success: #146c2e;
+          --otp-focus: #0b57d0;
+          --otp-toast-bg: #1d1d1f;
+          --otp-toast-fg: #f6f6f8;
+          --otp-radius: 0.75rem;
+        }
+
+        @media (prefers-color-scheme: dark) {
+          :root {
+            --otp-bg: #121214;
+            --otp-fg: #f2f2f5;
+            --otp-muted: #aeaeb8;
+            --otp-border: #76767f;
+            --otp-cell-bg: #1e1e22;
+            --otp-accent: #a8c7fa;
+            --otp-accent-fg: #0a1f44;
+            --otp-error: #ff8a80;
+            --otp-success: #6dd58c;
+            --otp-focus: #a8c7fa;
+            --otp-toast-bg: #f2f2f5;
+            --otp-toast-fg: #121214;
+          }
+        }
+
+        [hidden] {
+          display: none !important;
+        }
+
+        *,
+        *::before,
+        *::after {
+          box-sizing: border-box;
+        }
+
+        html {
+          -webkit-text-size-adjust: 100%;
+          text-size-adjust: 100%;
+        }
+
+        .otp-body {
+          margin: 0;
+          min-height: 100vh;
+          background: var(--otp-bg);
+          color: var(--otp-fg);
+          font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Noto Sans Arabic",
+            "Noto Sans JP", "DejaVu Sans", sans-serif;
+          font-size: 1rem;
+          line-height: 1.45;
+        }
+
+        .otp {
+          display: flex;
+          flex-direction: column;
+          align-items: center;
+          max-width: 28rem;
+          margin: 0 auto;
+          padding: max(3rem, env(safe-area-inset-top)) 1.25rem 2rem;
+          text-align: center;
+        }
+
+        .otp h1 {
+          margin: 0 0 0.5rem;
+          font-size: 1.625rem;
+          line-height: 1.2;
+          font-weight: 700;
+        }
+
+        #otp-sent-to {
+          margin: 0;
+          color: var(--otp-muted);
+        }
+
+        /* A phone number or an address reads left to right in every language. */
+        #otp-destination {
+          margin: 0.125rem 0 0;
+          font-weight: 600;
+          direction: ltr;
+          unicode-bidi: isolate;
+        }
+
+        #otp-form {
+          display: flex;
+          flex-direction: column;
+          align-items: stretch;
+          gap: 0.75rem;
+          width: 100%;
+          margin-top: 1.75rem;
+        }
+
+        #otp-label {
+          font-weight: 600;
+        }
+
+        /* The plain form, before or without the script. */
+        #otp-input {
+          width: 100%;
+          min-height: 3.25rem;
+          padding: 0.5rem 0.75rem;
+          border: 1.5px solid var(--otp-border);
+          border-radius: var(--otp-radius);
+          background: var(--otp-cell-bg);
+          color: var(--otp-fg);
+          font: inherit;
+          font-size: 1.5rem;
+          font-variant-numeric: tabular-nums;
+          letter-spacing: 0.25em;
+          text-align: center;
+        }
+
+        #otp-input:focus-visible {
+          outline: 3px solid var(--otp-focus);
+          outline-offset: 2px;
+        }
+
+        #otp-submit {
+          min-height: 2.75rem;
+          padding: 0.625rem 1rem;
+          border: 0;
+          border-radius: var(--otp-radius);
+          background: var(--otp-accent);
+          color: var(--otp-accent-fg);
+          font: inherit;
+          font-weight: 600;
+          cursor: pointer;
+        }
+
+        #otp-submit:focus-visible,
+        #otp-resend:focus-visible {
+          outline: 3px solid var(--otp-focus);
+          outline-offset: 2px;
+        }
+
+        .otp-status {
+          min-height: 1.45em;
+          margin: 1rem 0 0;
+          font-size: 0.9375rem;
+          color: var(--otp-muted);
+        }
+
+        .otp-status[data-role="error"] {
+          color: var(--otp-error);
+        }
+
+        .otp-status[data-role="success"] {
+          color: var(--otp-success);
+          font-weight: 600;
+        }
+
+        #otp-resend-form {
+          margin: 0.5rem 0 0;
+        }
+
+        #otp-resend {
+          min-width: 2.75rem;
+          min-height: 2.75rem;
+          padding: 0.5rem 1rem;
+          border: 0;
+          border-radius: var(--otp-radius);
+          background: transparent;
+          color: var(--otp-accent);
+          font: inherit;
+          font-weight: 600;
+          font-variant-numeric: tabular-nums;
+          cursor: pointer;
+        }
+
+        #otp-resend:disabled,
+        #otp-resend[aria-disabled="true"] {
+          color: var(--otp-muted);
+          font-weight: 500;
+          cursor: default;
+        }
+
+        /* The enhanced field: one real input over the cells (F1). */
+        .otp-enhanced #otp-form {
+          align-items: center;
+          margin-top: 1.5rem;
+        }
+
+        .otp-field {
+          position: relative;
+          direction: ltr;
+          max-width: 100%;
+        }
+
+        .otp-enhanced #otp-input {
+          position: absolute;
+          inset: 0;
+          z-index: 1;
+          width: 100%;
+          height: 100%;
+          min-height: 0;
+          margin: 0;
+          padding: 0;
+          border: 0;
+          background: transparent;
+          color: transparent;
+          caret-color: transparent;
+          font-size: 16px;
+          letter-spacing: normal;
+          opacity: 0.02;
+          cursor: text;
+        }
+
+        .otp-enhanced #otp-input:disabled {
+          cursor: not-allowed;
+        }
+
+        .otp-enhanced #otp-input:focus-visible {
+          outline: none;
+        }
+
+        .otp-cells {
+          display: flex;
+          align-items: center;
+          justify-content: center;
+          gap: 0.5rem;
+          padding: 0.375rem;
+          border-radius: 1rem;
+          direction: ltr;
+        }
+
+        .otp-group {
+          display: flex;
+          gap: 0.5rem;
+        }
+
+        .otp-cell {
+          display: flex;
+          align-items: center;
+          justify-content: center;
+          flex: 0 1 2.875rem;
+          width: 2.875rem;
+          min-width: 1.75rem;
+          height: 3.5rem;
+          border: 1.5px solid var(--otp-border);
+          border-radius: var(--otp-radius);
+          background: var(--otp-cell-bg);
+          color: var(--otp-fg);
+          font-size: 1.5rem;
+          font-weight: 600;
+          font-variant-numeric: tabular-nums;
+          transition: border-color 0.15s ease, color 0.15s ease, opacity 0.15s ease;
+        }
+
+        .otp-separator {
+          flex: 0 0 auto;
+          width: 0.75rem;
+          height: 2px;
+          border-radius: 1px;
+          background: var(--otp-muted);
+        }
+
+        /* Focus: a ring round the cells, and the next cell to fill (F8). */
+        .otp-input:focus-visible ~ .otp-cells {
+          outline: 2px solid var(--otp-focus);
+          outline-offset: 2px;
+        }
+
+        .otp-input:focus ~ .otp-cells .otp-cell.is-next {
+          border-color: var(--otp-focus);
+          box-shadow: 0 0 0 1.5px var(--otp-focus);
+        }
+
+        .otp-field[data-phase="verifying"] .otp-cells {
+          opacity: 0.55;
+        }
+
+        .otp-field[data-phase="invalid"] .otp-cell,
+        .otp-field[data-phase="expired"] .otp-cell {
+          border-color: var(--otp-error);
+          color: var(--otp-error);
+        }
+
+        .otp-field[data-phase="verified"] .otp-cell {
+          border-color: var(--otp-success);
+          color: var(--otp-success);
+        }
+
+        .otp-field[data-phase="locked"] .otp-cell,
+        .otp-field[data-phase="closed"] .otp-cell {
+          border-style: dashed;
+          color: var(--otp-muted);
+          opacity: 0.6;
+        }
+
+        /* Motion: the error shake (F6) and the pop of a digit landing (S1). */
+        .otp-shake {
+          animation: otp-shake 0.4s linear;
+        }
+
+        .otp-pop {
+          animation: otp-pop 0.17s ease-out;
+        }
+
+        @keyframes otp-shake {
+          0% { transform: translateX(0); }
+          15% { transform: translateX(-10px); }
+          35% { transform: translateX(9px); }
+          55% { transform: translateX(-6px); }
+          72.5% { transform: translateX(4px); }
+          87.5% { transform: translateX(-2px); }
+          100% { transform: translateX(0); }
+        }
+
+        @keyframes otp-pop {
+          0% { transform: scale(1); }
+          41% { transform: scale(1.12); }
+          100% { transform: scale(1); }
+        }
+
+        /* The toast after a new code (V6). */
+        .otp-toast {
+          position: fixed;
+          top: max(1rem, env(safe-area-inset-top));
+          left: 50%;
+          z-index: 2;
+          max-width: calc(100vw - 2rem);
+          padding: 0.625rem 1.125rem;
+          border-radius: 999px;
+          background: var(--otp-toast-bg);
+          color: var(--otp-toast-fg);
+          font-weight: 600;
+          box-shadow: 0 6px 24px rgb(0 0 0 / 0.18);
+          opacity: 0;
+          pointer-events: none;
+          transform: translate(-50%, -150%);
+          transition: transform 0.25s ease, opacity 0.25s ease, visibility 0.25s;
+          visibility: hidden;
+        }
+
+        .otp-toast.is-visible {
+          opacity: 1;
+          transform: translate(-50%, 0);
+          visibility: visible;
+        }
+
+        .otp-visually-hidden {
+          position: absolute !important;
+          width: 1px !important;
+          height: 1px !important;
+          margin: -1px !important;
+          padding: 0 !important;
+          overflow: hidden !important;
+          clip: rect(0 0 0 0) !important;
+          clip-path: inset(50%) !important;
+          white-space: nowrap !important;
+          border: 0 !important;
+        }
+
+        @media (prefers-reduced-motion: reduce) {
+          .otp-shake,
+          .otp-pop {
+            animation: none !important;
+          }
+
+          .otp-cell {
+            transition: none;
+          }
+
+          .otp-toast,
+          .otp-toast.is-visible {
+            transform: translate(-50%, 0);
+            transition: opacity 0.2s ease, visibility 0.2s;
+          }
+        }
+
+        @media (forced-colors: active) {
+          .otp-cell {
+            border-color: CanvasText;
+          }
+
+          .otp-input:focus-visible ~ .otp-cells {
+            outline-color: Highlight;
+          }
+        }
         """#
 }
