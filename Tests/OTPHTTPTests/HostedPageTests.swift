@@ -276,4 +276,30 @@ struct RecordingIssuer: ApprovalTokenIssuing {
             HostedPages.redirectURL(returnURL: "https://a.example/r", state: "s", token: "t.u")
                 == "https://a.example/r?state=s&token=t.u")
     }
+
+    @Test("a locked page still offers Resend, with or without JavaScript; an approved one does not")
+    func resendWhenLocked() async throws {
+        try await Harness.with(checkFloor: .zero, hosted: Self.pages()) { harness in
+            let (id, path) = try await startHosted(harness)
+            let wrong = wrong(try harness.code(for: id))
+            for _ in 0..<3 {
+                _ = try await harness.call(
+                    "POST", path + "/check", json: #"{"code":"\#(wrong)"}"#, key: .some(nil))
+            }
+            let locked = try await RawHTTP.request(port: harness.port, method: "GET", path: path)
+            #expect(locked.text.contains(#"id="otp-resend""#))
+            #expect(locked.text.contains(HostedPageHTML.escape(ScreenText.english.locked)))
+            harness.clock.advance(seconds: 31)
+            let form = [("Content-Type", "application/x-www-form-urlencoded")]
+            let resent = try await RawHTTP.request(
+                port: harness.port, method: "POST", path: path + "/resend", headers: form, body: "")
+            #expect(resent.status == 200)
+            #expect(resent.text.contains(ScreenText.english.newCodeSent))
+            let code = try harness.code(for: id)
+            _ = try await harness.call(
+                "POST", path + "/check", json: #"{"code":"\#(code)"}"#, key: .some(nil))
+            let approved = try await RawHTTP.request(port: harness.port, method: "GET", path: path)
+            #expect(!approved.text.contains(#"id="otp-resend""#))
+        }
+    }
 }

@@ -64,7 +64,9 @@ enum HostedPageHTML {
             \(escape(content.status?.text ?? ""))</p>
 
             """
-        if let verification, isOpen, verification.sendsLeft > 0 {
+        // A locked or expired code can still be replaced by a new one, with or without JavaScript.
+        let canResend = [.pending, .locked, .expired].contains(verification?.status)
+        if let verification, canResend, verification.sendsLeft > 0 {
             let wait =
                 verification.resendAvailableAt.map {
                     max(0, Int($0.timeIntervalSince(content.now).rounded(.up)))
