@@ -158,6 +158,12 @@ enum ServeCommand {
                     + "(--global-sends-per-hour, --sends-per-calling-code-per-hour); pair it with --allowed-calling-codes"
             )
         }
+        let tests = settings.server.policy.testDestinations
+        if !tests.isEmpty {
+            warnings.append(
+                "\(tests.count) test destination\(tests.count == 1 ? "" : "s") (\(tests.keys.sorted().joined(separator: ", "))) "
+                    + "send nothing and verify with a known code: keep them out of production")
+        }
         if settings.secretFile == nil, case .sqlite(let path) = settings.store {
             warnings.append(
                 "the HMAC key file is \(path).secret, beside the database: keep it out of the database's "

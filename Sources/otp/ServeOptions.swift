@@ -153,6 +153,45 @@ enum ServeOptions {
         return pairs
     }
 
+    static let testDestination = Option(
+        "test-destination", "DEST=CODE", defaultText: "none",
+        "a phone number or email that sends nothing and verifies with CODE (app review, CI); comma-separated",
+        repeatable: true, alsoFrom: ["OTP_TEST_DESTINATIONS"]
+    ) { text throws(UsageError) -> [(String, String)] in try testPairs(text, from: "--test-destination") }
+    static let testDestinationFile = Option(
+        "test-destination-file", "PATH", defaultText: "none", "a file of DEST=CODE lines"
+    ) { path throws(UsageError) -> [(String, String)] in
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw UsageError("--test-destination-file: cannot read \(path)")
+        }
+        var pairs: [(String, String)] = []
+        for line in text.split(whereSeparator: \.isNewline).map({ $0.trimmingCharacters(in: .whitespaces) })
+        where !line.isEmpty && !line.hasPrefix("#") {
+            pairs += try testPairs(line, from: "--test-destination-file")
+        }
+        return pairs
+    }
+    static let testDestinationsUnlimited = Flag(
+        "test-destinations-unlimited", "test destinations skip the rate limits (never the attempts)")
+
+    /// `DEST=CODE` pairs, comma-separated, each destination written as the server keeps it.
+    static func testPairs(_ text: String, from option: String) throws(UsageError) -> [(String, String)] {
+        var pairs: [(String, String)] = []
+        for item in text.split(separator: ",") {
+            let parts = item.split(separator: "=", maxSplits: 1).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            guard parts.count == 2, !parts[1].isEmpty,
+                let destination = try? Destination.parse(parts[0], channel: nil)
+            else {
+                throw UsageError(
+                    "\(option) takes DEST=CODE with a phone number or an email address, not \(item)")
+            }
+            pairs.append((destination.address, parts[1]))
+        }
+        return pairs
+    }
+
     static let checksPerAddress = rate(
         "limit-checks-per-address", default: policy.checksPerAddress,
         "checks per client address, every check counted")
@@ -255,7 +294,8 @@ enum ServeOptions {
         sendsPerCallingCodePerHour.spec, allowedCallingCodes.spec, trustProxy.spec,
         secretFile.spec, publicURL.spec, hostedReturnOrigins.spec, signingKeyFile.spec, publishableKey.spec,
         publishableKeyFile.spec, publishableStartsPerAddress.spec, startGuard.spec, startGuardFailure.spec,
-        startGuardSecretKeys.spec, metricsAddress.spec,
+        startGuardSecretKeys.spec, testDestination.spec, testDestinationFile.spec,
+        testDestinationsUnlimited.spec, metricsAddress.spec,
         connectionTimeout.spec, checkFloor.spec, threads.spec,
         maxConnectionsPerAddress.spec,
     ]
@@ -282,6 +322,12 @@ enum ServeOptions {
         policy.appName = try options.value(appName, or: policy.appName)
         policy.domain = try options.value(domain).flatMap { $0.isEmpty ? nil : $0 }
         policy.androidAppHash = try options.value(androidAppHash).flatMap { $0.isEmpty ? nil : $0 }
+        for (destination, code) in try options.all(testDestination).flatMap({ $0 })
+            + (try options.value(testDestinationFile) ?? [])
+        {
+            policy.testDestinations[destination] = code
+        }
+        policy.testDestinationsUnlimited = options.flag(testDestinationsUnlimited)
         return policy
     }
 }

@@ -61,14 +61,14 @@ import Testing
         #expect(decoded == body)
     }
 
-    @Test("every error code has the HTTP status of HTTP-API.md")
+    @Test("every error code has the HTTP status of HTTP-API.md (and openapi.yaml for the key codes)")
     func statuses() {
         let expected: [OTPErrorCode: Int] = [
             .unauthorized: 401, .invalidRequest: 400, .invalidDestination: 400, .channelNotSupported: 400,
             .invalidCodeFormat: 400, .notFound: 404, .methodNotAllowed: 405, .notPending: 409, .expired: 410,
             .payloadTooLarge: 413, .incorrectCode: 422, .idempotencyKeyReused: 422, .locked: 423,
             .rateLimited: 429, .resendTooSoon: 429, .maxSendsReached: 429, .deliveryFailed: 502,
-            .storeUnavailable: 503, .internalError: 500,
+            .storeUnavailable: 503, .internalError: 500, .forbidden: 403, .startRefused: 403,
         ]
         #expect(Set(OTPErrorCode.all) == Set(expected.keys))
         for code in OTPErrorCode.all {

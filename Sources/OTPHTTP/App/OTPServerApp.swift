@@ -69,7 +69,11 @@ public enum OTPServerApp {
         let problems = policy.problems() + (configuration.hosted?.problems ?? [])
         guard problems.isEmpty else { throw ServerStartError(problems.joined(separator: " ")) }
         let verifier = Verifier(
-            store: store, sender: MetricsSender(base: router, metrics: metrics), policy: policy,
+            store: store,
+            sender: MetricsSender(
+                base: router, metrics: metrics,
+                testDestinations: Set(policy.testDestinations.keys.map { $0.lowercased() })),
+            policy: policy,
             secret: secret, now: configuration.now)
         let log = configuration.requestLog
         let observer: @Sendable (CompletedRequest) -> Void = { request in

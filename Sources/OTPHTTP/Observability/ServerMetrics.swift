@@ -58,7 +58,12 @@ public final class ServerMetrics: Sendable {
 
     /// Counts a message handed to a provider: `sent` or `failed`.
     public func recordSend(channel: Channel, succeeded: Bool) {
-        let key = "channel=\"\(channel.rawValue)\",result=\"\(succeeded ? "sent" : "failed")\""
+        recordSend(channel: channel, result: succeeded ? "sent" : "failed")
+    }
+
+    /// Counts a message by channel and result: `sent`, `failed`, or `test` for a test destination's.
+    public func recordSend(channel: Channel, result: String) {
+        let key = "channel=\"\(channel.rawValue)\",result=\"\(result)\""
         state.withLock { $0.sends[key, default: 0] += 1 }
     }
 

@@ -20,7 +20,10 @@ extension Verifier {
         var probe = record
         try throwResendRefusal(probe.beginResend(lease: lease, maxSends: policy.maxSends, now: now), now: now)
 
-        let global = sendCapPermits(channel: record.channel, address: record.destination)
+        let fixedCode = policy.testCode(for: record.destination)
+        let global =
+            fixedCode != nil && policy.testDestinationsUnlimited
+            ? [] : sendCapPermits(channel: record.channel, address: record.destination)
         try await acquire(global, now: now)
         let claimed = try await storeCall { () async throws(StoreError) in
             try await store.beginResend(id: id, lease: lease, maxSends: policy.maxSends, now: now)
@@ -31,7 +34,7 @@ extension Verifier {
             throw .internalFailure
         }
 
-        let code = newCode()
+        let code = fixedCode ?? newCode()
         let codeHash: [UInt8]
         do {
             codeHash = try hash(id: id, code: code)

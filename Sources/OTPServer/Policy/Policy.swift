@@ -61,6 +61,22 @@ public struct Policy: Sendable, Hashable {
     public var androidAppHash: String?
     /// How long a verification stays readable after its last code expires.
     public var retention: Duration
+    /// Test destinations and their fixed codes, by destination as ``Destination/parse(_:channel:)``
+    /// writes it (`+15555550100`, `review@example.org`): for app review, CI and load tests.
+    ///
+    /// A start or resend to one uses its code, and `otp serve` sends nothing for it; attempts,
+    /// expiry, cooldowns and the check floor work as for any destination.
+    public var testDestinations: [String: String] = [:]
+    /// The fixed code of a test destination, matched as the server keeps destinations, emails
+    /// without regard to case; `nil` for any other destination.
+    public func testCode(for address: String) -> String? {
+        if let code = testDestinations[address] { return code }
+        let lowered = address.lowercased()
+        return testDestinations.first { $0.key.lowercased() == lowered }?.value
+    }
+
+    /// Whether test destinations skip the rate limits and send caps (they never skip attempts).
+    public var testDestinationsUnlimited = false
 
     /// Creates a policy; every value has its default.
     public init(
@@ -169,6 +185,13 @@ public struct Policy: Sendable, Hashable {
     /// Settings that cannot work, one sentence each; a server should refuse to start on any.
     public func problems() -> [String] {
         var problems: [String] = []
+        for (destination, code) in testDestinations.sorted(by: { $0.key < $1.key }) {
+            if code.utf8.count != codeFormat.length || !code.allSatisfy(codeFormat.allows) {
+                problems.append(
+                    "the test destination \(destination) needs a code of \(codeFormat.length) digits, the code length."
+                )
+            }
+        }
         func seconds(_ duration: Duration) -> Int64 { duration.components.seconds }
         if !Bounds.maxAttempts.contains(maxAttempts) {
             problems.append("maxAttempts must be from 1 to \(Bounds.maxAttempts.upperBound).")
