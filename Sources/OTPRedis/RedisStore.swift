@@ -389,6 +389,7 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
             ("rav", record.resendAvailableAt.map(time) ?? []), ("pur", time(record.purgeAt)),
             ("lt", Array((record.resendLease?.token ?? "").utf8)),
             ("lu", record.resendLease.map { time($0.until) } ?? []),
+            ("loc", Array((record.locale ?? "").utf8)),
         ]
         return pairs.flatMap { [Array($0.0.utf8), $0.1] }
     }
@@ -414,7 +415,8 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
             createdAt: StoreTime.date(milliseconds: created),
             expiresAt: StoreTime.date(milliseconds: expires),
             resendAvailableAt: fields["rav"].flatMap(number).map { StoreTime.date(milliseconds: $0) },
-            purgeAt: StoreTime.date(milliseconds: purge), resendLease: lease)
+            purgeAt: StoreTime.date(milliseconds: purge), resendLease: lease,
+            locale: fields["loc"].map(text).flatMap { $0.isEmpty ? nil : $0 })
     }
 }
 

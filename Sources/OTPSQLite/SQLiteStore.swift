@@ -68,9 +68,15 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
                     resend_available_at INTEGER,
                     purge_at INTEGER NOT NULL,
                     lease_token TEXT,
-                    lease_until INTEGER
+                    lease_until INTEGER,
+                    locale TEXT
                 ) WITHOUT ROWID
                 """)
+            // Databases made before messages had a language gain the column; their rows read as the default.
+            let columns = try connection.query("PRAGMA table_info(otp_verifications)", [])
+            if !columns.contains(where: { $0.count > 1 && $0[1].text == "locale" }) {
+                try connection.execute("ALTER TABLE otp_verifications ADD COLUMN locale TEXT")
+            }
             try connection.execute(
                 "CREATE INDEX IF NOT EXISTS otp_verifications_purge_at ON otp_verifications (purge_at)")
             try connection.execute(
@@ -117,7 +123,7 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
                 try db.query(
                     "INSERT INTO otp_verifications (id, channel, destination, code_length, code_hash, state, "
                         + "attempts_left, sends_used, created_at, expires_at, resend_available_at, purge_at, "
-                        + "lease_token, lease_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        + "lease_token, lease_until, locale) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     Self.columns(of: record))
                 return .inserted
             }
@@ -353,7 +359,7 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
     private static func read(_ db: SQLiteConnection, id: String) throws(StoreError) -> VerificationRecord? {
         let rows = try db.query(
             "SELECT id, channel, destination, code_length, code_hash, state, attempts_left, sends_used, created_at, "
-                + "expires_at, resend_available_at, purge_at, lease_token, lease_until "
+                + "expires_at, resend_available_at, purge_at, lease_token, lease_until, locale "
                 + "FROM otp_verifications WHERE id = ?",
             [.text(id)])
         guard let row = rows.first else { return nil }
@@ -393,11 +399,12 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
             .integer(StoreTime.milliseconds(record.expiresAt)),
             optionalTime(record.resendAvailableAt), .integer(StoreTime.milliseconds(record.purgeAt)),
             record.resendLease.map { .text($0.token) } ?? .null, optionalTime(record.resendLease?.until),
+            record.locale.map { .text($0) } ?? .null,
         ]
     }
 
     private static func record(from row: [SQLiteValue]) throws(StoreError) -> VerificationRecord {
-        guard row.count == 14, let id = row[0].text,
+        guard row.count == 15, let id = row[0].text,
             let channel = row[1].text.flatMap(Channel.init(rawValue:)),
             let destination = row[2].text, let codeLength = row[3].integer, let codeHash = row[4].blob,
             let state = row[5].text.flatMap(VerificationRecord.State.init(rawValue:)),
@@ -415,6 +422,6 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
             createdAt: StoreTime.date(milliseconds: createdAt),
             expiresAt: StoreTime.date(milliseconds: expiresAt),
             resendAvailableAt: row[10].integer.map { StoreTime.date(milliseconds: $0) },
-            purgeAt: StoreTime.date(milliseconds: purgeAt), resendLease: lease)
+            purgeAt: StoreTime.date(milliseconds: purgeAt), resendLease: lease, locale: row[14].text)
     }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import OTPCore
 import OTPHTTP
 import OTPServe
 import OTPServer
@@ -157,6 +158,18 @@ enum ServeCommand {
                     + "an hour and \(settings.server.policy.sendsPerCallingCodePerHour ?? 0) per country calling code "
                     + "(--global-sends-per-hour, --sends-per-calling-code-per-hour); pair it with --allowed-calling-codes"
             )
+        }
+        let policy = settings.server.policy
+        if policy.allowMultipartSMS {
+            for language in TextLanguage.allCases {
+                let text = MessageTemplate.templatedSMS(
+                    code: String(repeating: "8", count: policy.codeFormat.length), appName: policy.appName,
+                    policy: policy, language: language)
+                let segments = SMSSegments.count(text)
+                if segments > 1 {
+                    warnings.append("the sms.\(language.rawValue) template takes \(segments) SMS segments, each billed")
+                }
+            }
         }
         let tests = settings.server.policy.testDestinations
         if !tests.isEmpty {

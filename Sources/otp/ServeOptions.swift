@@ -1,3 +1,5 @@
+import Foundation
+import OTPCore
 import OTPHTTP
 import OTPServe
 import OTPServer
@@ -192,6 +194,54 @@ enum ServeOptions {
         return pairs
     }
 
+    static let defaultLocale = Option(
+        "default-locale", "LANGUAGE", default: TextLanguage.english, defaultText: "en",
+        "the language of messages when a start names none: en, de, ar or ja"
+    ) { text throws(UsageError) -> TextLanguage in
+        guard let language = TextLanguage(identifier: text) else {
+            throw UsageError("--default-locale must be one of en, de, ar, ja, not \(text)")
+        }
+        return language
+    }
+    static let templateDir = Option(
+        "template-dir", "DIR", defaultText: "built-in templates",
+        "message templates: sms.LANG.txt, email-subject.LANG.txt, email.LANG.txt with {code}, {app}, {minutes}"
+    ) { path throws(UsageError) -> [TextLanguage: MessageTemplates.Texts] in try loadTemplates(path) }
+    static let allowMultipartSMS = Flag(
+        "allow-multipart-sms", "accept SMS templates longer than one segment (each segment is billed)")
+
+    /// The templates in a directory, each language's missing files taken from the built-in ones.
+    static func loadTemplates(_ path: String) throws(UsageError) -> [TextLanguage: MessageTemplates.Texts] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else {
+            throw UsageError("--template-dir: cannot read \(path)")
+        }
+        var found: [TextLanguage: [String: String]] = [:]
+        for name in names.sorted() where name.hasSuffix(".txt") {
+            let parts = name.dropLast(4).split(separator: ".")
+            guard parts.count == 2, ["sms", "email-subject", "email"].contains(String(parts[0])) else {
+                throw UsageError(
+                    "--template-dir: \(name) is not sms.LANG.txt, email-subject.LANG.txt or email.LANG.txt")
+            }
+            guard let language = TextLanguage(rawValue: String(parts[1])) else {
+                throw UsageError("--template-dir: \(name): templates exist for en, de, ar and ja")
+            }
+            guard let text = try? String(contentsOfFile: path + "/" + name, encoding: .utf8) else {
+                throw UsageError("--template-dir: cannot read \(name)")
+            }
+            found[language, default: [:]][String(parts[0])] = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        guard !found.isEmpty else { throw UsageError("--template-dir: \(path) holds no template") }
+        var result: [TextLanguage: MessageTemplates.Texts] = [:]
+        for (language, files) in found {
+            // Each language's missing files come from its built-in texts.
+            let builtIn = MessageTemplates.builtIn[language] ?? MessageTemplates.builtIn[.english]!
+            result[language] = MessageTemplates.Texts(
+                sms: files["sms"] ?? builtIn.sms, emailSubject: files["email-subject"] ?? builtIn.emailSubject,
+                email: files["email"] ?? builtIn.email)
+        }
+        return result
+    }
+
     static let checksPerAddress = rate(
         "limit-checks-per-address", default: policy.checksPerAddress,
         "checks per client address, every check counted")
@@ -295,7 +345,8 @@ enum ServeOptions {
         secretFile.spec, publicURL.spec, hostedReturnOrigins.spec, signingKeyFile.spec, publishableKey.spec,
         publishableKeyFile.spec, publishableStartsPerAddress.spec, startGuard.spec, startGuardFailure.spec,
         startGuardSecretKeys.spec, testDestination.spec, testDestinationFile.spec,
-        testDestinationsUnlimited.spec, metricsAddress.spec,
+        testDestinationsUnlimited.spec, defaultLocale.spec, templateDir.spec, allowMultipartSMS.spec,
+        metricsAddress.spec,
         connectionTimeout.spec, checkFloor.spec, threads.spec,
         maxConnectionsPerAddress.spec,
     ]
@@ -328,6 +379,9 @@ enum ServeOptions {
             policy.testDestinations[destination] = code
         }
         policy.testDestinationsUnlimited = options.flag(testDestinationsUnlimited)
+        policy.defaultLocale = try options.value(defaultLocale, or: .english)
+        policy.templates = MessageTemplates(overrides: try options.value(templateDir) ?? [:])
+        policy.allowMultipartSMS = options.flag(allowMultipartSMS)
         return policy
     }
 }

@@ -196,7 +196,7 @@ public struct APIHandler: HTTPHandler {
         let link = wantedLink
         let startRequest = StartRequest(
             to: body.to, channel: body.channel, clientAddress: address, idempotencyKey: key,
-            idempotencyScope: caller?.scope ?? "", owner: caller?.publishableName)
+            idempotencyScope: caller?.scope ?? "", owner: caller?.publishableName, locale: body.locale)
         let verifier = self.verifier
         let metrics = self.metrics
         let events = self.events

@@ -15,6 +15,7 @@ enum RequestBodies {
         var channel: String?
         var hosted: HostedBody?
         var proof: String?
+        var locale: String?
     }
 
     private struct HostedBody: Decodable {
@@ -28,6 +29,7 @@ enum RequestBodies {
         var channel: Channel?
         var hosted: (returnURL: String, state: String)?
         var proof: String?
+        var locale: TextLanguage?
     }
 
     private struct CheckBody: Decodable {
@@ -47,7 +49,14 @@ enum RequestBodies {
             return .failure(
                 APIResponses.invalidRequest("\"to\" must have 1 to \(maxDestinationBytes) bytes."))
         }
-        var start = Start(to: parsed.to, channel: nil, hosted: nil, proof: nil)
+        var start = Start(to: parsed.to, channel: nil, hosted: nil, proof: nil, locale: nil)
+        if let locale = parsed.locale {
+            guard let language = TextLanguage(identifier: locale) else {
+                let known = TextLanguage.allCases.map(\.rawValue).joined(separator: ", ")
+                return .failure(APIResponses.invalidRequest("\"locale\" must be one of \(known) (a region is fine)."))
+            }
+            start.locale = language
+        }
         if let proof = parsed.proof {
             guard proof.utf8.count <= maxProofBytes else {
                 return .failure(

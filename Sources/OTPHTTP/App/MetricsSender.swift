@@ -16,6 +16,7 @@ struct MetricsSender: CodeSender {
         do {
             try await base.send(message)
             metrics.recordSend(channel: message.channel, succeeded: true)
+            if message.channel == .sms { metrics.recordSMSSegments(SMSSegments.count(message.text)) }
         } catch {
             metrics.recordSend(channel: message.channel, succeeded: false)
             throw error

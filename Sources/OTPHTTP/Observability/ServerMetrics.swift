@@ -26,6 +26,7 @@ public final class ServerMetrics: Sendable {
         var rateLimited: [String: Int] = [:]
         var sendCaps: [String: Int] = [:]
         var guardOutcomes: [String: Int] = [:]
+        var smsSegments = 0
     }
 
     private let state = Locked(State())
@@ -78,6 +79,11 @@ public final class ServerMetrics: Sendable {
         state.withLock { $0.sendCaps["cap=\"\(cap)\"", default: 0] += 1 }
     }
 
+    /// Counts the segments of an SMS handed to a provider: what providers bill.
+    public func recordSMSSegments(_ segments: Int) {
+        state.withLock { $0.smsSegments += segments }
+    }
+
     /// Counts one start guard outcome: `allowed`, `refused`, `unavailable_open` or `unavailable_closed`.
     public func recordStartGuard(_ outcome: String) {
         state.withLock { $0.guardOutcomes["outcome=\"\(outcome)\"", default: 0] += 1 }
@@ -125,6 +131,9 @@ public final class ServerMetrics: Sendable {
         family(
             "otp_start_guard_total", "counter", "Starts judged by the start guard, by outcome.",
             snapshot.guardOutcomes)
+        out += "# HELP otp_sms_segments_total SMS segments handed to providers (what they bill).\n"
+        out += "# TYPE otp_sms_segments_total counter\n"
+        out += "otp_sms_segments_total \(snapshot.smsSegments)\n"
         return out
     }
 }

@@ -10,10 +10,17 @@ public enum MessageTemplate {
     /// The most bytes one SMS carries.
     public static let smsByteLimit = 140
 
-    /// The message for a code on a channel.
+    /// The message for a code on a channel, in a language (the policy's default when `nil`).
     public static func message(
-        verificationID: String, channel: Channel, to destination: String, code: String, policy: Policy
+        verificationID: String, channel: Channel, to destination: String, code: String, policy: Policy,
+        language: TextLanguage? = nil
     ) -> OutgoingMessage {
+        let language = language ?? policy.defaultLocale
+        if language != .english || policy.templates.overrides[.english] != nil {
+            return templated(
+                verificationID: verificationID, channel: channel, to: destination, code: code, policy: policy,
+                language: language)
+        }
         switch channel {
         case .sms:
             return OutgoingMessage(
@@ -97,6 +104,12 @@ public enum MessageTemplate {
 
     /// The bytes an SMS text takes: GSM 7-bit packing when every character has a GSM form, else UCS-2.
     public static func smsByteCount(_ text: String) -> Int {
+        guard let septets = gsmSeptets(text) else { return text.utf16.count * 2 }
+        return (septets * 7 + 7) / 8
+    }
+
+    /// The septets a text takes in the GSM 7-bit alphabet, or `nil` when a character has no GSM form.
+    public static func gsmSeptets(_ text: String) -> Int? {
         var septets = 0
         for scalar in text.unicodeScalars {
             if gsmBasic.contains(scalar) {
@@ -104,10 +117,76 @@ public enum MessageTemplate {
             } else if gsmExtension.contains(scalar) {
                 septets += 2
             } else {
-                return text.utf16.count * 2
+                return nil
             }
         }
-        return (septets * 7 + 7) / 8
+        return septets
+    }
+
+    // MARK: - Templates in a language
+
+    /// The code's lifetime in whole minutes, at least 1.
+    static func minutes(_ policy: Policy) -> Int {
+        max(1, Int((StoreTime.milliseconds(policy.codeLifetime) + 59_999) / 60_000))
+    }
+
+    /// The SMS text of a language's template with a given app name: the sentence, then the app hash
+    /// and the origin-bound line as for English.
+    public static func templatedSMS(code: String, appName: String, policy: Policy, language: TextLanguage) -> String {
+        let sentence = MessageTemplates.fill(
+            policy.templates.texts(language).sms, code: code, app: appName, minutes: minutes(policy))
+        var extra: [String] = []
+        if let hash = policy.androidAppHash, !hash.isEmpty { extra.append(hash) }
+        if let line = originBoundLine(code: code, policy: policy) { extra.append(line) }
+        return extra.isEmpty ? sentence : sentence + "\n\n" + extra.joined(separator: "\n")
+    }
+
+    /// The longest prefix of the app name with which a language's SMS fits one segment, unless the
+    /// policy allows longer SMS.
+    public static func fittedAppName(code: String, policy: Policy, language: TextLanguage) -> String {
+        var name = policy.appName
+        guard !policy.allowMultipartSMS else { return name }
+        while !name.isEmpty,
+            SMSSegments.count(templatedSMS(code: code, appName: name, policy: policy, language: language)) > 1
+        {
+            name.removeLast()
+            while name.last?.isWhitespace == true { name.removeLast() }
+        }
+        return name
+    }
+
+    private static func templated(
+        verificationID: String, channel: Channel, to destination: String, code: String, policy: Policy,
+        language: TextLanguage
+    ) -> OutgoingMessage {
+        let texts = policy.templates.texts(language)
+        switch channel {
+        case .sms:
+            let app = fittedAppName(code: code, policy: policy, language: language)
+            return OutgoingMessage(
+                verificationID: verificationID, channel: .sms, to: destination, subject: "",
+                text: templatedSMS(code: code, appName: app, policy: policy, language: language), html: nil)
+        case .email:
+            let sentence = MessageTemplates.fill(
+                texts.email, code: code, app: policy.appName, minutes: minutes(policy))
+            let text = originBoundLine(code: code, policy: policy).map { sentence + "\n\n" + $0 + "\n" }
+                ?? sentence + "\n"
+            let direction = language.isRightToLeft ? "rtl" : "ltr"
+            let html = """
+                <!DOCTYPE html>
+                <html lang="\(language.rawValue)" dir="\(direction)"><body style="font-family: -apple-system, \
+                Helvetica, Arial, sans-serif; font-size: 16px;">
+                <p>\(escapeHTML(sentence))</p>
+                <p style="font-size: 32px; font-weight: bold; letter-spacing: 0.2em; \
+                font-family: Menlo, Consolas, monospace;" dir="ltr">\(escapeHTML(code))</p>
+                </body></html>
+
+                """
+            return OutgoingMessage(
+                verificationID: verificationID, channel: .email, to: destination,
+                subject: MessageTemplates.fill(texts.emailSubject, code: "", app: policy.appName, minutes: minutes(policy)),
+                text: text, html: html)
+        }
     }
 
     private static func sentence(code: String, appName: String, policy: Policy) -> String {

@@ -14,6 +14,8 @@ public struct StartRequest: Sendable, Equatable {
     /// identifier then carries a tag of that name, and the stricter per-address limit of
     /// ``Policy/ownerStartsPerAddress`` applies.
     public var owner: String?
+    /// The language of the verification's messages, or `nil` for the policy's default.
+    public var locale: TextLanguage?
     /// Whose idempotency key it is, such as a name for the caller's API key: the same key under
     /// another scope is another key, so one caller can neither replay nor block another's starts.
     public var idempotencyScope: String
@@ -21,8 +23,9 @@ public struct StartRequest: Sendable, Equatable {
     /// Creates a request.
     public init(
         to: String, channel: Channel? = nil, clientAddress: String, idempotencyKey: String? = nil,
-        idempotencyScope: String = "", owner: String? = nil
+        idempotencyScope: String = "", owner: String? = nil, locale: TextLanguage? = nil
     ) {
+        self.locale = locale
         self.owner = owner
         self.to = to
         self.channel = channel

@@ -39,7 +39,8 @@ extension Verifier {
         do {
             codeHash = try hash(id: id, code: code)
             let message = MessageTemplate.message(
-                verificationID: id, channel: begun.channel, to: begun.destination, code: code, policy: policy)
+                verificationID: id, channel: begun.channel, to: begun.destination, code: code, policy: policy,
+                language: record.locale.flatMap(TextLanguage.init(rawValue:)))
             try await sender.send(message)
         } catch {
             try? await store.abandonResend(id: id, token: lease.token)

@@ -63,7 +63,7 @@ extension Verifier {
             codeLength: policy.codeFormat.length, codeHash: try hash(id: id, code: code), state: .pending,
             attemptsLeft: policy.maxAttempts, sendsUsed: 1, createdAt: now, expiresAt: expiresAt,
             resendAvailableAt: policy.maxSends > 1 ? now.adding(policy.cooldown(afterSend: 1)) : nil,
-            purgeAt: purgeTime(after: expiresAt))
+            purgeAt: purgeTime(after: expiresAt), locale: (request.locale ?? policy.defaultLocale).rawValue)
         let inserted: InsertOutcome
         do {
             inserted = try await storeCall { () async throws(StoreError) in
@@ -86,7 +86,7 @@ extension Verifier {
 
         let message = MessageTemplate.message(
             verificationID: id, channel: destination.channel, to: destination.address, code: code,
-            policy: policy)
+            policy: policy, language: request.locale)
         do {
             try await sender.send(message)
         } catch {

@@ -75,6 +75,14 @@ public struct Policy: Sendable, Hashable {
         return testDestinations.first { $0.key.lowercased() == lowered }?.value
     }
 
+    /// The language of messages when a start names none.
+    public var defaultLocale: TextLanguage = .english
+    /// The messages' wording per language: built-in, or the operator's overrides.
+    public var templates = MessageTemplates()
+    /// Whether an SMS may take more than one segment (providers bill each); otherwise a template
+    /// that cannot fit one segment for the longest code is refused at start.
+    public var allowMultipartSMS = false
+
     /// Whether test destinations skip the rate limits and send caps (they never skip attempts).
     public var testDestinationsUnlimited = false
 
@@ -241,6 +249,21 @@ public struct Policy: Sendable, Hashable {
         }
         if let domain, domain.isEmpty || domain.contains(where: { $0.isWhitespace || $0 == "#" }) {
             problems.append("domain must be a host name such as example.com.")
+        }
+        problems += templates.problems
+        if !allowMultipartSMS {
+            for language in TextLanguage.allCases {
+                let text = MessageTemplate.templatedSMS(
+                    code: String(repeating: "8", count: codeFormat.length), appName: "", policy: self,
+                    language: language)
+                let segments = SMSSegments.count(text)
+                if segments > 1 {
+                    problems.append(
+                        "the sms.\(language.rawValue) template takes \(segments) SMS segments even without the app name "
+                            + "(\(MessageTemplate.gsmSeptets(text) == nil ? "70 UCS-2" : "160 GSM-7") characters fit one): "
+                            + "shorten it, or allow it with --allow-multipart-sms")
+                }
+            }
         }
         let shortest = MessageTemplate.smsText(
             code: String(repeating: "0", count: codeFormat.length), appName: "", policy: self)

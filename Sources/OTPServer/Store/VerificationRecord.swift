@@ -39,13 +39,17 @@ public struct VerificationRecord: Sendable, Equatable {
     public var purgeAt: Date
     /// A resend in progress: its code is being delivered and not yet stored.
     public var resendLease: ResendLease?
+    /// The language of the verification's messages (`en`, `de`, `ar`, `ja`), or `nil` for the
+    /// server's default.
+    public var locale: String?
 
     /// Creates a record.
     public init(
         id: String, channel: Channel, destination: String, codeLength: Int, codeHash: [UInt8], state: State,
         attemptsLeft: Int, sendsUsed: Int, createdAt: Date, expiresAt: Date, resendAvailableAt: Date?,
-        purgeAt: Date, resendLease: ResendLease? = nil
+        purgeAt: Date, resendLease: ResendLease? = nil, locale: String? = nil
     ) {
+        self.locale = locale
         self.id = id
         self.channel = channel
         self.destination = destination
