@@ -167,7 +167,8 @@ enum ServeCommand {
                     policy: policy, language: language)
                 let segments = SMSSegments.count(text)
                 if segments > 1 {
-                    warnings.append("the sms.\(language.rawValue) template takes \(segments) SMS segments, each billed")
+                    warnings.append(
+                        "the sms.\(language.rawValue) template takes \(segments) SMS segments, each billed")
                 }
             }
         }

@@ -228,15 +228,17 @@ enum ServeOptions {
             guard let text = try? String(contentsOfFile: path + "/" + name, encoding: .utf8) else {
                 throw UsageError("--template-dir: cannot read \(name)")
             }
-            found[language, default: [:]][String(parts[0])] = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            found[language, default: [:]][String(parts[0])] = text.trimmingCharacters(
+                in: .whitespacesAndNewlines)
         }
         guard !found.isEmpty else { throw UsageError("--template-dir: \(path) holds no template") }
         var result: [TextLanguage: MessageTemplates.Texts] = [:]
         for (language, files) in found {
             // Each language's missing files come from its built-in texts.
-            let builtIn = MessageTemplates.builtIn[language] ?? MessageTemplates.builtIn[.english]!
+            let builtIn = MessageTemplates.builtIn[language] ?? MessageTemplates.english
             result[language] = MessageTemplates.Texts(
-                sms: files["sms"] ?? builtIn.sms, emailSubject: files["email-subject"] ?? builtIn.emailSubject,
+                sms: files["sms"] ?? builtIn.sms,
+                emailSubject: files["email-subject"] ?? builtIn.emailSubject,
                 email: files["email"] ?? builtIn.email)
         }
         return result

@@ -53,7 +53,8 @@ enum RequestBodies {
         if let locale = parsed.locale {
             guard let language = TextLanguage(identifier: locale) else {
                 let known = TextLanguage.allCases.map(\.rawValue).joined(separator: ", ")
-                return .failure(APIResponses.invalidRequest("\"locale\" must be one of \(known) (a region is fine)."))
+                return .failure(
+                    APIResponses.invalidRequest("\"locale\" must be one of \(known) (a region is fine)."))
             }
             start.locale = language
         }

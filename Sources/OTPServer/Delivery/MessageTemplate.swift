@@ -132,7 +132,9 @@ public enum MessageTemplate {
 
     /// The SMS text of a language's template with a given app name: the sentence, then the app hash
     /// and the origin-bound line as for English.
-    public static func templatedSMS(code: String, appName: String, policy: Policy, language: TextLanguage) -> String {
+    public static func templatedSMS(
+        code: String, appName: String, policy: Policy, language: TextLanguage
+    ) -> String {
         let sentence = MessageTemplates.fill(
             policy.templates.texts(language).sms, code: code, app: appName, minutes: minutes(policy))
         var extra: [String] = []
@@ -169,7 +171,8 @@ public enum MessageTemplate {
         case .email:
             let sentence = MessageTemplates.fill(
                 texts.email, code: code, app: policy.appName, minutes: minutes(policy))
-            let text = originBoundLine(code: code, policy: policy).map { sentence + "\n\n" + $0 + "\n" }
+            let text =
+                originBoundLine(code: code, policy: policy).map { sentence + "\n\n" + $0 + "\n" }
                 ?? sentence + "\n"
             let direction = language.isRightToLeft ? "rtl" : "ltr"
             let html = """
@@ -184,7 +187,8 @@ public enum MessageTemplate {
                 """
             return OutgoingMessage(
                 verificationID: verificationID, channel: .email, to: destination,
-                subject: MessageTemplates.fill(texts.emailSubject, code: "", app: policy.appName, minutes: minutes(policy)),
+                subject: MessageTemplates.fill(
+                    texts.emailSubject, code: "", app: policy.appName, minutes: minutes(policy)),
                 text: text, html: html)
         }
     }

@@ -36,18 +36,23 @@ public struct MessageTemplates: Sendable, Hashable {
         self.overrides = overrides
     }
 
+    /// The built-in English texts, the fallback of every language.
+    public static let english = Texts(
+        sms: "Your {app} code is {code}. It expires in {minutes} minutes.",
+        emailSubject: "Your {app} verification code",
+        email: "Your {app} code is {code}. It expires in {minutes} minutes.")
+
     /// The built-in texts.
     public static let builtIn: [TextLanguage: Texts] = [
-        .english: Texts(
-            sms: "Your {app} code is {code}. It expires in {minutes} minutes.",
-            emailSubject: "Your {app} verification code", email: "Your {app} code is {code}. It expires in {minutes} minutes."),
+        .english: english,
         .german: Texts(
             sms: "Ihr {app}-Code lautet {code}. Er läuft in {minutes} Minuten ab.",
             emailSubject: "Ihr {app}-Bestätigungscode",
             email: "Ihr {app}-Code lautet {code}. Er läuft in {minutes} Minuten ab."),
         .arabic: Texts(
             sms: "رمز {app} هو {code}. ينتهي بعد {minutes} دقائق.",
-            emailSubject: "رمز التحقق من {app}", email: "رمز {app} الخاص بك هو {code}. تنتهي صلاحيته بعد {minutes} دقائق."),
+            emailSubject: "رمز التحقق من {app}",
+            email: "رمز {app} الخاص بك هو {code}. تنتهي صلاحيته بعد {minutes} دقائق."),
         .japanese: Texts(
             sms: "{app}の確認コードは{code}です。有効期限は{minutes}分です。",
             emailSubject: "{app}の確認コード", email: "{app}の確認コードは{code}です。有効期限は{minutes}分です。"),
@@ -55,20 +60,24 @@ public struct MessageTemplates: Sendable, Hashable {
 
     /// The texts of a language: its override, else the built-in ones.
     public func texts(_ language: TextLanguage) -> Texts {
-        overrides[language] ?? Self.builtIn[language] ?? Self.builtIn[.english]!
+        overrides[language] ?? Self.builtIn[language] ?? Self.english
     }
 
-    /// What is wrong with the overrides: unknown placeholders, a missing `{code}`, a subject with
-    /// the code. Empty when they can be used.
+    /// What is wrong with the overrides, one sentence each; empty when they can be used.
+    ///
+    /// Unknown placeholders, a body without `{code}`, a subject with it.
     public var problems: [String] {
         var problems: [String] = []
         for (language, texts) in overrides.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            for (name, text) in [("sms", texts.sms), ("email-subject", texts.emailSubject), ("email", texts.email)] {
+            for (name, text) in [
+                ("sms", texts.sms), ("email-subject", texts.emailSubject), ("email", texts.email),
+            ] {
                 let unknown = Set(StringCatalog.placeholders(in: text)).subtracting(Self.placeholders)
                 if !unknown.isEmpty {
                     problems.append(
                         "the \(name).\(language.rawValue) template has unknown placeholders: "
-                            + unknown.sorted().map { "{\($0)}" }.joined(separator: ", ") + " (known: {code}, {app}, {minutes})")
+                            + unknown.sorted().map { "{\($0)}" }.joined(separator: ", ")
+                            + " (known: {code}, {app}, {minutes})")
                 }
                 let usesCode = text.contains("{code}")
                 if name == "email-subject", usesCode {

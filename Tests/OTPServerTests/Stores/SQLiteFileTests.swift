@@ -18,4 +18,37 @@ import Testing
         }
         await store.shutdown()
     }
+
+    @Test("a database made before messages had a language gains the column and keeps its rows")
+    func localeMigration() async throws {
+        let path = temporaryDirectory() + "/old.sqlite3"
+        let old = """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            db.execute("CREATE TABLE otp_verifications (id TEXT PRIMARY KEY NOT NULL, channel TEXT NOT NULL, "
+                "destination TEXT NOT NULL, code_length INTEGER NOT NULL, code_hash BLOB NOT NULL, "
+                "state TEXT NOT NULL, attempts_left INTEGER NOT NULL, sends_used INTEGER NOT NULL, "
+                "created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, resend_available_at INTEGER, "
+                "purge_at INTEGER NOT NULL, lease_token TEXT, lease_until INTEGER) WITHOUT ROWID")
+            db.execute("INSERT INTO otp_verifications VALUES ('vf_old', 'sms', '+15550100', 6, x'00', "
+                "'pending', 3, 1, 1795000000000, 4102444800000, NULL, 4102444800000, NULL, NULL)")
+            db.commit()
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", old, path]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        chmod(path, 0o600)
+        let store = try SQLiteStoreFactory.open(path)
+        let kept = try await store.record(id: "vf_old")
+        #expect(kept?.destination == "+15550100")
+        #expect(kept?.locale == nil)
+        var record = StoreConformanceTests.sample("vf_new")
+        record.locale = "ja"
+        _ = try await store.insert(record, claim: nil, now: StoreConformanceTests.t0)
+        #expect(try await store.record(id: "vf_new")?.locale == "ja")
+        await store.shutdown()
+    }
 }
