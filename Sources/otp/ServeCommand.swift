@@ -176,7 +176,8 @@ enum ServeCommand {
         if !tests.isEmpty {
             warnings.append(
                 "\(tests.count) test destination\(tests.count == 1 ? "" : "s") (\(tests.keys.sorted().joined(separator: ", "))) "
-                    + "\(tests.count == 1 ? "sends" : "send") nothing and verify with a known code: keep them out of production")
+                    + "\(tests.count == 1 ? "sends" : "send") nothing and verify with a known code: keep them out of production"
+            )
         }
         if settings.secretFile == nil, case .sqlite(let path) = settings.store {
             warnings.append(
