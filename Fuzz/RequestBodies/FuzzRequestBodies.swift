@@ -29,7 +29,8 @@ func startBody(_ body: [UInt8]) {
     switch RequestBodies.start(body) {
     case .failure(let error):
         refusal(error)
-    case .success(let (to, channel)):
+    case .success(let start):
+        let (to, channel) = (start.to, start.channel)
         require(
             !to.isEmpty && to.utf8.count <= RequestBodies.maxDestinationBytes, "destination out of bounds")
         guard let destination = try? Destination.parse(to, channel: channel) else { return }

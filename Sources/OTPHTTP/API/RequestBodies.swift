@@ -5,6 +5,10 @@ import OTPCore
 enum RequestBodies {
     /// The longest destination accepted, in bytes, before normalisation.
     static let maxDestinationBytes = 320
+    /// The longest hosted return URL accepted, in bytes.
+    static let maxReturnURLBytes = 2048
+    /// The longest hosted `state` accepted, in bytes.
+    static let maxStateBytes = 512
     /// The longest start guard proof accepted, in bytes.
     static let maxProofBytes = 8192
     /// The longest code accepted, in bytes, before normalisation.
@@ -73,18 +77,18 @@ enum RequestBodies {
         }
         if let hosted = parsed.hosted {
             let state = hosted.state ?? ""
-            guard state.utf8.count <= HostedPages.maxStateBytes,
+            guard state.utf8.count <= maxStateBytes,
                 state.utf8.allSatisfy({ (0x20...0x7E).contains($0) })
             else {
                 return .failure(
                     APIResponses.invalidRequest(
-                        "\"hosted.state\" must be at most \(HostedPages.maxStateBytes) printable ASCII characters."
+                        "\"hosted.state\" must be at most \(maxStateBytes) printable ASCII characters."
                     ))
             }
-            guard hosted.returnUrl.utf8.count <= HostedPages.maxReturnURLBytes else {
+            guard hosted.returnUrl.utf8.count <= maxReturnURLBytes else {
                 return .failure(
                     APIResponses.invalidRequest(
-                        "\"hosted.returnUrl\" must have at most \(HostedPages.maxReturnURLBytes) bytes."))
+                        "\"hosted.returnUrl\" must have at most \(maxReturnURLBytes) bytes."))
             }
             start.hosted = (hosted.returnUrl, state)
         }

@@ -26,9 +26,9 @@ public struct HostedPages: Sendable {
     public var tokenLifetime: Duration
 
     /// The longest return URL accepted, in bytes.
-    public static let maxReturnURLBytes = 2048
+    public static let maxReturnURLBytes = RequestBodies.maxReturnURLBytes
     /// The longest `state` accepted, in bytes.
-    public static let maxStateBytes = 512
+    public static let maxStateBytes = RequestBodies.maxStateBytes
 
     /// Creates the page's settings; check them with ``problems``.
     public init(
