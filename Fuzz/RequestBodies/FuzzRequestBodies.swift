@@ -50,6 +50,10 @@ func startBody(_ body: [UInt8]) {
 
 /// A check body: either a code within the byte limit that normalises into the format, or 400.
 func checkBody(_ body: [UInt8]) {
+    // The decoder-free reading of the common body must agree with Foundation's decoder.
+    if let plain = RequestBodies.plainCode(body) {
+        require(plain == RequestBodies.decodedCode(body), "the plain reading differs from the decoder's")
+    }
     switch RequestBodies.check(body) {
     case .failure(let error):
         refusal(error)

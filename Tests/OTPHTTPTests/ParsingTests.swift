@@ -64,3 +64,35 @@ import Testing
         }
     }
 }
+
+@Suite struct CheckBodyReadingTests {
+    @Test("the common check body is read without a decoder, and agrees with the decoder on every shape")
+    func plainAndDecoded() throws {
+        let plain: [String: String?] = [
+            #"{"code":"482019"}"#: "482019",
+            " {\n\t\"code\" :  \"482 019\"\r} ": "482 019",
+            #"{"code":"٤٨٢٠١٩"}"#: "٤٨٢٠١٩",
+            #"{"code":""}"#: "",
+            #"{"code":"48\"2019"}"#: nil,
+            #"{"code":"482019","x":1}"#: nil,
+            #"{"code":482019}"#: nil,
+            #"{"code":"482019"} x"#: nil,
+            #"{"code":"482019""#: nil,
+            #"{"Code":"482019"}"#: nil,
+            "{\"code\":\"48\u{01}2019\"}": nil,
+        ]
+        for (body, expected) in plain {
+            let bytes = Array(body.utf8)
+            #expect(RequestBodies.plainCode(bytes) == expected, "\(body)")
+            if let expected {
+                #expect(RequestBodies.decodedCode(bytes) == expected, "the decoder agrees on \(body)")
+            }
+        }
+        #expect(
+            RequestBodies.plainCode([0x7B, 0x22, 0x63, 0x6F, 0x64, 0x65, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D])
+                == nil)
+        // Shapes the plain reading leaves to the decoder still work.
+        #expect(try RequestBodies.check(Array(#"{"code":"48\u0032019","x":1}"#.utf8)).get() == "482019")
+        #expect((try? RequestBodies.check(Array(#"{"code":482019}"#.utf8)).get()) == nil)
+    }
+}

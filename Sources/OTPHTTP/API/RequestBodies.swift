@@ -97,14 +97,58 @@ enum RequestBodies {
 
     /// The code of a check body, or the reason it is not one.
     static func check(_ body: [UInt8]) -> Result<String, APIError> {
-        guard let parsed = try? JSONDecoder().decode(CheckBody.self, from: Data(body)) else {
+        guard let code = plainCode(body) ?? decodedCode(body) else {
             return .failure(
                 APIResponses.invalidRequest("The body must be a JSON object with a string \"code\"."))
         }
-        guard parsed.code.utf8.count <= maxCodeBytes else {
+        guard code.utf8.count <= maxCodeBytes else {
             return .failure(APIResponses.invalidRequest("\"code\" must have at most \(maxCodeBytes) bytes."))
         }
-        return .success(parsed.code)
+        return .success(code)
+    }
+
+    /// The code of a check body, read by Foundation's decoder.
+    static func decodedCode(_ body: [UInt8]) -> String? {
+        (try? JSONDecoder().decode(CheckBody.self, from: Data(body)))?.code
+    }
+
+    /// The code of the body every client sends, `{"code":"482019"}` with any JSON whitespace, read
+    /// without a decoder; `nil` for any other shape (escapes, other members, other bytes), which
+    /// then goes to ``decodedCode(_:)``. The fuzz target keeps the two equal.
+    static func plainCode(_ body: [UInt8]) -> String? {
+        var index = 0
+        func skipSpace() {
+            while index < body.count, [0x20, 0x09, 0x0A, 0x0D].contains(body[index]) { index += 1 }
+        }
+        func expect(_ bytes: [UInt8]) -> Bool {
+            guard index + bytes.count <= body.count, Array(body[index..<(index + bytes.count)]) == bytes else {
+                return false
+            }
+            index += bytes.count
+            return true
+        }
+        skipSpace()
+        guard expect([UInt8(ascii: "{")]) else { return nil }
+        skipSpace()
+        guard expect(Array(#""code""#.utf8)) else { return nil }
+        skipSpace()
+        guard expect([UInt8(ascii: ":")]) else { return nil }
+        skipSpace()
+        guard expect([UInt8(ascii: "\"")]) else { return nil }
+        let start = index
+        while index < body.count, body[index] != UInt8(ascii: "\"") {
+            // An escape or a control character: the decoder's job.
+            if body[index] == UInt8(ascii: "\\") || body[index] < 0x20 { return nil }
+            index += 1
+        }
+        guard index < body.count else { return nil }
+        let end = index
+        index += 1
+        skipSpace()
+        guard expect([UInt8(ascii: "}")]) else { return nil }
+        skipSpace()
+        guard index == body.count else { return nil }
+        return String(validating: body[start..<end], as: UTF8.self)
     }
 
     /// Whether an `Idempotency-Key` value has 1–255 printable ASCII characters.
