@@ -112,16 +112,18 @@ enum RequestBodies {
         (try? JSONDecoder().decode(CheckBody.self, from: Data(body)))?.code
     }
 
-    /// The code of the body every client sends, `{"code":"482019"}` with any JSON whitespace, read
-    /// without a decoder; `nil` for any other shape (escapes, other members, other bytes), which
-    /// then goes to ``decodedCode(_:)``. The fuzz target keeps the two equal.
+    /// The code of the body every client sends, `{"code":"482019"}`, read without a decoder.
+    ///
+    /// Any JSON whitespace is allowed; any other shape (escapes, other members, other bytes) is
+    /// `nil` and goes to ``decodedCode(_:)``. The fuzz target keeps the two equal.
     static func plainCode(_ body: [UInt8]) -> String? {
         var index = 0
         func skipSpace() {
             while index < body.count, [0x20, 0x09, 0x0A, 0x0D].contains(body[index]) { index += 1 }
         }
         func expect(_ bytes: [UInt8]) -> Bool {
-            guard index + bytes.count <= body.count, Array(body[index..<(index + bytes.count)]) == bytes else {
+            guard index + bytes.count <= body.count, Array(body[index..<(index + bytes.count)]) == bytes
+            else {
                 return false
             }
             index += bytes.count
