@@ -89,6 +89,7 @@ public final class HTTPServer: Sendable {
             if inFlight == 0 || (suspended == 0 && ContinuousClock.now >= deadline) { break }
             try? await Task.sleep(for: .milliseconds(5))
         }
+        core.daemonWillStop()
         MHD_stop_daemon(daemon.raw)
         watchdog.stop()
         retainedCore.release()
@@ -98,6 +99,7 @@ public final class HTTPServer: Sendable {
         // A server dropped without `stop()` closes at once.
         watchdog.stop()
         if daemon.claimStop() {
+            core.daemonWillStop()
             MHD_stop_daemon(daemon.raw)
             retainedCore.release()
         }

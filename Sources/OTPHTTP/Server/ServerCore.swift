@@ -9,6 +9,12 @@ final class ServerCore: @unchecked Sendable {
     let headerNames: [String]
     let queryNames: [String]
     private let lock = NSLock()
+    /// Orders resuming a connection against stopping the daemon; never held while libmicrohttpd
+    /// calls back, so it cannot deadlock with ``lock``.
+    private let resumeLock = NSLock()
+    private var daemonStopped = false
+    /// Connections suspended until a handler's task answers, by address.
+    private var suspendedConnections: [UInt: ConnectionHandle] = [:]
     private var inFlight = 0
     private var suspendedCount = 0
     private var stopping = false
@@ -34,6 +40,33 @@ final class ServerCore: @unchecked Sendable {
     /// Whether a graceful stop has begun (responses then close their connection).
     var isStopping: Bool {
         lock.withLock { stopping }
+    }
+
+    /// Resumes a suspended connection, unless the daemon was stopped (a server dropped or stopped
+    /// while a handler's task still ran): its connections are gone, and touching one would crash.
+    func resume(_ connection: ConnectionHandle) {
+        resumeLock.withLock {
+            guard suspendedConnections.removeValue(forKey: UInt(bitPattern: connection.raw)) != nil,
+                !daemonStopped
+            else { return }
+            MHD_resume_connection(connection.raw)
+        }
+    }
+
+    /// Records a connection suspended until its task answers.
+    func suspended(_ connection: ConnectionHandle) {
+        resumeLock.withLock { suspendedConnections[UInt(bitPattern: connection.raw)] = connection }
+    }
+
+    /// Marks the daemon stopped before it is: no task resumes a connection from now on, and every
+    /// connection still waiting on a task is resumed here (without an answer), since libmicrohttpd
+    /// refuses to stop with suspended connections.
+    func daemonWillStop() {
+        resumeLock.withLock {
+            daemonStopped = true
+            for connection in suspendedConnections.values { MHD_resume_connection(connection.raw) }
+            suspendedConnections.removeAll()
+        }
     }
 
     func beginStopping() {
@@ -148,11 +181,12 @@ func otpAccessHandler(
         core.suspensionBegan()
         MHD_suspend_connection(connection)
         let handle = ConnectionHandle(raw: connection)
+        core.suspended(handle)
         Task {
             let response = await work()
             state.setPending(response)
             core.suspensionEnded()
-            MHD_resume_connection(handle.raw)
+            core.resume(handle)
         }
         return .YES
     }
