@@ -1,5 +1,5 @@
 # OTPKit: `make demo` runs the product on Linux; `make test` runs every test.
-.PHONY: demo test deps build lint format bench bench-engine reliability clean
+.PHONY: demo test deps build lint format bench bench-all bench-engine reliability clean
 
 demo: deps
 	swift build -c release --product otp
@@ -25,6 +25,12 @@ bench-engine: deps
 
 bench: deps
 	bash scripts/bench-http.sh
+
+# The HTTP benchmark on each store in turn.
+bench-all: deps
+	OTP_BENCH_STORE=memory bash scripts/bench-http.sh
+	OTP_BENCH_STORE=sqlite bash scripts/bench-http.sh
+	OTP_BENCH_STORE=redis bash scripts/bench-http.sh
 
 reliability: deps
 	bash scripts/reliability.sh

@@ -7,7 +7,7 @@
 # rounds, so a burst of other load on the machine moves all three alike.
 #
 #   OTP_BENCH_SECONDS (default 3)  OTP_BENCH_ROUNDS (3)  OTP_BENCH_CONNECTIONS (50)
-#   OTP_BENCH_STORE (memory | sqlite)  OTP_BIN (a built otp to use instead of building one)
+#   OTP_BENCH_STORE (memory | sqlite | redis: a throwaway redis-server on these cores)  OTP_BIN (a built otp to use instead of building one)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v swift >/dev/null || export PATH=/opt/swift/usr/bin:$PATH
@@ -39,16 +39,28 @@ step "servers"
 "$work/bare" 2 >"$work/bare.port" &
 pids+=($!)
 bare_pid=$!
+secret_args=()
 case "$store_kind" in
   memory) store=memory ;;
   sqlite) store="sqlite:$work/bench.sqlite3" ;;
-  *) echo "OTP_BENCH_STORE is memory or sqlite" >&2; exit 2 ;;
+  redis)
+    command -v redis-server >/dev/null || { echo "redis-server is missing: run scripts/bootstrap.sh" >&2; exit 1; }
+    redis_port=$(free_port)
+    redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --loglevel warning \
+      >/dev/null 2>&1 &
+    pids+=($!)
+    for _ in $(seq 50); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+    store="redis://127.0.0.1:$redis_port"
+    secret_args=(--secret-file "$work/secret")
+    ;;
+  *) echo "OTP_BENCH_STORE is memory, sqlite or redis" >&2; exit 2 ;;
 esac
 key="bench-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 # Limits and attempts lifted so every request does the full work instead of stopping at 429 or 423
 # (a limit of N per N seconds is a burst of N: the limiter works in whole milliseconds). The check
 # floor is off: it holds each answer 50 ms by sleeping, which would measure wrk's connection count.
 "$otp" serve --port 0 --store "$store" --api-key "$key" --sender "outbox:/dev/null" --check-floor 0 \
+  "${secret_args[@]}" \
   --max-attempts 1000000 --limit-starts-per-destination 1000000000/31536000 \
   --limit-starts-per-address 1000000000/31536000 --limit-checks-per-address 1000000000/31536000 \
   --limit-failed-checks-per-destination 1000000000/31536000 >"$work/otp.out" 2>/dev/null &
