@@ -20,9 +20,11 @@ enum TokenCommand {
         static let jwks = Option.text(
             "jwks", "URL|FILE", "the server's key set: https://…/.well-known/jwks.json, or a file")
         static let audience = Option.text(
-            "audience", "ORIGIN", "your return URL's origin, such as https://app.example")
+            "audience", "ORIGIN|NAME",
+            "your return URL's origin (hosted page), or your publishable key's name (app)")
         static let issuer = Option.text(
-            "issuer", "URL", defaultText: "the key set URL's origin", "the server's --public-url")
+            "issuer", "URL", defaultText: "the key set URL's origin",
+            "the server's --public-url, or otpkit for a server without one")
     }
 
     static let specs: [OptionSpec] = [Flags.jwks.spec, Flags.audience.spec, Flags.issuer.spec]
@@ -60,8 +62,14 @@ enum TokenCommand {
         let keySet: JSONWebKeySet
         do {
             keySet = try JSONWebKeySet.decode(try await fetch(jwks))
-        } catch {
+        } catch let error as FetchError {
             printError("otp token: cannot read the key set \(jwks): \(error)")
+            return 2
+        } catch let error as ApprovalTokenError {
+            printError("otp token: the key set \(jwks) is not one: \(error)")
+            return 2
+        } catch {
+            printError("otp token: cannot fetch the key set \(jwks): \(error.localizedDescription)")
             return 2
         }
         guard let expectedIssuer = issuer ?? origin(of: jwks) else {
@@ -86,15 +94,17 @@ enum TokenCommand {
         if let url = URL(string: location), url.scheme == "http" || url.scheme == "https" {
             let (data, response) = try await URLSession(configuration: .ephemeral).data(from: url)
             let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            guard status == 200 else { throw FetchError(status: status) }
+            guard status == 200 else { throw FetchError(description: "the server answered \(status)") }
             return Array(data)
         }
-        return Array(try Data(contentsOf: URL(fileURLWithPath: location)))
+        guard let data = FileManager.default.contents(atPath: location) else {
+            throw FetchError(description: "no such readable file")
+        }
+        return Array(data)
     }
 
     private struct FetchError: Error, CustomStringConvertible {
-        var status: Int
-        var description: String { "the server answered \(status)" }
+        var description: String
     }
 
     /// `scheme://host[:port]` of an http(s) address, or `nil` for a file.

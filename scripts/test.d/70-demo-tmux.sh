@@ -122,6 +122,7 @@ expect_exit 2 "--locale must be one of en, de, ar, ja" "$bin" demo --locale fr
 expect_exit 2 "--web runs its own server" "$bin" demo --web --offline
 expect_exit 2 "otp token takes: verify TOKEN" "$bin" token check x
 expect_exit 2 "--jwks is needed" "$bin" token verify x --audience https://app.example
+expect_exit 2 "cannot read the key set" "$bin" token verify x --jwks /nonexistent/jwks.json --audience a --issuer otpkit
 expect_exit 2 "OTP_REDUCE_MOTION must be 1 or 0" env OTP_REDUCE_MOTION=maybe "$bin" demo
 expect_exit 2 "an API key is needed" "$bin" check vf_x 482019
 expect_exit 2 "otp check takes 2 arguments" "$bin" check vf_x --api-key k
@@ -129,4 +130,4 @@ expect_exit 2 "--channel must be sms or email" "$bin" start --to +15550100 --cha
 expect_exit 2 "--server must be an http or https URL" "$bin" status vf_x --api-key k --server ftp://x
 expect_exit 2 "unknown option --color" "$bin" status vf_x --api-key k --color
 expect_exit 1 "network_failure" "$bin" status vf_x --api-key k --server "http://127.0.0.1:$(free_port)"
-echo "  ok: 13 usage and failure paths"
+echo "  ok: 14 usage and failure paths"
