@@ -66,4 +66,53 @@ static inline int otp_ed25519_verify(const unsigned char *public_key, const unsi
     return ok ? 1 : 0;
 }
 
+// HMAC of `data` under `key` with the digest named `digest` ("SHA1", "SHA256" or "SHA512") into `out`,
+// which has room for `out_capacity` bytes; the length written goes to `out_length`. Returns 1 on success.
+static inline int otp_hmac(const char *digest, const unsigned char *key, size_t key_length,
+                           const unsigned char *data, size_t data_length, unsigned char *out, size_t out_capacity,
+                           size_t *out_length) {
+    static const unsigned char empty = 0;
+    unsigned char *result = EVP_Q_mac(NULL, "HMAC", NULL, digest, NULL, key_length ? key : &empty, key_length,
+                                      data_length ? data : &empty, data_length, out, out_capacity, out_length);
+    return result != NULL ? 1 : 0;
+}
+
+// AES-256-GCM: seals `plain` under the 32-byte `key` and 12-byte `nonce`, with `aad` authenticated too,
+// into `cipher` (the same length as `plain`) and the 16-byte `tag`. Returns 1 on success.
+static inline int otp_aes256gcm_seal(const unsigned char *key, const unsigned char *nonce, const unsigned char *aad,
+                                     size_t aad_length, const unsigned char *plain, size_t plain_length,
+                                     unsigned char *cipher, unsigned char *tag) {
+    EVP_CIPHER_CTX *context = EVP_CIPHER_CTX_new();
+    int length = 0;
+    int ok = context != NULL && EVP_EncryptInit_ex(context, EVP_aes_256_gcm(), NULL, NULL, NULL) == 1 &&
+             EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, 12, NULL) == 1 &&
+             EVP_EncryptInit_ex(context, NULL, NULL, key, nonce) == 1 &&
+             (aad_length == 0 || EVP_EncryptUpdate(context, NULL, &length, aad, (int)aad_length) == 1) &&
+             (plain_length == 0 || EVP_EncryptUpdate(context, cipher, &length, plain, (int)plain_length) == 1) &&
+             EVP_EncryptFinal_ex(context, cipher + (plain_length ? length : 0), &length) == 1 &&
+             EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, 16, tag) == 1;
+    EVP_CIPHER_CTX_free(context);
+    return ok ? 1 : 0;
+}
+
+// AES-256-GCM: opens `cipher` sealed by otp_aes256gcm_seal into `plain`; returns 1 only when the tag
+// authenticates the cipher text and `aad` under `key` and `nonce`, else 0 (and `plain` must be discarded).
+static inline int otp_aes256gcm_open(const unsigned char *key, const unsigned char *nonce, const unsigned char *aad,
+                                     size_t aad_length, const unsigned char *cipher, size_t cipher_length,
+                                     const unsigned char *tag, unsigned char *plain) {
+    EVP_CIPHER_CTX *context = EVP_CIPHER_CTX_new();
+    int length = 0;
+    unsigned char tag_copy[16];
+    for (int index = 0; index < 16; index++) tag_copy[index] = tag[index];
+    int ok = context != NULL && EVP_DecryptInit_ex(context, EVP_aes_256_gcm(), NULL, NULL, NULL) == 1 &&
+             EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, 12, NULL) == 1 &&
+             EVP_DecryptInit_ex(context, NULL, NULL, key, nonce) == 1 &&
+             (aad_length == 0 || EVP_DecryptUpdate(context, NULL, &length, aad, (int)aad_length) == 1) &&
+             (cipher_length == 0 || EVP_DecryptUpdate(context, plain, &length, cipher, (int)cipher_length) == 1) &&
+             EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, 16, tag_copy) == 1 &&
+             EVP_DecryptFinal_ex(context, plain + (cipher_length ? length : 0), &length) == 1;
+    EVP_CIPHER_CTX_free(context);
+    return ok ? 1 : 0;
+}
+
 #endif
