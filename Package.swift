@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "OTPHTTP", targets: ["OTPHTTP"]),
         .library(name: "OTPTerminal", targets: ["OTPTerminal"]),
         .library(name: "OTPTokens", targets: ["OTPTokens"]),
+        .library(name: "OTPQR", targets: ["OTPQR"]),
     ],
     targets: [
         // MARK: Core (Linux and Apple)
@@ -61,6 +62,12 @@ let package = Package(
             dependencies: [.target(name: "CCrypto", condition: .when(platforms: [.linux]))]
         ),
         .testTarget(name: "OTPTokensTests", dependencies: ["OTPTokens"]),
+        // QR codes for authenticator enrolment, through libqrencode.
+        .systemLibrary(
+            name: "CQRencode", pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"]), .brew(["qrencode"])]),
+        .target(name: "OTPQR", dependencies: ["CQRencode"]),
+        .testTarget(name: "OTPQRTests", dependencies: ["OTPQR", "OTPServer"]),
 
         // MARK: Delivery and the HTTP front
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),

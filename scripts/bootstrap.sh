@@ -2,7 +2,7 @@
 # Installs what OTPKit needs on a Debian machine; quick when everything is there.
 set -euo pipefail
 
-apt_packages=(libsqlite3-dev libssl-dev libmicrohttpd-dev libhiredis-dev libcurl4-openssl-dev
+apt_packages=(libsqlite3-dev libssl-dev libmicrohttpd-dev libhiredis-dev libcurl4-openssl-dev libqrencode-dev zbar-tools
   redis-server tmux wrk pkg-config chromium chromium-driver)
 missing=()
 for p in "${apt_packages[@]}"; do
