@@ -50,7 +50,9 @@ let package = Package(
         .systemLibrary(
             name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"]), .brew(["hiredis"])]),
         .target(name: "OTPRedis", dependencies: ["OTPServer", "OTPCore", "CHiredis"]),
-        .testTarget(name: "OTPServerTests", dependencies: ["OTPServer", "OTPCore", "OTPSQLite", "OTPRedis"]),
+        .testTarget(
+            name: "OTPServerTests",
+            dependencies: ["OTPServer", "OTPCore", "OTPSQLite", "OTPRedis", "OTPTestSupport"]),
         .executableTarget(
             name: "OTPBenchmarks",
             dependencies: ["OTPServer", "OTPCore", "OTPSQLite", "OTPRedis", "CSQLite", "CHiredis"],
@@ -67,7 +69,7 @@ let package = Package(
             name: "CQRencode", pkgConfig: "libqrencode",
             providers: [.apt(["libqrencode-dev"]), .brew(["qrencode"])]),
         .target(name: "OTPQR", dependencies: ["CQRencode"]),
-        .testTarget(name: "OTPQRTests", dependencies: ["OTPQR", "OTPServer"]),
+        .testTarget(name: "OTPQRTests", dependencies: ["OTPQR", "OTPServer", "OTPTestSupport"]),
 
         // MARK: Delivery and the HTTP front
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),

@@ -1,6 +1,7 @@
 import Foundation
 import OTPQR
 import OTPServer
+import OTPTestSupport
 import Testing
 
 @Suite struct QRCodeTests {
@@ -17,7 +18,7 @@ import Testing
         process.standardOutput = output
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        awaitExit(process, seconds: 20)
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
     }
 

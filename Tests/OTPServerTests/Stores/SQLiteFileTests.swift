@@ -1,5 +1,6 @@
 import Foundation
 import OTPServer
+import OTPTestSupport
 import Testing
 
 @Suite struct SQLiteFileTests {
@@ -38,7 +39,7 @@ import Testing
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", old, path]
         try process.run()
-        process.waitUntilExit()
+        awaitExit(process, seconds: 20)
         #expect(process.terminationStatus == 0)
         chmod(path, 0o600)
         let store = try SQLiteStoreFactory.open(path)
