@@ -6,29 +6,22 @@ import Testing
 
 @Suite struct QRCodeTests {
     /// The text zbarimg (Debian's zbar-tools) reads from a PGM image of a code.
-    func decoded(_ code: QRCode) throws -> String {
+    func decoded(_ code: QRCode) async throws -> String {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(
             "otp-qr-\(UUID().uuidString).pgm")
         try Data(code.pgm()).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["zbarimg", "--quiet", "--raw", file.path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        awaitExit(process, seconds: 20)
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
+        let output = try await runToEnd("/usr/bin/env", ["zbarimg", "--quiet", "--raw", file.path])
+        return output.trimmingCharacters(in: .newlines)
     }
 
     @Test("an otpauth URI's QR code decodes back to the same URI (zbarimg)")
-    func roundTrip() throws {
+    func roundTrip() async throws {
         let uri = TOTP(secret: Array("12345678901234567890".utf8)).provisioningURI(
             account: "alice@example.org", issuer: "Example")
         let code = try #require(QRCode(uri))
         #expect(code.size >= 21 && (code.size - 17) % 4 == 0, "a QR version's side is 17 + 4v")
-        #expect(try decoded(code) == uri)
+        #expect(try await decoded(code) == uri)
     }
 
     @Test("the SVG and terminal renderings draw every dark module, inside a quiet zone")

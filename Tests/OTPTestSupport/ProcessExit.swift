@@ -12,3 +12,27 @@ public func awaitExit(_ process: Process, seconds: Double = 2) {
         usleep(10_000)
     }
 }
+
+/// Runs a child process to its end on a thread of its own, and returns its standard output.
+///
+/// Reading a child's output and waiting for it block; on the cooperative pool (two threads here)
+/// that starves every other test, so the blocking happens on a dedicated thread.
+public func runToEnd(_ executable: String, _ arguments: [String], seconds: Double = 20) async throws -> String
+{
+    try await withCheckedThrowingContinuation { continuation in
+        Thread {
+            continuation.resume(
+                with: Result {
+                    let process = Process()
+                    process.executableURL = URL(fileURLWithPath: executable)
+                    process.arguments = arguments
+                    let output = Pipe()
+                    process.standardOutput = output
+                    try process.run()
+                    let data = output.fileHandleForReading.readDataToEndOfFile()
+                    awaitExit(process, seconds: seconds)
+                    return String(decoding: data, as: UTF8.self)
+                })
+        }.start()
+    }
+}
