@@ -39,7 +39,10 @@ run_tests() {
   grep -E "Test run with|Executed" "$log" || tail -n 5 "$log"
   rm -f "$log"
 }
-run_tests "swift test" --parallel --skip "$timed"
+# One test at a time: parallel runs of the whole suite in one process (dozens of servers, child
+# processes and stubs at once) crashed with SIGSEGV now and then on this 2-core machine, in a way
+# no single suite reproduces; serial takes about 25 s and never did.
+run_tests "swift test" --no-parallel --skip "$timed"
 run_tests "swift test: suites with real-time bounds" --filter "$timed"
 
 for s in scripts/test.d/*.sh; do
