@@ -160,19 +160,11 @@ private struct ReturnPage: HTTPHandler {
             log.append(sentence)
             let html =
                 "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Back in the app</title></head>"
-                + "<body><h1>Back in the app</h1><p>\(HTMLText.escape(sentence))</p></body></html>"
+                + "<body><h1>Back in the app</h1><p>\(MessageTemplate.escapeHTML(sentence))</p></body></html>"
             return HTTPResponse(
                 status: 200, headers: [("Content-Type", "text/html; charset=utf-8")], body: Array(html.utf8),
                 route: "/verified")
         }
-    }
-}
-
-/// HTML escaping for the demo's own page.
-private enum HTMLText {
-    static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 }
 

@@ -93,9 +93,9 @@ public enum Edge: Int8, CaseIterable, Sendable {
     }
 }
 
-/// Declared as on <https://developer.apple.com/documentation/swiftui/verticaledge>.
 // `@frozen enum VerticalEdge`: `CaseIterable`, `Codable`, `Hashable`, `RawRepresentable`, `Sendable`
 // (Relationships on the page); the raw type is `Int8`, as `Edge`'s.
+/// Declared as on <https://developer.apple.com/documentation/swiftui/verticaledge>.
 @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
 public enum VerticalEdge: Int8, CaseIterable, Codable, Hashable, Sendable {
     /// Declared as on <https://developer.apple.com/documentation/swiftui/verticaledge/top>.

@@ -6,8 +6,8 @@
 
 import Foundation
 
-/// Declared as on <https://developer.apple.com/documentation/swiftui/viewmodifier>.
 // The stub declares no requirements: the project never writes its own modifier.
+/// Declared as on <https://developer.apple.com/documentation/swiftui/viewmodifier>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 @MainActor @preconcurrency public protocol ViewModifier {}
 
@@ -50,8 +50,8 @@ extension View {
     /// Declared as on <https://developer.apple.com/documentation/swiftui/view/padding(_:_:)>.
     nonisolated public func padding(_ edges: Edge.Set = .all, _ length: CGFloat? = nil) -> some View { self }
 
-    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/padding(_:)>.
     // (the `CGFloat` overload)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/padding(_:)>.
     nonisolated public func padding(_ length: CGFloat) -> some View { self }
 
     /// Declared as on <https://developer.apple.com/documentation/swiftui/view/opacity(_:)>.
@@ -60,12 +60,12 @@ extension View {
     /// Declared as on <https://developer.apple.com/documentation/swiftui/view/offset(x:y:)>.
     nonisolated public func offset(x: CGFloat = 0, y: CGFloat = 0) -> some View { self }
 
-    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/scaleeffect(_:anchor:)>.
     // (the `CGFloat` overload)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/scaleeffect(_:anchor:)>.
     nonisolated public func scaleEffect(_ s: CGFloat, anchor: UnitPoint = .center) -> some View { self }
 
-    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/background(alignment:content:)>.
     // (the page writes `@ContentBuilder`, Xcode 27's spelling; the iOS 17 SDK's is `@ViewBuilder`)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/background(alignment:content:)>.
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
     nonisolated public func background<V>(
         alignment: Alignment = .center, @ViewBuilder content: () -> V
@@ -100,9 +100,9 @@ extension View {
         self
     }
 
-    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/safeareainset(edge:alignment:spacing:content:)-4s51l>.
     // (the `VerticalEdge` overload) The page shows `@ContentBuilder` (Xcode 27); the iOS 17 SDK
     // spells it `@ViewBuilder`.
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/safeareainset(edge:alignment:spacing:content:)-4s51l>.
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
     nonisolated public func safeAreaInset<V>(
         edge: VerticalEdge, alignment: HorizontalAlignment = .center, spacing: CGFloat? = nil,
@@ -118,8 +118,8 @@ extension View {
     /// Declared as on <https://developer.apple.com/documentation/swiftui/view/font(_:)>.
     nonisolated public func font(_ font: Font?) -> some View { self }
 
-    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/multilinetextalignment(_:)>.
     // (the `TextAlignment` overload)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/multilinetextalignment(_:)>.
     nonisolated public func multilineTextAlignment(_ alignment: TextAlignment) -> some View { self }
 
     /// Declared as on <https://developer.apple.com/documentation/swiftui/view/contentshape(_:eofill:)>.
@@ -175,8 +175,8 @@ extension View {
         self
     }
 
-    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/onchange(of:initial:_:)>.
     // (the zero-parameter overload)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/onchange(of:initial:_:)>.
     @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
     nonisolated public func onChange<V>(
         of value: V, initial: Bool = false, _ action: @escaping () -> Void
@@ -185,9 +185,9 @@ extension View {
         self
     }
 
-    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/task(name:priority:file:line:_:)>.
     // The SDK interface also marks `action` `@_inheritActorContext` (underscored attributes are not
     // rendered on the page): a task started from a view body runs on the main actor.
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/task(name:priority:file:line:_:)>.
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
     nonisolated public func task(
         name: String? = nil, priority: TaskPriority = .userInitiated, file: String = #fileID,
@@ -200,13 +200,13 @@ extension View {
         self
     }
 
-    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/transition(_:)>.
     // (the `AnyTransition` overload)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/transition(_:)>.
     nonisolated public func transition(_ t: AnyTransition) -> some View { self }
 
-    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/keyframeanimator(initialvalue:trigger:content:keyframes:)>.
     // The page shows `@ContentBuilder` (Xcode 27) and `some Keyframes`; the iOS 17 SDK declares
     // `@ViewBuilder` and `some Keyframes<Value>` (the symbol's mangled name carries the `Value` constraint).
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/keyframeanimator(initialvalue:trigger:content:keyframes:)>.
     @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
     nonisolated public func keyframeAnimator<Value>(
         initialValue: Value, trigger: some Equatable,
@@ -214,8 +214,8 @@ extension View {
         @KeyframesBuilder<Value> keyframes: @escaping (Value) -> some Keyframes<Value>
     ) -> some View { self }
 
-    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/buttonstyle(_:)>.
     // (the `ButtonStyle` overload)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/buttonstyle(_:)>.
     nonisolated public func buttonStyle<S>(_ style: S) -> some View where S: ButtonStyle { self }
 }
 

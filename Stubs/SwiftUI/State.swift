@@ -126,7 +126,7 @@ func stubNeverEvaluated<T>() -> T {
 
     fileprivate init(value: Value) { box = StubBox(value) }
 
-    // https://developer.apple.com/documentation/swiftui/focusstate/init() (the `Value == Bool` overload)
+    /// https://developer.apple.com/documentation/swiftui/focusstate/init() (the `Value == Bool` overload)
     public init() where Value == Bool { self.init(value: false) }
 
     // https://developer.apple.com/documentation/swiftui/focusstate/init() (the optional-value overload)

@@ -1,5 +1,6 @@
 import Foundation
 import OTPCore
+import OTPServer
 
 /// The hosted page as the server renders it: a working form without JavaScript, which the page's
 /// script turns into the code field of UX.md.
@@ -154,19 +155,7 @@ enum HostedPageHTML {
 
     /// Text made safe for HTML element content and double-quoted attributes.
     static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
+        MessageTemplate.escapeHTML(text)
     }
 
     /// The page's language from an `Accept-Language` header: the first of its languages, by

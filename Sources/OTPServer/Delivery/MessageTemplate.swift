@@ -198,7 +198,9 @@ public enum MessageTemplate {
         return "\(subject) is \(code). It expires in \(lifetimePhrase(policy.codeLifetime))."
     }
 
-    private static func escapeHTML(_ text: String) -> String {
+    /// Text made safe for HTML element content and double-quoted attributes; the one HTML escape
+    /// of the emails, the hosted page and the demo.
+    public static func escapeHTML(_ text: String) -> String {
         var out = ""
         for character in text {
             switch character {
