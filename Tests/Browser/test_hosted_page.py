@@ -294,6 +294,8 @@ class WebOTP(HostedPageTest):
         self.assertEqual(counts[:6], [1, 2, 3, 4, 5, 6])
         gaps = [b[1] - a[1] for a, b in zip(fills, fills[1:6])]
         self.assertTrue(all(40 <= g <= 500 for g in gaps), gaps)  # paced, not all at once
+        # animationstart fires on the next rendered frame, which may come after "Verified".
+        wait_until(lambda: self.page.animations().count("otp-pop") >= 6, timeout=2, what="six pops")
         self.assertEqual(self.page.animations().count("otp-pop"), 6)
         self.page.release_redirect()
         self.assert_redirected_with_token(verification)
