@@ -33,6 +33,13 @@ run_tests() {
   log=$(mktemp)
   if ! swift test --skip-build "$@" >"$log" 2>&1; then
     grep -E "✘|error|failed|recorded" "$log" | head -n 80
+    if grep -q "Program crashed" "$log"; then
+      # A crash ends the run with no verdict: show what was running and the crashed thread.
+      echo "-- tests started and not finished:"
+      python3 scripts/unfinished-tests.py "$log" | tail -n 5
+      echo "-- the crash:"
+      sed -n '/Program crashed/,/^Registers/p' "$log" | head -n 80
+    fi
     tail -n 20 "$log"
     exit 1
   fi

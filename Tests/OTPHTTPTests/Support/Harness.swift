@@ -23,9 +23,33 @@ final class LogLines: @unchecked Sendable {
     private let lock = NSLock()
     private var lines: [String] = []
 
+    private var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
     var all: [String] { lock.withLock { lines } }
 
-    func append(_ line: String) { lock.withLock { lines.append(line) } }
+    func append(_ line: String) {
+        let ready = lock.withLock {
+            lines.append(line)
+            let ready = waiters.filter { $0.count <= lines.count }
+            waiters.removeAll { $0.count <= lines.count }
+            return ready
+        }
+        for waiter in ready { waiter.continuation.resume() }
+    }
+
+    /// The first `count` lines, once written: the server writes a request's line when
+    /// libmicrohttpd reports the request finished, which can be after the client has its answer.
+    func first(_ count: Int) async -> [String] {
+        await withCheckedContinuation { continuation in
+            let now = lock.withLock {
+                if lines.count >= count { return true }
+                waiters.append((count, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
+        return Array(all.prefix(count))
+    }
 }
 
 /// The store a black-box run uses.
