@@ -2,8 +2,54 @@
 #ifndef OTPKIT_CCRYPTO_SHIM_H
 #define OTPKIT_CCRYPTO_SHIM_H
 
+// SHA256_Init and friends are deprecated in OpenSSL 3 but neither removed nor slower; the
+// prepared HMAC below needs their plain-struct state to copy per call without allocating.
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/sha.h>
 #include <stddef.h>
+#include <string.h>
+
+// An HMAC-SHA256 key prepared once (RFC 2104): the SHA-256 states after the inner and the outer
+// padded key. Computing a code then costs two hash finishes, no allocation and no lookup.
+typedef struct {
+    SHA256_CTX inner;
+    SHA256_CTX outer;
+} otp_hmac_sha256_key;
+
+static inline void otp_hmac_sha256_prepare(otp_hmac_sha256_key *prepared, const unsigned char *key,
+                                           size_t key_length) {
+    unsigned char block[64];
+    unsigned char pad[64];
+    memset(block, 0, sizeof block);
+    if (key_length > sizeof block) {
+        SHA256(key, key_length, block);
+    } else if (key_length > 0) {
+        memcpy(block, key, key_length);
+    }
+    for (size_t i = 0; i < sizeof pad; i++) pad[i] = block[i] ^ 0x36;
+    SHA256_Init(&prepared->inner);
+    SHA256_Update(&prepared->inner, pad, sizeof pad);
+    for (size_t i = 0; i < sizeof pad; i++) pad[i] = block[i] ^ 0x5c;
+    SHA256_Init(&prepared->outer);
+    SHA256_Update(&prepared->outer, pad, sizeof pad);
+    OPENSSL_cleanse(block, sizeof block);
+    OPENSSL_cleanse(pad, sizeof pad);
+}
+
+// HMAC-SHA256 of `data` under a prepared key into `out` (32 bytes).
+static inline void otp_hmac_sha256_with(const otp_hmac_sha256_key *prepared, const unsigned char *data,
+                                        size_t data_length, unsigned char *out) {
+    SHA256_CTX context = prepared->inner;
+    unsigned char inner[32];
+    if (data_length > 0) SHA256_Update(&context, data, data_length);
+    SHA256_Final(inner, &context);
+    context = prepared->outer;
+    SHA256_Update(&context, inner, sizeof inner);
+    SHA256_Final(out, &context);
+    OPENSSL_cleanse(&context, sizeof context);
+}
 
 // HMAC-SHA256 of `data` under `key` into `out` (32 bytes). Returns 1 on success, 0 on failure.
 static inline int otp_hmac_sha256(const unsigned char *key, size_t key_length, const unsigned char *data,

@@ -8,9 +8,10 @@ import OTPServer
 /// The database runs in WAL mode; every read-modify-write is one `BEGIN IMMEDIATE`
 /// transaction running the rules of ``VerificationRecord``; statements are prepared once.
 /// Each store owns one connection, used from its own serial queue so a busy wait never
-/// blocks Swift's cooperative threads. Expired rows go when ``purgeExpired(now:)`` runs;
+/// blocks Swift's cooperative threads; the server's HTTP threads, which may block, judge checks
+/// by waiting on that queue directly (``ImmediateCheckStore``). Expired rows go when ``purgeExpired(now:)`` runs;
 /// ``shutdown()`` closes the database.
-public final class SQLiteStore: VerificationStore, @unchecked Sendable {
+public final class SQLiteStore: VerificationStore, ImmediateCheckStore, @unchecked Sendable {
     /// How hard each commit waits for the disk.
     public enum Durability: Sendable {
         /// `synchronous=NORMAL`: in WAL mode a commit survives a crash of the process, and a
@@ -135,6 +136,11 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
         try await run { (db: SQLiteConnection) throws(StoreError) in try Self.read(db, id: id) }
     }
 
+    /// ``record(id:)`` on the caller's thread, which waits for the store's queue.
+    public func recordImmediately(id: String) throws(StoreError) -> VerificationRecord? {
+        try runImmediately { (db: SQLiteConnection) throws(StoreError) in try Self.read(db, id: id) }
+    }
+
     /// The live entry of an idempotency key.
     public func idempotencyEntry(key: String, now: Date) async throws(StoreError) -> IdempotencyEntry? {
         try await run { (db: SQLiteConnection) throws(StoreError) in
@@ -210,18 +216,29 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
     /// Judges a check in one immediate transaction: refusal, permits, attempt, comparison,
     /// approval and refunds.
     public func check(_ attempt: CheckAttempt, now: Date) async throws(StoreError) -> CheckOutcome {
-        try await run { (db: SQLiteConnection) throws(StoreError) in
-            try db.immediateTransaction { () throws(StoreError) -> CheckOutcome in
-                guard var record = try Self.read(db, id: attempt.id) else { return .notFound }
-                if let refusal = record.checkRefusal(at: now) { return refusal }
-                if case .denied(let wait, let key) = try Self.take(db, attempt.permits, now: now) {
-                    return .rateLimited(waitMilliseconds: wait, key: key, record)
-                }
-                let outcome = record.check(candidateHash: attempt.candidateHash, now: now)
-                try Self.write(db, record)
-                if case .approved = outcome { try Self.give(db, attempt.refundsOnApproval, now: now) }
-                return outcome
+        try await run { (db: SQLiteConnection) throws(StoreError) in try Self.check(db, attempt, now: now) }
+    }
+
+    /// ``check(_:now:)`` on the caller's thread, which waits for the store's queue.
+    public func checkImmediately(_ attempt: CheckAttempt, now: Date) throws(StoreError) -> CheckOutcome {
+        try runImmediately { (db: SQLiteConnection) throws(StoreError) in
+            try Self.check(db, attempt, now: now)
+        }
+    }
+
+    private static func check(
+        _ db: SQLiteConnection, _ attempt: CheckAttempt, now: Date
+    ) throws(StoreError) -> CheckOutcome {
+        try db.immediateTransaction { () throws(StoreError) -> CheckOutcome in
+            guard var record = try read(db, id: attempt.id) else { return .notFound }
+            if let refusal = record.checkRefusal(at: now) { return refusal }
+            if case .denied(let wait, let key) = try take(db, attempt.permits, now: now) {
+                return .rateLimited(waitMilliseconds: wait, key: key, record)
             }
+            let outcome = record.check(candidateHash: attempt.candidateHash, now: now)
+            try write(db, record)
+            if case .approved = outcome { try give(db, attempt.refundsOnApproval, now: now) }
+            return outcome
         }
     }
 
@@ -292,29 +309,37 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
         let due = ContinuousClock.now.advanced(by: deadline)
         let outcome: Swift.Result<Result, StoreError> = await withCheckedContinuation { continuation in
             queue.async {
-                guard let connection = self.connection else {
-                    continuation.resume(returning: .failure(StoreError("sqlite: the store is shut down")))
-                    return
-                }
-                let left = ContinuousClock.now.duration(to: due)
-                guard left > .zero else {
-                    continuation.resume(
-                        returning: .failure(StoreError("sqlite: timed out waiting for the store")))
-                    return
-                }
-                // A call that hardly waited keeps the full timeout, so the common case sets nothing.
-                let full = StoreTime.milliseconds(self.deadline)
-                let leftMilliseconds = max(1, StoreTime.milliseconds(left))
-                connection.setBusyTimeout(
-                    milliseconds: Int32(clamping: leftMilliseconds < full - 100 ? leftMilliseconds : full))
-                do throws(StoreError) {
-                    continuation.resume(returning: .success(try body(connection)))
-                } catch {
-                    continuation.resume(returning: .failure(error))
-                }
+                continuation.resume(returning: self.perform(body, due: due))
             }
         }
         return try outcome.get()
+    }
+
+    /// Runs `body` on the connection's queue and waits for it on the caller's thread.
+    private func runImmediately<Result>(
+        _ body: (SQLiteConnection) throws(StoreError) -> Result
+    ) throws(StoreError) -> Result {
+        let due = ContinuousClock.now.advanced(by: deadline)
+        return try queue.sync { perform(body, due: due) }.get()
+    }
+
+    /// Runs `body` with the connection, on `queue`, unless the store is shut down or `due` has passed.
+    private func perform<Result>(
+        _ body: (SQLiteConnection) throws(StoreError) -> Result, due: ContinuousClock.Instant
+    ) -> Swift.Result<Result, StoreError> {
+        guard let connection else { return .failure(StoreError("sqlite: the store is shut down")) }
+        let left = ContinuousClock.now.duration(to: due)
+        guard left > .zero else { return .failure(StoreError("sqlite: timed out waiting for the store")) }
+        // A call that hardly waited keeps the full timeout, so the common case sets nothing.
+        let full = StoreTime.milliseconds(deadline)
+        let leftMilliseconds = max(1, StoreTime.milliseconds(left))
+        connection.setBusyTimeout(
+            milliseconds: Int32(clamping: leftMilliseconds < full - 100 ? leftMilliseconds : full))
+        do throws(StoreError) {
+            return .success(try body(connection))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// Reads a record, applies a transition and writes it back, in one immediate transaction.

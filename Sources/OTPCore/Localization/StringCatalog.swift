@@ -87,12 +87,28 @@ public enum StringCatalog {
         return names
     }
 
+    /// Fills `{name}` placeholders in one pass; a placeholder without an argument stays as it is,
+    /// and an argument's own text is never searched for placeholders.
     private static func fill(_ template: String, _ arguments: [String: TextArgument]) -> String {
-        guard template.contains("{") else { return template }
-        var result = template
-        for (name, value) in arguments {
-            result = result.replacingOccurrences(of: "{\(name)}", with: value.rendered)
+        let open = UInt8(ascii: "{")
+        let close = UInt8(ascii: "}")
+        guard template.utf8.contains(open) else { return template }
+        var result = ""
+        result.reserveCapacity(template.utf8.count + 16)
+        var rest = template[...]
+        while let start = rest.utf8.firstIndex(of: open),
+            let end = rest.utf8[start...].firstIndex(of: close)
+        {
+            result += rest[..<start]
+            let name = String(rest[rest.utf8.index(after: start)..<end])
+            if let value = arguments[name] {
+                result += value.rendered
+            } else {
+                result += rest[start...end]
+            }
+            rest = rest[rest.utf8.index(after: end)...]
         }
+        result += rest
         return result
     }
 }

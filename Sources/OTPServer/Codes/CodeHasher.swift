@@ -4,14 +4,17 @@
 /// from the same key, so no full destination or client address is written to a store.
 struct CodeHasher: Sendable {
     let secret: [UInt8]
+    /// `secret`, prepared once.
+    private let key: HMACSHA256.Key
 
     init(secret: [UInt8]) {
         self.secret = secret
+        self.key = HMACSHA256.Key(secret)
     }
 
     /// The stored form of a code for a verification, or `nil` when the crypto library failed.
     func hash(id: String, code: String) -> [UInt8]? {
-        HMACSHA256.authenticationCode(key: secret, message: Array(id.utf8) + [0] + Array(code.utf8))
+        key.authenticationCode(Array(id.utf8) + [0] + Array(code.utf8))
     }
 
     /// Whether a candidate code is the one whose hash the store kept, compared in constant time.
@@ -22,10 +25,7 @@ struct CodeHasher: Sendable {
 
     /// An opaque store key for a value such as a destination or an address: 32 hex digits.
     func opaqueKey(_ purpose: String, _ value: String) -> String? {
-        guard
-            let mac = HMACSHA256.authenticationCode(
-                key: secret, message: Array("\(purpose)\u{0}\(value)".utf8))
-        else { return nil }
+        let mac = key.authenticationCode(Array("\(purpose)\u{0}\(value)".utf8))
         return Hex.encode(mac.prefix(16))
     }
 }

@@ -16,6 +16,75 @@ extension Verifier {
     ) async throws(VerifierError) -> Verification {
         let now = currentTime()
         let record = try await load(id)
+        switch try plan(record, code: code, clientAddress: clientAddress, now: now) {
+        case .malformed(let format, let permits, let failed):
+            // A malformed code is judged after the rate limits and takes no attempt: the permits
+            // are taken (every check counts per address) and the failed-check budget given back.
+            do {
+                try await acquire(permits, now: now)
+            } catch {
+                throw error.with(attemptsLeft: record.attemptsLeft)
+            }
+            await release(failed, now: now)
+            throw .invalidCodeFormat(format, attemptsLeft: record.attemptsLeft)
+        case .attempt(let attempt):
+            let outcome = try await storeCall { () async throws(StoreError) in
+                try await store.check(attempt, now: now)
+            }
+            return try judged(outcome, at: now)
+        }
+    }
+
+    /// ``check(id:code:clientAddress:)`` on the caller's thread, when the store is an
+    /// ``ImmediateCheckStore``; `nil` when the check needs the asynchronous path (another
+    /// store, or a code of the wrong format, whose permits are taken and given back in two steps).
+    ///
+    /// The answer, and every change to the store, is the one the asynchronous check makes.
+    /// The caller's thread may block for the store's step: call it from a thread that may.
+    public func checkImmediately(
+        id: String, code: String, clientAddress: String
+    ) -> Result<Verification, VerifierError>? {
+        guard let store = immediateStore else { return nil }
+        let now = currentTime()
+        do throws(VerifierError) {
+            guard VerificationID.isWellFormed(id) else { throw .notFound }
+            let found: VerificationRecord?
+            do {
+                found = try store.recordImmediately(id: id)
+            } catch {
+                throw .storeUnavailable(error)
+            }
+            guard let record = found else { throw .notFound }
+            guard
+                case .attempt(let attempt) = try plan(
+                    record, code: code, clientAddress: clientAddress, now: now)
+            else { return nil }
+            let outcome: CheckOutcome
+            do {
+                outcome = try store.checkImmediately(attempt, now: now)
+            } catch {
+                throw .storeUnavailable(error)
+            }
+            return .success(try judged(outcome, at: now))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// What a check of a loaded record does next.
+    private enum CheckPlan {
+        /// The code does not fit the format: take `permits`, give `failed` back, answer the format.
+        case malformed(CodeFormat, permits: [RatePermit], failed: [RatePermit])
+        /// One atomic step of the store: the permits (the failed-check one taken up front so
+        /// parallel checks cannot overshoot it, and given back unless the code is wrong), the
+        /// attempt, the constant-time comparison and the approval.
+        case attempt(CheckAttempt)
+    }
+
+    /// Judges what can be judged before the store's step: the refusals, the permits, the format.
+    private func plan(
+        _ record: VerificationRecord, code: String, clientAddress: String, now: Date
+    ) throws(VerifierError) -> CheckPlan {
         if let refusal = record.checkRefusal(at: now) { throw Self.error(for: refusal) }
 
         let destinationKey = Destination.limitKey(channel: record.channel, address: record.destination)
@@ -32,26 +101,16 @@ extension Verifier {
         let format = CodeFormat(length: record.codeLength, kind: .digits)
         let candidate = CodeNormalizer.normalizeUncut(code, for: format)
         guard candidate.count == format.length else {
-            // A malformed code is judged after the rate limits and takes no attempt: the permits
-            // are taken (every check counts per address) and the failed-check budget given back.
-            do {
-                try await acquire([perAddress] + failed, now: now)
-            } catch {
-                throw error.with(attemptsLeft: record.attemptsLeft)
-            }
-            await release(failed, now: now)
-            throw .invalidCodeFormat(format, attemptsLeft: record.attemptsLeft)
+            return .malformed(format, permits: [perAddress] + failed, failed: failed)
         }
+        return .attempt(
+            CheckAttempt(
+                id: record.id, candidateHash: try hash(id: record.id, code: candidate),
+                permits: [perAddress] + failed, refundsOnApproval: failed))
+    }
 
-        // One atomic step of the store: the permits (the failed-check one taken up front so
-        // parallel checks cannot overshoot it, and given back unless the code is wrong), the
-        // attempt, the constant-time comparison and the approval.
-        let attempt = CheckAttempt(
-            id: record.id, candidateHash: try hash(id: record.id, code: candidate),
-            permits: [perAddress] + failed, refundsOnApproval: failed)
-        let outcome = try await storeCall { () async throws(StoreError) in
-            try await store.check(attempt, now: now)
-        }
+    /// The verification an approving outcome leaves, or the error any other outcome is.
+    private func judged(_ outcome: CheckOutcome, at now: Date) throws(VerifierError) -> Verification {
         guard case .approved(let approved) = outcome else { throw Self.error(for: outcome) }
         return view(approved, at: now)
     }

@@ -14,6 +14,8 @@ public final class Verifier: Sendable {
     /// The policy in force, with out-of-range values brought into range.
     public let policy: Policy
     let store: any VerificationStore
+    /// The store, when it can judge a check on the caller's thread.
+    let immediateStore: (any ImmediateCheckStore)?
     let sender: any CodeSender
     let hasher: CodeHasher
     let clock: @Sendable () -> Date
@@ -45,6 +47,7 @@ public final class Verifier: Sendable {
         if policy.codeLifetime <= .zero { policy.codeLifetime = .seconds(300) }
         self.policy = policy
         self.store = store
+        self.immediateStore = store as? any ImmediateCheckStore
         self.sender = sender
         self.hasher = CodeHasher(secret: secret)
         self.clock = now

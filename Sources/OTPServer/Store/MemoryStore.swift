@@ -2,22 +2,128 @@ import Foundation
 
 /// A store in the process's memory: for tests, development and single-instance servers that may forget.
 ///
-/// An actor, so each method is one atomic step. Expired records go when
+/// Each method is one atomic step under one lock, and runs on the caller's thread: a check is
+/// judged without leaving it (``ImmediateCheckStore``). Expired records go when
 /// ``purgeExpired(now:)`` runs; after ``shutdown()`` the store holds nothing and every call throws.
-public actor MemoryStore: VerificationStore {
-    private var records: [String: VerificationRecord] = [:]
-    private var idempotency: [String: IdempotencyEntry] = [:]
-    private var arrivals: [String: Int64] = [:]
-    private var isShutDown = false
+public final class MemoryStore: VerificationStore, ImmediateCheckStore {
+    private let state = Locked(MemoryState())
 
     /// Creates an empty store.
     public init() {}
 
     /// The number of verifications held.
-    public var count: Int { records.count }
+    public var count: Int { state.withLock { $0.records.count } }
 
     /// Stores a new verification and its idempotency key, unless the key is live.
     public func insert(
+        _ record: VerificationRecord, claim: IdempotencyClaim?, now: Date
+    ) throws(StoreError) -> InsertOutcome {
+        try state.withLock { (state) throws(StoreError) in try state.insert(record, claim: claim, now: now) }
+    }
+
+    /// The verification with an identifier.
+    public func record(id: String) throws(StoreError) -> VerificationRecord? {
+        try recordImmediately(id: id)
+    }
+
+    /// The verification with an identifier, on the caller's thread.
+    public func recordImmediately(id: String) throws(StoreError) -> VerificationRecord? {
+        try state.withLock { (state) throws(StoreError) in try state.record(id: id) }
+    }
+
+    /// The live entry of an idempotency key.
+    public func idempotencyEntry(key: String, now: Date) throws(StoreError) -> IdempotencyEntry? {
+        try state.withLock { (state) throws(StoreError) in try state.idempotencyEntry(key: key, now: now) }
+    }
+
+    /// Frees an idempotency key that still belongs to the verification.
+    public func releaseIdempotencyKey(_ key: String, verificationID: String) throws(StoreError) {
+        try state.withLock { (state) throws(StoreError) in
+            try state.releaseIdempotencyKey(key, verificationID: verificationID)
+        }
+    }
+
+    /// Takes one attempt.
+    public func takeAttempt(id: String, now: Date) throws(StoreError) -> AttemptOutcome {
+        try state.withLock { (state) throws(StoreError) in try state.takeAttempt(id: id, now: now) }
+    }
+
+    /// Approves a pending verification.
+    public func approve(id: String) throws(StoreError) -> TransitionOutcome {
+        try state.withLock { (state) throws(StoreError) in try state.approve(id: id) }
+    }
+
+    /// Cancels a pending verification.
+    public func cancel(id: String) throws(StoreError) -> TransitionOutcome {
+        try state.withLock { (state) throws(StoreError) in try state.cancel(id: id) }
+    }
+
+    /// Claims the next send.
+    public func beginResend(
+        id: String, lease: ResendLease, maxSends: Int, now: Date
+    ) throws(StoreError) -> BeginResendOutcome {
+        try state.withLock { (state) throws(StoreError) in
+            try state.beginResend(id: id, lease: lease, maxSends: maxSends, now: now)
+        }
+    }
+
+    /// Puts a resend's code in place.
+    public func finishResend(
+        id: String, token: String, update: CodeUpdate, now: Date
+    ) throws(StoreError) -> TransitionOutcome {
+        try state.withLock { (state) throws(StoreError) in
+            try state.finishResend(id: id, token: token, update: update, now: now)
+        }
+    }
+
+    /// Gives up a resend's lease.
+    public func abandonResend(id: String, token: String) throws(StoreError) {
+        try state.withLock { (state) throws(StoreError) in try state.abandonResend(id: id, token: token) }
+    }
+
+    /// Takes every permit or none.
+    public func acquire(_ permits: [RatePermit], now: Date) throws(StoreError) -> RateDecision {
+        try state.withLock { (state) throws(StoreError) in try state.acquire(permits, now: now) }
+    }
+
+    /// Gives permits back.
+    public func release(_ permits: [RatePermit], now: Date) throws(StoreError) {
+        try state.withLock { (state) throws(StoreError) in try state.release(permits, now: now) }
+    }
+
+    /// Judges a check in one step: refusal, permits, attempt, comparison, approval and refunds.
+    public func check(_ attempt: CheckAttempt, now: Date) throws(StoreError) -> CheckOutcome {
+        try checkImmediately(attempt, now: now)
+    }
+
+    /// Judges a check in one step, on the caller's thread.
+    public func checkImmediately(_ attempt: CheckAttempt, now: Date) throws(StoreError) -> CheckOutcome {
+        try state.withLock { (state) throws(StoreError) in try state.check(attempt, now: now) }
+    }
+
+    /// Deletes what is no longer needed.
+    public func purgeExpired(now: Date) throws(StoreError) -> Int {
+        try state.withLock { (state) throws(StoreError) in try state.purgeExpired(now: now) }
+    }
+
+    /// Answers until shut down.
+    public func ping() -> Bool { state.withLock { $0.ping() } }
+
+    /// Forgets everything; every later call throws.
+    public func shutdown() {
+        state.withLock { $0.shutdown() }
+    }
+}
+
+/// What a ``MemoryStore`` holds; every method runs under the store's lock.
+private struct MemoryState {
+    var records: [String: VerificationRecord] = [:]
+    var idempotency: [String: IdempotencyEntry] = [:]
+    var arrivals: [String: Int64] = [:]
+    var isShutDown = false
+
+    /// Stores a new verification and its idempotency key, unless the key is live.
+    mutating func insert(
         _ record: VerificationRecord, claim: IdempotencyClaim?, now: Date
     ) throws(StoreError) -> InsertOutcome {
         try open()
@@ -33,20 +139,20 @@ public actor MemoryStore: VerificationStore {
     }
 
     /// The verification with an identifier.
-    public func record(id: String) throws(StoreError) -> VerificationRecord? {
+    mutating func record(id: String) throws(StoreError) -> VerificationRecord? {
         try open()
         return records[id]
     }
 
     /// The live entry of an idempotency key.
-    public func idempotencyEntry(key: String, now: Date) throws(StoreError) -> IdempotencyEntry? {
+    mutating func idempotencyEntry(key: String, now: Date) throws(StoreError) -> IdempotencyEntry? {
         try open()
         guard let entry = idempotency[key], entry.expiresAt > now else { return nil }
         return entry
     }
 
     /// Frees an idempotency key that still belongs to the verification.
-    public func releaseIdempotencyKey(_ key: String, verificationID: String) throws(StoreError) {
+    mutating func releaseIdempotencyKey(_ key: String, verificationID: String) throws(StoreError) {
         try open()
         if idempotency[key]?.verificationID == verificationID {
             idempotency[key] = nil
@@ -54,7 +160,7 @@ public actor MemoryStore: VerificationStore {
     }
 
     /// Takes one attempt.
-    public func takeAttempt(id: String, now: Date) throws(StoreError) -> AttemptOutcome {
+    mutating func takeAttempt(id: String, now: Date) throws(StoreError) -> AttemptOutcome {
         try open()
         guard var record = records[id] else { return .notFound }
         let outcome = record.takeAttempt(now: now)
@@ -63,19 +169,19 @@ public actor MemoryStore: VerificationStore {
     }
 
     /// Approves a pending verification.
-    public func approve(id: String) throws(StoreError) -> TransitionOutcome {
+    mutating func approve(id: String) throws(StoreError) -> TransitionOutcome {
         try open()
         return transition(id) { $0.approve() }
     }
 
     /// Cancels a pending verification.
-    public func cancel(id: String) throws(StoreError) -> TransitionOutcome {
+    mutating func cancel(id: String) throws(StoreError) -> TransitionOutcome {
         try open()
         return transition(id) { $0.cancel() }
     }
 
     /// Claims the next send.
-    public func beginResend(
+    mutating func beginResend(
         id: String, lease: ResendLease, maxSends: Int, now: Date
     ) throws(StoreError) -> BeginResendOutcome {
         try open()
@@ -86,7 +192,7 @@ public actor MemoryStore: VerificationStore {
     }
 
     /// Puts a resend's code in place.
-    public func finishResend(
+    mutating func finishResend(
         id: String, token: String, update: CodeUpdate, now: Date
     ) throws(StoreError) -> TransitionOutcome {
         try open()
@@ -94,25 +200,25 @@ public actor MemoryStore: VerificationStore {
     }
 
     /// Gives up a resend's lease.
-    public func abandonResend(id: String, token: String) throws(StoreError) {
+    mutating func abandonResend(id: String, token: String) throws(StoreError) {
         try open()
         records[id]?.abandonResend(token: token)
     }
 
     /// Takes every permit or none.
-    public func acquire(_ permits: [RatePermit], now: Date) throws(StoreError) -> RateDecision {
+    mutating func acquire(_ permits: [RatePermit], now: Date) throws(StoreError) -> RateDecision {
         try open()
         return take(permits, now: now)
     }
 
     /// Gives permits back.
-    public func release(_ permits: [RatePermit], now: Date) throws(StoreError) {
+    mutating func release(_ permits: [RatePermit], now: Date) throws(StoreError) {
         try open()
         give(permits, now: now)
     }
 
     /// Judges a check in one step: refusal, permits, attempt, comparison, approval and refunds.
-    public func check(_ attempt: CheckAttempt, now: Date) throws(StoreError) -> CheckOutcome {
+    mutating func check(_ attempt: CheckAttempt, now: Date) throws(StoreError) -> CheckOutcome {
         try open()
         guard var record = records[attempt.id] else { return .notFound }
         if let refusal = record.checkRefusal(at: now) { return refusal }
@@ -125,7 +231,7 @@ public actor MemoryStore: VerificationStore {
         return outcome
     }
 
-    private func take(_ permits: [RatePermit], now: Date) -> RateDecision {
+    private mutating func take(_ permits: [RatePermit], now: Date) -> RateDecision {
         let (decision, taken) = RatePermit.admitAll(permits, now: StoreTime.milliseconds(now)) {
             arrivals[$0]
         }
@@ -133,7 +239,7 @@ public actor MemoryStore: VerificationStore {
         return decision
     }
 
-    private func give(_ permits: [RatePermit], now: Date) {
+    private mutating func give(_ permits: [RatePermit], now: Date) {
         let nowMilliseconds = StoreTime.milliseconds(now)
         for permit in permits {
             arrivals[permit.key] = permit.refund(storedArrival: arrivals[permit.key], now: nowMilliseconds)
@@ -141,7 +247,7 @@ public actor MemoryStore: VerificationStore {
     }
 
     /// Deletes what is no longer needed.
-    public func purgeExpired(now: Date) throws(StoreError) -> Int {
+    mutating func purgeExpired(now: Date) throws(StoreError) -> Int {
         try open()
         let before = records.count
         records = records.filter { $0.value.purgeAt > now }
@@ -152,10 +258,10 @@ public actor MemoryStore: VerificationStore {
     }
 
     /// Answers until shut down.
-    public func ping() -> Bool { !isShutDown }
+    func ping() -> Bool { !isShutDown }
 
     /// Forgets everything; every later call throws.
-    public func shutdown() {
+    mutating func shutdown() {
         isShutDown = true
         records = [:]
         idempotency = [:]
@@ -163,11 +269,11 @@ public actor MemoryStore: VerificationStore {
     }
 
     /// Throws once the store is shut down.
-    private func open() throws(StoreError) {
+    func open() throws(StoreError) {
         if isShutDown { throw StoreError("memory: the store is shut down") }
     }
 
-    private func transition(
+    private mutating func transition(
         _ id: String, _ change: (inout VerificationRecord) -> TransitionOutcome
     )
         -> TransitionOutcome

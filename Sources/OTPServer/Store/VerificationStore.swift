@@ -76,3 +76,18 @@ public protocol VerificationStore: Sendable {
     /// calling it again does nothing. Calls already running finish first.
     func shutdown() async
 }
+
+/// A store that can judge a check on the caller's thread, without suspending.
+///
+/// The server's HTTP threads use it to answer a check where the request arrived, instead of
+/// handing it to Swift's task pool and back: the hop costs more than the check itself on the
+/// memory and SQLite stores. The two methods mean exactly what ``VerificationStore/record(id:)``
+/// and ``VerificationStore/check(_:now:)`` mean; they may block the calling thread for as long
+/// as the store's own step takes, so only threads that may block call them.
+public protocol ImmediateCheckStore: VerificationStore {
+    /// ``VerificationStore/record(id:)``, on the caller's thread.
+    func recordImmediately(id: String) throws(StoreError) -> VerificationRecord?
+
+    /// ``VerificationStore/check(_:now:)``, on the caller's thread.
+    func checkImmediately(_ attempt: CheckAttempt, now: Date) throws(StoreError) -> CheckOutcome
+}

@@ -14,8 +14,12 @@ public final class Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with the value while holding the lock.
-    public func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
-        lock.withLock { body(&value) }
+    public func withLock<Result, Failure: Error>(
+        _ body: (inout Value) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
     }
 }
 

@@ -56,6 +56,17 @@ import Testing
             HMACSHA256.authenticationCode(key: vector.key, message: vector.data) == Self.bytes(vector.mac))
     }
 
+    @Test(
+        "a prepared key gives the RFC 4231 codes, again and again, and keeps no state between calls",
+        arguments: vectors)
+    func preparedKey(vector: Vector) {
+        let key = HMACSHA256.Key(vector.key)
+        let expected = Self.bytes(vector.mac)
+        #expect(key.authenticationCode(vector.data) == expected)
+        #expect(key.authenticationCode(Array("something else".utf8)) != expected)
+        #expect(key.authenticationCode(vector.data) == expected)
+    }
+
     @Test("HMAC-SHA256 matches RFC 4231 case 5 truncated to 128 bits")
     func rfc4231Truncated() throws {
         let mac = try #require(

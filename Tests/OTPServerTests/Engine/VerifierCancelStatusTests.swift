@@ -85,12 +85,12 @@ import Testing
         let task = Task { await verifier.purgeExpired(every: .seconds(60), clock: timer) }
         h.clock.advance(by: .seconds(301))
         while timer.sleeperCount == 0 { await Task.yield() }
-        #expect(await store.count == 1)
+        #expect(store.count == 1)
         timer.advance(by: .seconds(59))
-        #expect(await store.count == 1)
+        #expect(store.count == 1)
         timer.advance(by: .seconds(1))
-        while await store.count == 1 { await Task.yield() }
-        #expect(await store.count == 0)
+        while store.count == 1 { await Task.yield() }
+        #expect(store.count == 0)
         task.cancel()
         await task.value
     }

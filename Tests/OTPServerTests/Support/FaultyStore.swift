@@ -9,7 +9,7 @@ final class FaultyStore: VerificationStore {
         case finishResend, abandonResend, acquire, release, purge, ping
     }
 
-    let base = MemoryStore()
+    let base: any VerificationStore = MemoryStore()
     private let failing: TestLocked<Set<Operation>>
     /// When set, an insert is written and then throws, as when the store's reply is lost to a timeout.
     let losesInsertReplies = TestLocked(false)
