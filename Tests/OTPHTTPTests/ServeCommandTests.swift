@@ -237,7 +237,7 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let keyFile = directory.appendingPathComponent("signing.key").path
-        FileManager.default.createFile(
+        _ = FileManager.default.createFile(
             atPath: keyFile, contents: Data(repeating: 7, count: 32), attributes: [.posixPermissions: 0o644])
         let (status, _, stderr) = await
             (try ServeProcess(

@@ -41,11 +41,18 @@ import Testing
         "other paths match nothing",
         arguments: [
             "/", "/v1", "/v1/verifications/", "/v1/verifications//check", "/v1/verifications/a/b",
-            "/v1/verifications/a/check/x",
+            "/v1/verifications/a/check/x", "/v1/verifications/a/", "/v1/verificationsX/a",
             "/v2/verifications", "/healthz/",
         ])
     func unmatched(path: String) {
         #expect(Route(path: path) == nil)
+    }
+
+    @Test("the id is the whole segment, whatever its characters")
+    func ids() {
+        #expect(Route(path: "/v1/verifications/vf_1/check") == .check(id: "vf_1"))
+        #expect(Route(path: "/v1/verifications/é%20x") == .status(id: "é%20x"))
+        #expect(Route(path: "/v1/verifications/a-b/cancel") == .cancel(id: "a-b"))
     }
 
     @Test("every /v1 path needs a key, and nothing else does")
@@ -70,9 +77,87 @@ import Testing
                 + "\n")
         #expect(try JSONSerialization.jsonObject(with: Data(line.utf8)) is [String: Any])
     }
+
+    @Test("control characters below and above 0x10, quotes and backslashes are escaped; the rest is kept")
+    func escapes() {
+        #expect(RequestLog.quoted("a\u{01}b\u{1f}c\"d\\e é") == #""a\u0001b\u001fc\"d\\e é""#)
+        #expect(RequestLog.quoted("/v1/verifications") == #""/v1/verifications""#)
+    }
+
+    /// A pipe whose read end does not block, for reading what a buffer has written so far.
+    private static func pipe() throws -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [0, 0]
+        try #require(Foundation.pipe(&ends) == 0)
+        _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
+        return (ends[0], ends[1])
+    }
+
+    private static func available(_ descriptor: Int32) -> String {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            bytes += chunk.prefix(count)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test(
+        "the buffer holds lines back until 8 KiB have gathered, writes whole lines, and flush writes the rest"
+    )
+    func buffered() throws {
+        let (readEnd, writeEnd) = try Self.pipe()
+        defer {
+            close(readEnd)
+            close(writeEnd)
+        }
+        // A buffer without its timer thread: this test is about the size bound and flush.
+        let buffer = LineBuffer(descriptor: writeEnd, flushesEvery: nil)
+        let line = String(repeating: "x", count: 99) + "\n"
+        for _ in 0..<81 { buffer.append(line) }
+        #expect(Self.available(readEnd).isEmpty)
+        buffer.append(line)
+        let first = Self.available(readEnd)
+        #expect(first.utf8.count == 8200)
+        #expect(first.hasSuffix("\n"))
+        buffer.append("last\n")
+        #expect(Self.available(readEnd).isEmpty)
+        buffer.flush()
+        #expect(Self.available(readEnd) == "last\n")
+        buffer.flush()
+        #expect(Self.available(readEnd).isEmpty)
+    }
+
+    @Test("a closed descriptor loses the lines but never stops the caller")
+    func closedDescriptor() throws {
+        let (readEnd, writeEnd) = try Self.pipe()
+        close(readEnd)
+        close(writeEnd)
+        let buffer = LineBuffer(descriptor: writeEnd, flushesEvery: nil)
+        for _ in 0..<200 { buffer.append(String(repeating: "y", count: 99) + "\n") }
+        buffer.flush()
+    }
 }
 
 @Suite struct ServerMetricsTests {
+    @Test("latency buckets are cumulative: each counts every request at or under its bound")
+    func cumulativeBuckets() {
+        let metrics = ServerMetrics()
+        for milliseconds in [3, 3, 200, 20_000] {
+            metrics.recordRequest(
+                route: "/x", method: "GET", status: 200, duration: .milliseconds(milliseconds))
+        }
+        let text = metrics.prometheusText()
+        let prefix = #"otp_http_request_duration_seconds_bucket{route="/x",le=""#
+        for (bound, count) in [
+            ("0.0025", 0), ("0.005", 2), ("0.1", 2), ("0.25", 3), ("10.0", 3), ("+Inf", 4),
+        ] {
+            #expect(text.contains(prefix + bound + "\"} \(count)\n"), "le=\(bound)")
+        }
+        #expect(text.contains(#"otp_http_request_duration_seconds_count{route="/x"} 4"#))
+    }
+
     @Test("unknown methods share one label and a missing status reads none")
     func labels() {
         let metrics = ServerMetrics()

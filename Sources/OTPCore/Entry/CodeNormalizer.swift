@@ -18,6 +18,12 @@ public enum CodeNormalizer {
     ///
     /// A result longer than the format's length means the text was not a code.
     public static func normalizeUncut(_ text: String, for format: CodeFormat) -> String {
+        // The common case, a code of ASCII digits already, is its own normal form.
+        if format.kind == .digits, text.utf8.count == format.length,
+            text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        {
+            return text
+        }
         if let word = codeWord(in: text, for: format) { return word }
         var kept = keptCharacters(of: stripPrefix(text, for: format), for: format)
         if kept.count == format.length * 2 {

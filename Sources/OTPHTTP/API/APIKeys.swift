@@ -20,6 +20,8 @@ public struct APIKeys: Sendable {
     }
 
     private let salt: [UInt8]
+    /// `salt`, prepared once: every request's key is hashed under it.
+    private let saltKey: HMACSHA256.Key
     private let hashes: [[UInt8]]
     private let callers: [Caller]
 
@@ -28,6 +30,7 @@ public struct APIKeys: Sendable {
         var generator = SystemRandomNumberGenerator()
         let salt = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
         self.salt = salt
+        self.saltKey = HMACSHA256.Key(salt)
         let secret = keys.filter { !$0.isEmpty }.map { ($0, nil as String?) }
         let named = publishable.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }.map {
             ($0.value, $0.key as String?)
@@ -63,9 +66,7 @@ public struct APIKeys: Sendable {
             authorization.prefix(7).lowercased() == "bearer "
         else { return nil }
         let presented = authorization.dropFirst(7).drop { $0 == " " }
-        guard let hash = HMACSHA256.authenticationCode(key: salt, message: Array(presented.utf8)) else {
-            return nil
-        }
+        let hash = saltKey.authenticationCode(Array(presented.utf8))
         var matched: Int?
         for (index, candidate) in hashes.enumerated() where HMACSHA256.constantTimeEqual(candidate, hash) {
             matched = index

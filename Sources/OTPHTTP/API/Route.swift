@@ -58,16 +58,18 @@ enum Route: Equatable {
         case "/healthz": self = .health
         case "/metrics": self = .metrics
         default:
-            let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-            guard parts.count >= 4, parts.count <= 5, parts[0].isEmpty, parts[1] == "v1",
-                parts[2] == "verifications", !parts[3].isEmpty
-            else { return nil }
-            let id = String(parts[3])
-            if parts.count == 4 {
+            // "/v1/verifications/{id}" or "/v1/verifications/{id}/{action}", read without splitting.
+            let prefix = "/v1/verifications/"
+            guard path.utf8.starts(with: prefix.utf8) else { return nil }
+            let rest = path.utf8.dropFirst(prefix.utf8.count)
+            let slash = rest.firstIndex(of: UInt8(ascii: "/"))
+            let id = String(Substring(rest[..<(slash ?? rest.endIndex)]))
+            guard !id.isEmpty else { return nil }
+            guard let slash else {
                 self = .status(id: id)
                 return
             }
-            switch parts[4] {
+            switch Substring(rest[rest.index(after: slash)...]) {
             case "check": self = .check(id: id)
             case "resend": self = .resend(id: id)
             case "cancel": self = .cancel(id: id)

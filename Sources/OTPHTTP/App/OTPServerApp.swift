@@ -114,7 +114,7 @@ public enum OTPServerApp {
         return RunningServer(
             main: main, metricsServer: side, verifier: verifier, store: store, metrics: metrics,
             policy: policy,
-            purgeInterval: configuration.purgeInterval)
+            purgeInterval: configuration.purgeInterval, requestLog: log)
     }
 }
 
@@ -132,11 +132,13 @@ public final class RunningServer: Sendable {
     public let policy: Policy
     private let store: any VerificationStore
     private let purging: Task<Void, Never>
+    private let requestLog: RequestLog
 
     init(
         main: HTTPServer, metricsServer: HTTPServer?, verifier: Verifier, store: any VerificationStore,
-        metrics: ServerMetrics, policy: Policy, purgeInterval: Duration
+        metrics: ServerMetrics, policy: Policy, purgeInterval: Duration, requestLog: RequestLog
     ) {
+        self.requestLog = requestLog
         self.server = main
         self.metricsServer = metricsServer
         self.verifier = verifier
@@ -158,7 +160,8 @@ public final class RunningServer: Sendable {
         return "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
     }
 
-    /// Stops accepting, lets requests in flight finish, closes the listeners, then shuts the store down.
+    /// Stops accepting, lets requests in flight finish, closes the listeners, shuts the store down,
+    /// and writes out the request log's buffered lines.
     public func stop(grace: Duration = .seconds(10)) async {
         purging.cancel()
         async let side: Void = metricsServer?.stop(grace: grace) ?? ()
@@ -166,5 +169,6 @@ public final class RunningServer: Sendable {
         await side
         await purging.value
         await store.shutdown()
+        requestLog.flush()
     }
 }

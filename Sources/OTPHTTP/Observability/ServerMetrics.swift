@@ -16,6 +16,13 @@ public final class ServerMetrics: Sendable {
         var buckets = [Int](repeating: 0, count: ServerMetrics.latencyBuckets.count)
         var sum = 0.0
         var count = 0
+
+        /// Counts one observation in every cumulative bucket from `first` on.
+        mutating func add(_ seconds: Double, fromBucket first: Int) {
+            for index in first..<buckets.count { buckets[index] += 1 }
+            sum += seconds
+            count += 1
+        }
     }
 
     private struct State {
@@ -40,15 +47,11 @@ public final class ServerMetrics: Sendable {
         let methodLabel = ["GET", "HEAD", "POST"].contains(method) ? method : "OTHER"
         let statusLabel = status.map(String.init) ?? "none"
         let key = "route=\"\(route)\",method=\"\(methodLabel)\",status=\"\(statusLabel)\""
+        let first = Self.latencyBuckets.firstIndex { seconds <= $0 } ?? Self.latencyBuckets.count
         state.withLock { state in
             state.requests[key, default: 0] += 1
-            var histogram = state.latency[route] ?? Histogram()
-            for (index, bound) in Self.latencyBuckets.enumerated() where seconds <= bound {
-                histogram.buckets[index] += 1
-            }
-            histogram.sum += seconds
-            histogram.count += 1
-            state.latency[route] = histogram
+            // Changed in place: a copy taken out and written back would copy the buckets each time.
+            state.latency[route, default: Histogram()].add(seconds, fromBucket: first)
         }
     }
 

@@ -37,7 +37,11 @@ public enum VerificationID {
     /// Whether text could be an identifier: 1–64 URL-safe characters, so it is safe as a store key.
     public static func isWellFormed(_ text: String) -> Bool {
         let utf8 = text.utf8
-        return (1...64).contains(utf8.count) && utf8.allSatisfy { alphabet.contains($0) }
+        return (1...64).contains(utf8.count)
+            && utf8.allSatisfy {
+                (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || (0x30...0x39).contains($0)
+                    || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
+            }
     }
 
     /// URL-safe base64 without padding.

@@ -111,4 +111,14 @@ import Testing
         #expect(!VerificationID.isWellFormed("vf_" + String(repeating: "a", count: 62)))
         #expect(!VerificationID.isWellFormed("vf_é"))
     }
+
+    @Test("exactly the URL-safe base64 alphabet is allowed, character by character")
+    func alphabet() {
+        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".unicodeScalars)
+        for value in 0..<128 {
+            let scalar = Unicode.Scalar(UInt8(value))
+            #expect(
+                VerificationID.isWellFormed("ab" + String(scalar)) == allowed.contains(scalar), "\(value)")
+        }
+    }
 }
