@@ -7,6 +7,8 @@
 # rounds, so a burst of other load on the machine moves all three alike.
 #
 #   OTP_BENCH_SECONDS (default 3)  OTP_BENCH_ROUNDS (3)  OTP_BENCH_CONNECTIONS (50)
+#   OTP_BENCH_FLOOR_CONNECTIONS (1000; 0 skips the check-floor rows: the check at that many
+#   connections on a second server with the default 50 ms floor, beside the floor-off server)
 #   OTP_BENCH_STORE (memory | sqlite | redis: a throwaway redis-server on these cores)  OTP_BIN (a built otp to use instead of building one)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -58,9 +60,10 @@ esac
 key="bench-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 # Limits and attempts lifted so every request does the full work instead of stopping at 429 or 423
 # (a limit of N per N seconds is a burst of N: the limiter works in whole milliseconds). The check
-# floor is off: it holds each answer 50 ms by sleeping, which would measure wrk's connection count.
+# floor is off: it holds each answer 50 ms, which would measure wrk's connection count. Every
+# connection comes from 127.0.0.1, so the per-address connection cap is off too.
 "$otp" serve --port 0 --store "$store" --api-key "$key" --sender "outbox:/dev/null" --check-floor 0 \
-  "${secret_args[@]}" \
+  "${secret_args[@]}" --max-connections-per-address 0 \
   --max-attempts 1000000 --limit-starts-per-destination 1000000000/31536000 \
   --limit-starts-per-address 1000000000/31536000 --limit-checks-per-address 1000000000/31536000 \
   --limit-failed-checks-per-destination 1000000000/31536000 >"$work/otp.out" 2>/dev/null &
@@ -73,6 +76,27 @@ done
 bare_url="http://127.0.0.1:$(cat "$work/bare.port")"
 otp_url=$(sed -n 's/^listening on //p' "$work/otp.out")
 [ -n "$otp_url" ] || { echo "otp serve did not start" >&2; exit 1; }
+
+floor_connections=${OTP_BENCH_FLOOR_CONNECTIONS:-1000}
+if [ "$floor_connections" -gt 0 ]; then
+  ulimit -n 20000 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+  floor_store=$store
+  [ "$store_kind" = sqlite ] && floor_store="sqlite:$work/floor.sqlite3"
+  # The same server with the default check floor: every check answer is held 50 ms.
+  "$otp" serve --port 0 --store "$floor_store" --api-key "$key" --sender "outbox:/dev/null" \
+    "${secret_args[@]}" --max-connections-per-address 0 \
+    --max-attempts 1000000 --limit-starts-per-destination 1000000000/31536000 \
+    --limit-starts-per-address 1000000000/31536000 --limit-checks-per-address 1000000000/31536000 \
+    --limit-failed-checks-per-destination 1000000000/31536000 >"$work/floor.out" 2>/dev/null &
+  pids+=($!)
+  floor_pid=$!
+  for _ in $(seq 200); do grep -q '^listening on ' "$work/floor.out" && break; sleep 0.05; done
+  floor_url=$(sed -n 's/^listening on //p' "$work/floor.out")
+  [ -n "$floor_url" ] || { echo "otp serve (check floor) did not start" >&2; exit 1; }
+  floor_id=$(curl -sf -X POST "$floor_url/v1/verifications" -H "Authorization: Bearer $key" \
+    -H 'Content-Type: application/json' -d '{"to":"+12025550199"}' |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
+fi
 
 started=$(curl -sf -X POST "$otp_url/v1/verifications" -H "Authorization: Bearer $key" \
   -H 'Content-Type: application/json' -d '{"to":"+12025550100"}')
@@ -140,3 +164,23 @@ echo "store: $store_kind; $(nproc) cores; medians of $rounds rounds; CPU is the 
 echo
 echo "check answers are 422 incorrect_code (an attempt taken and judged each time); non-2xx: $check_non2xx"
 echo "start answers are 201 with a code sent to an outbox on /dev/null; non-2xx: $start_non2xx"
+
+if [ "$floor_connections" -gt 0 ]; then
+  step "check floor ($rounds rounds of check at $floor_connections connections, floor off and 50 ms)"
+  : >"$work/floor-results"
+  for round in $(seq "$rounds"); do
+    echo "off $(connections=$floor_connections measure "$otp_url" Benchmarks/http/check.lua "$otp_pid")" \
+      >>"$work/floor-results"
+    echo "on $(connections=$floor_connections OTP_BENCH_ID=$floor_id measure "$floor_url" Benchmarks/http/check.lua "$floor_pid")" \
+      >>"$work/floor-results"
+    echo "round $round: $(tail -n 2 "$work/floor-results" | awk '{printf "floor %s %.0f/s  ", $1, $2}')"
+  done
+  cp "$work/floor-results" "$work/results"
+  read -r off off_p99 _ off_cpu < <(median off)
+  read -r on on_p99 _ on_cpu < <(median on)
+  echo
+  printf '%-34s %10s %8s %8s %11s\n' "check at $floor_connections connections" "req/s" "p99 ms" "ratio" "CPU µs/req"
+  printf '%-34s %10.0f %8.2f %8s %11s\n' "check floor off" "$off" "$off_p99" "1.00" "$off_cpu"
+  printf '%-34s %10.0f %8.2f %8s %11s\n' "check floor 50 ms (the default)" "$on" "$on_p99" "$(ratio "$on" "$off")" "$on_cpu"
+  echo "at most $floor_connections connections / 50 ms = $((floor_connections * 20)) checks/s can pass a 50 ms floor"
+fi

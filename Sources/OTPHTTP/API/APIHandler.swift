@@ -266,8 +266,7 @@ public struct APIHandler: HTTPHandler {
             if let result = verifier.checkImmediately(id: id, code: code, clientAddress: address) {
                 let response = Self.checkAnswer(
                     result, route: route, metrics: metrics, tokens: tokens, verifier: verifier)
-                if checkFloor <= .zero { return .now(response) }
-                return .later { await Self.held(response, until: earliest) }
+                return .at(earliest, response)
             }
             return .later {
                 let result: Result<Verification, VerifierError>

@@ -30,11 +30,16 @@ public enum HTTPReply: Sendable {
     case now(HTTPResponse)
     /// Suspend the connection, run the work on Swift's concurrency pool, then answer.
     case later(@Sendable () async -> HTTPResponse)
+    /// Answer with a response already made, but no earlier than an instant: the connection is
+    /// suspended and one timer thread per server resumes it, with no task per request.
+    case at(ContinuousClock.Instant, HTTPResponse)
 }
 
 /// Answers requests for an ``HTTPServer``.
 public protocol HTTPHandler: Sendable {
-    /// Answers one request. It runs on a server thread, so it must not block: slow work goes in `.later`.
+    /// Answers one request. It runs on a server thread, so it must not block for long: slow work
+    /// goes in `.later` (a store that answers within its own lock, as the memory and SQLite stores
+    /// judge a check, is fine).
     ///
     /// When `request.bodyTooLarge` is set the server may not have read the body and uses a `.now` answer
     /// only; a `.later` one is replaced by a bare 413.

@@ -92,6 +92,7 @@ public final class HTTPServer: Sendable {
         core.daemonWillStop()
         MHD_stop_daemon(daemon.raw)
         watchdog.stop()
+        core.answerTimer.stop()
         retainedCore.release()
     }
 
@@ -101,6 +102,7 @@ public final class HTTPServer: Sendable {
         if daemon.claimStop() {
             core.daemonWillStop()
             MHD_stop_daemon(daemon.raw)
+            core.answerTimer.stop()
             retainedCore.release()
         }
     }

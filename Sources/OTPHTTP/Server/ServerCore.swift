@@ -8,6 +8,8 @@ final class ServerCore: @unchecked Sendable {
     let bodyLimit: Int
     let headerNames: [String]
     let queryNames: [String]
+    /// Answers connections held until a set instant (``HTTPReply/at(_:_:)``).
+    let answerTimer = AnswerTimer()
     private let lock = NSLock()
     /// Orders resuming a connection against stopping the daemon; never held while libmicrohttpd
     /// calls back, so it cannot deadlock with ``lock``.
@@ -189,6 +191,21 @@ func otpAccessHandler(
             core.resume(handle)
         }
         return .YES
+    case .at(let due, let response):
+        guard ContinuousClock.now < due else {
+            return queue(response, on: connection, state: state, core: core)
+        }
+        state.suspended = true
+        core.suspensionBegan()
+        MHD_suspend_connection(connection)
+        let handle = ConnectionHandle(raw: connection)
+        core.suspended(handle)
+        core.answerTimer.schedule(at: due) {
+            state.setPending(response)
+            core.suspensionEnded()
+            core.resume(handle)
+        }
+        return .YES
     }
 }
 
@@ -256,7 +273,7 @@ private func request(from state: RequestState) -> HTTPRequest {
 /// The handler's answer to a request whose body is over the limit (a bare 413 if it would answer later).
 private func oversizedAnswer(_ state: RequestState, _ core: ServerCore) -> HTTPResponse {
     switch core.handler.handle(request(from: state)) {
-    case .now(let answer): answer
+    case .now(let answer), .at(_, let answer): answer
     case .later: HTTPResponse(status: 413, route: state.path)
     }
 }
