@@ -3,8 +3,10 @@ import Testing
 
 @testable import OTPHTTP
 
-/// The timer that answers held connections. No test waits for a deadline: actions due in the past
-/// run as soon as the thread sees them, and `stop()` runs the rest at once.
+/// The timer that answers held connections.
+///
+/// No test waits for a deadline: actions due in the past run as soon as the thread sees them, and
+/// `stop()` runs the rest at once.
 @Suite struct AnswerTimerTests {
     /// Actions' names in the order they ran.
     final class Ran: @unchecked Sendable {
