@@ -31,6 +31,29 @@ enum RedisScripts {
 
         """
 
+    /// Writes a lifecycle event to the outbox, once per id, when `evp` (the key prefix) is not empty.
+    ///
+    /// Keys under `evp`: `ev:ID` the event, `evq:VID` the verification's queue of event ids in order,
+    /// `evdue` the verifications whose head event is due (scored by when), `evk:VID` every id noted
+    /// for the verification (kept as long as the record), `evn` the count not yet delivered.
+    private static let events = """
+        local function note(evp, r, kind, at, now)
+          if evp == '' then return 0 end
+          local id = 'evt_' .. r.id .. '.' .. kind .. '.' .. r.sent
+          local known = evp .. 'evk:' .. r.id
+          if redis.call('SADD', known, id) == 0 then return 0 end
+          redis.call('PEXPIRE', known, math.max(1, tonumber(r.pur) - now))
+          redis.call('HSET', evp .. 'ev:' .. id, 'id', id, 'k', kind, 'vid', r.id, 'ch', r.ch,
+            'to', r.mto or '', 'at', at, 'f', '0')
+          if redis.call('RPUSH', evp .. 'evq:' .. r.id, id) == 1 then
+            redis.call('ZADD', evp .. 'evdue', at, r.id)
+          end
+          redis.call('INCR', evp .. 'evn')
+          return 1
+        end
+
+        """
+
     /// GCRA over several counters, all or none, as `RatePermit.admitAll`.
     ///
     /// `count` keys from `KEYS[first]`, each with its interval and window at
@@ -70,10 +93,11 @@ enum RedisScripts {
     /// Stores a record and claims its idempotency key unless that key is live.
     ///
     /// KEYS: record, idempotency key (or the record again), record index, key index.
-    /// ARGV: now, claimed ("1"/"0"), fingerprint, claim expiry, record id, record key prefix, then the
-    /// record's field pairs. Records and keys past their time go when ``purge`` runs, never here.
+    /// ARGV: now, claimed ("1"/"0"), fingerprint, claim expiry, record id, record key prefix, the
+    /// event prefix (empty: no events), then the record's field pairs. Records and keys past their
+    /// time go when ``purge`` runs, never here.
     static let insert =
-        prelude + """
+        prelude + events + """
             local now = tonumber(ARGV[1])
             if ARGV[2] == '1' then
               local e = load(KEYS[2])
@@ -86,10 +110,15 @@ enum RedisScripts {
               redis.call('ZADD', KEYS[4], ARGV[4], KEYS[2])
             end
             redis.call('DEL', KEYS[1])
-            redis.call('HSET', KEYS[1], unpack(ARGV, 7))
+            redis.call('HSET', KEYS[1], unpack(ARGV, 8))
             local purge = tonumber(redis.call('HGET', KEYS[1], 'pur'))
             redis.call('PEXPIRE', KEYS[1], math.max(1, purge - now))
             redis.call('ZADD', KEYS[3], purge, ARGV[5])
+            if ARGV[7] ~= '' then
+              local r = load(KEYS[1])
+              note(ARGV[7], r, 'pending', ARGV[1], now)
+              redis.call('ZADD', ARGV[7] .. 'exp', r.exp, r.id)
+            end
             return {'inserted', ''}
             """
 
@@ -111,11 +140,13 @@ enum RedisScripts {
     /// `VerificationRecord.check`, then the refunds when approved).
     ///
     /// KEYS: record, then one counter per permit. ARGV: now, the candidate's hash, then per permit
-    /// its interval, its window and "1" when it is given back on approval. The hashes are compared
-    /// byte by byte to the end, whatever differs, so the time taken does not depend on where.
+    /// its interval, its window and "1" when it is given back on approval, then the event prefix
+    /// (empty: no events). The hashes are compared byte by byte to the end, whatever differs, so
+    /// the time taken does not depend on where.
     static let check =
-        prelude + permits + """
+        prelude + permits + events + """
             local now = tonumber(ARGV[1])
+            local evp = ARGV[3 + 3 * (#KEYS - 1)]
             local r = load(KEYS[1])
             if not r then return {'notFound', ''} end
             local s = status(r, now)
@@ -133,8 +164,12 @@ enum RedisScripts {
             for i = 1, math.min(#kept, #candidate) do
               diff = bit.bor(diff, bit.bxor(string.byte(kept, i), string.byte(candidate, i)))
             end
-            if diff ~= 0 then return answer('incorrect', '', KEYS[1]) end
+            if diff ~= 0 then
+              if tonumber(r.att) == 1 then note(evp, r, 'max_attempts_reached', ARGV[1], now) end
+              return answer('incorrect', '', KEYS[1])
+            end
             redis.call('HSET', KEYS[1], 'st', 'approved', 'lt', '', 'lu', '')
+            note(evp, r, 'approved', ARGV[1], now)
             for i = 1, #KEYS - 1 do
               if ARGV[3 * i + 2] == '1' then
                 local arrival = arrivals[i] - tonumber(ARGV[3 * i])
@@ -150,13 +185,15 @@ enum RedisScripts {
 
     /// Approves or cancels a pending verification.
     ///
-    /// KEYS: record. ARGV: the new state, `approved` or `canceled`.
+    /// KEYS: record. ARGV: the new state, `approved` or `canceled`; the event prefix (empty: no
+    /// event) and now.
     static let settle =
-        prelude + """
+        prelude + events + """
             local r = load(KEYS[1])
             if not r then return {'notFound', ''} end
             if r.st ~= 'pending' then return answer('notPending', '', KEYS[1]) end
             redis.call('HSET', KEYS[1], 'st', ARGV[1], 'lt', '', 'lu', '')
+            if ARGV[2] ~= '' then note(ARGV[2], r, ARGV[1], ARGV[3], tonumber(ARGV[3])) end
             return answer('done', '', KEYS[1])
             """
 
@@ -178,7 +215,8 @@ enum RedisScripts {
 
     /// Puts a resend's new code in place while its lease is held.
     ///
-    /// KEYS: record, record index. ARGV: token, hash, attempts, sends, expiry, next resend, purge time, now, id.
+    /// KEYS: record, record index. ARGV: token, hash, attempts, sends, expiry, next resend, purge time,
+    /// now, id, the event prefix (empty: no events; else the new expiry joins the sweep's index).
     static let finishResend =
         prelude + """
             local r = load(KEYS[1])
@@ -189,6 +227,7 @@ enum RedisScripts {
               'rav', ARGV[6], 'pur', ARGV[7], 'lt', '', 'lu', '')
             redis.call('PEXPIRE', KEYS[1], math.max(1, tonumber(ARGV[7]) - tonumber(ARGV[8])))
             redis.call('ZADD', KEYS[2], ARGV[7], ARGV[9])
+            if ARGV[10] ~= '' then redis.call('ZADD', ARGV[10] .. 'exp', ARGV[5], ARGV[9]) end
             return answer('done', '', KEYS[1])
             """
 
@@ -242,6 +281,82 @@ enum RedisScripts {
         end
         return 1
         """
+
+    /// Hands out each due verification's head event, leased until a time.
+    ///
+    /// ARGV: event prefix, now, lease end, limit. Replies seven fields per event: id, kind,
+    /// verification, channel, masked destination, time, failures.
+    static let claimEvents = """
+        local evp = ARGV[1]
+        local vids = redis.call('ZRANGEBYSCORE', evp .. 'evdue', '-inf', ARGV[2], 'LIMIT', 0, tonumber(ARGV[4]))
+        local reply = {}
+        for _, vid in ipairs(vids) do
+          local id = redis.call('LINDEX', evp .. 'evq:' .. vid, 0)
+          if not id then
+            redis.call('ZREM', evp .. 'evdue', vid)
+          else
+            redis.call('ZADD', evp .. 'evdue', ARGV[3], vid)
+            local e = redis.call('HMGET', evp .. 'ev:' .. id, 'id', 'k', 'vid', 'ch', 'to', 'at', 'f')
+            for i = 1, 7 do reply[#reply + 1] = e[i] or '' end
+          end
+        end
+        return reply
+        """
+
+    /// Removes a delivered event; the verification's next event, if any, becomes due.
+    ///
+    /// ARGV: event prefix, event id.
+    static let eventDelivered = """
+        local evp = ARGV[1]
+        local key = evp .. 'ev:' .. ARGV[2]
+        local vid = redis.call('HGET', key, 'vid')
+        if not vid then return 0 end
+        local queue = evp .. 'evq:' .. vid
+        redis.call('LREM', queue, 1, ARGV[2])
+        redis.call('DEL', key)
+        redis.call('DECR', evp .. 'evn')
+        local head = redis.call('LINDEX', queue, 0)
+        if head then
+          redis.call('ZADD', evp .. 'evdue', redis.call('HGET', evp .. 'ev:' .. head, 'at'), vid)
+        else
+          redis.call('ZREM', evp .. 'evdue', vid)
+        end
+        return 1
+        """
+
+    /// Counts a failed delivery and sets when the event is due again.
+    ///
+    /// ARGV: event prefix, event id, retry time.
+    static let eventFailed = """
+        local evp = ARGV[1]
+        local key = evp .. 'ev:' .. ARGV[2]
+        local vid = redis.call('HGET', key, 'vid')
+        if not vid then return 0 end
+        redis.call('HINCRBY', key, 'f', 1)
+        if redis.call('LINDEX', evp .. 'evq:' .. vid, 0) == ARGV[2] then
+          redis.call('ZADD', evp .. 'evdue', ARGV[3], vid)
+        end
+        return 1
+        """
+
+    /// Notes `expired` for pending codes past their lifetime, from the index of expiries.
+    ///
+    /// ARGV: event prefix, now, limit, record key prefix. Returns how many it wrote.
+    static let noteExpiries =
+        prelude + events + """
+            local evp = ARGV[1]
+            local now = tonumber(ARGV[2])
+            local vids = redis.call('ZRANGEBYSCORE', evp .. 'exp', '-inf', ARGV[2], 'LIMIT', 0, tonumber(ARGV[3]))
+            local written = 0
+            for _, vid in ipairs(vids) do
+              redis.call('ZREM', evp .. 'exp', vid)
+              local r = load(ARGV[4] .. vid)
+              if r and r.st == 'pending' and tonumber(r.exp) <= now then
+                written = written + note(evp, r, 'expired', r.exp, now)
+              end
+            end
+            return written
+            """
 
     /// Deletes one batch of records and idempotency keys whose time has passed.
     ///

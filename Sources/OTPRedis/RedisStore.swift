@@ -10,11 +10,13 @@ import OTPServer
 /// idempotency keys by the time they may go, for ``purgeExpired(now:)``. Each store holds
 /// a small pool of connections, each used from its own serial queue so a slow reply never
 /// blocks Swift's cooperative threads.
-public final class RedisStore: VerificationStore, @unchecked Sendable {
+public final class RedisStore: VerificationStore, LifecycleEventStore, @unchecked Sendable {
     // Each connection is used only on its own serial queue: that is what makes this type Sendable.
     private let pool: [(connection: RedisConnection, queue: DispatchQueue)]
     private let next = Counter()
     private let prefix: String
+    /// Whether state changes write ``LifecycleEvent``s to the outbox, in the same script.
+    private let recordsEvents: Bool
 
     /// Connects to Redis and keeps every key under a prefix.
     ///
@@ -26,13 +28,16 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
     ///   - connections: how many connections to open; commands spread over them.
     ///   - username: the ACL user to `AUTH` as (Redis 6 and later); `nil` for the default user.
     ///   - password: the password to `AUTH` with; `nil` when Redis asks for none.
+    ///   - recordsEvents: whether state changes write ``LifecycleEvent``s to the outbox, in the
+    ///     same script as the change.
     /// - Throws: `StoreError` when a connection cannot be opened, `AUTH` is refused or the
     ///   database cannot be selected.
     public init(
         host: String, port: Int, database: Int = 0, keyPrefix: String = "otp:", connections: Int = 2,
-        username: String? = nil, password: String? = nil
+        username: String? = nil, password: String? = nil, recordsEvents: Bool = false
     ) throws(StoreError) {
         prefix = keyPrefix
+        self.recordsEvents = recordsEvents
         var pool: [(connection: RedisConnection, queue: DispatchQueue)] = []
         for index in 0..<max(1, connections) {
             let connection = try RedisConnection(
@@ -48,6 +53,8 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
     private func idempotencyKey(_ key: String) -> String { prefix + "i:" + key }
     private func rateKey(_ key: String) -> String { prefix + "r:" + key }
     private var recordIndex: String { prefix + "purge:v" }
+    /// The event prefix the scripts take: the key prefix when events are recorded, else empty.
+    private var eventPrefix: [UInt8] { recordsEvents ? Array(prefix.utf8) : [] }
     private var keyIndex: String { prefix + "purge:i" }
 
     // MARK: - VerificationStore
@@ -65,8 +72,16 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
         var arguments: [[UInt8]] = [
             Self.time(now), Array((claim == nil ? "0" : "1").utf8), Array((claim?.fingerprint ?? "").utf8),
             claim.map { Self.time($0.expiresAt) } ?? [], Array(record.id.utf8), Array(recordKey("").utf8),
+            eventPrefix,
         ]
         arguments += Self.fields(of: record)
+        if recordsEvents {
+            // The masked destination, so events written inside scripts need no masking there.
+            arguments += [
+                Array("mto".utf8),
+                Array(Destination.mask(channel: record.channel, address: record.destination).utf8),
+            ]
+        }
         let reply = try await evaluate(RedisScripts.insert, keys: keys, arguments: arguments)
         let (outcome, _, fields) = try Self.parse(reply)
         switch outcome {
@@ -125,6 +140,7 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
             arguments.append(Array(String(permit.windowMilliseconds).utf8))
             arguments.append(refunds.contains(permit.key) ? [0x31] : [0x30])
         }
+        arguments.append(eventPrefix)
         let reply = try await evaluate(
             RedisScripts.check, keys: [recordKey(attempt.id)] + attempt.permits.map { rateKey($0.key) },
             arguments: arguments)
@@ -210,7 +226,7 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
                 Array(token.utf8), update.codeHash, Array(String(update.attemptsLeft).utf8),
                 Array(String(update.sendsUsed).utf8), Self.time(update.expiresAt),
                 update.resendAvailableAt.map(Self.time) ?? [], Self.time(update.purgeAt),
-                Self.time(now), Array(id.utf8),
+                Self.time(now), Array(id.utf8), eventPrefix,
             ])
         return try transition(reply)
     }
@@ -289,11 +305,93 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
     // MARK: - Helpers
 
     private func settle(
-        _ id: String, to state: VerificationRecord.State
+        _ id: String, to state: VerificationRecord.State, eventsAt now: Date? = nil
     ) async throws(StoreError) -> TransitionOutcome {
+        let events = now.map { _ in eventPrefix } ?? []
         let reply = try await evaluate(
-            RedisScripts.settle, keys: [recordKey(id)], arguments: [Array(state.rawValue.utf8)])
+            RedisScripts.settle, keys: [recordKey(id)],
+            arguments: [Array(state.rawValue.utf8), events, now.map(Self.time) ?? []])
         return try transition(reply)
+    }
+
+    /// Approves a pending verification; the `approved` event, when recorded, is at `now`.
+    public func approve(id: String, now: Date) async throws(StoreError) -> TransitionOutcome {
+        try await settle(id, to: .approved, eventsAt: now)
+    }
+
+    /// Cancels a pending verification; the `canceled` event, when recorded, is at `now`.
+    public func cancel(id: String, now: Date) async throws(StoreError) -> TransitionOutcome {
+        try await settle(id, to: .canceled, eventsAt: now)
+    }
+
+    // MARK: - LifecycleEventStore
+
+    /// Hands out each due verification's oldest undelivered event, leased until `leaseUntil`, in one script.
+    public func claimEvents(now: Date, leaseUntil: Date, limit: Int) async throws(StoreError) -> [OutboxEvent]
+    {
+        let reply = try await evaluate(
+            RedisScripts.claimEvents, keys: [],
+            arguments: [
+                Array(prefix.utf8), Self.time(now), Self.time(leaseUntil), Array(String(max(0, limit)).utf8),
+            ])
+        guard case .array(let flat) = reply, flat.count % 7 == 0 else { throw Self.failure(reply) }
+        var claimed: [OutboxEvent] = []
+        for start in stride(from: 0, to: flat.count, by: 7) {
+            let fields = flat[start..<start + 7].map { value -> [UInt8] in
+                if case .string(let bytes) = value { return bytes }
+                return []
+            }
+            guard let kind = LifecycleEvent.Kind(rawValue: Self.text(fields[1])),
+                let channel = Channel(rawValue: Self.text(fields[3])), let at = Self.number(fields[5]),
+                let failures = Self.number(fields[6])
+            else { throw StoreError("redis: malformed event") }
+            claimed.append(
+                OutboxEvent(
+                    event: LifecycleEvent(
+                        id: Self.text(fields[0]), kind: kind, verificationID: Self.text(fields[2]),
+                        channel: channel, to: Self.text(fields[4]), at: StoreTime.date(milliseconds: at)),
+                    failures: Int(failures)))
+        }
+        return claimed
+    }
+
+    /// Removes a delivered event; the verification's next one becomes due.
+    public func eventDelivered(id: String) async throws(StoreError) {
+        let reply = try await evaluate(
+            RedisScripts.eventDelivered, keys: [], arguments: [Array(prefix.utf8), Array(id.utf8)])
+        if case .error = reply { throw Self.failure(reply) }
+    }
+
+    /// Counts a failed delivery and sets the next try.
+    public func eventFailed(id: String, retryAt: Date) async throws(StoreError) {
+        let reply = try await evaluate(
+            RedisScripts.eventFailed, keys: [],
+            arguments: [Array(prefix.utf8), Array(id.utf8), Self.time(retryAt)])
+        if case .error = reply { throw Self.failure(reply) }
+    }
+
+    /// Notes `expired` for pending codes past their lifetime, in one script.
+    public func noteExpiries(now: Date, limit: Int) async throws(StoreError) -> Int {
+        guard recordsEvents else { return 0 }
+        let reply = try await evaluate(
+            RedisScripts.noteExpiries, keys: [],
+            arguments: [
+                Array(prefix.utf8), Self.time(now), Array(String(max(0, limit)).utf8),
+                Array(recordKey("").utf8),
+            ])
+        guard case .integer(let written) = reply else { throw Self.failure(reply) }
+        return Int(written)
+    }
+
+    /// The events not yet delivered.
+    public func undeliveredEventCount() async throws(StoreError) -> Int {
+        let key = prefix + "evn"
+        let reply = try await run { connection throws(StoreError) in try connection.command("GET", key) }
+        switch reply {
+        case .null: return 0
+        case .string(let bytes): return Int(Self.number(bytes) ?? 0)
+        default: throw Self.failure(reply)
+        }
     }
 
     private func transition(_ reply: RedisValue) throws(StoreError) -> TransitionOutcome {

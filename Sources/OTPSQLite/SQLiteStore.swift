@@ -11,7 +11,9 @@ import OTPServer
 /// blocks Swift's cooperative threads; the server's HTTP threads, which may block, judge checks
 /// by waiting on that queue directly (``ImmediateCheckStore``). Expired rows go when ``purgeExpired(now:)`` runs;
 /// ``shutdown()`` closes the database.
-public final class SQLiteStore: VerificationStore, ImmediateCheckStore, @unchecked Sendable {
+public final class SQLiteStore: VerificationStore, ImmediateCheckStore, LifecycleEventStore,
+    @unchecked Sendable
+{
     /// How hard each commit waits for the disk.
     public enum Durability: Sendable {
         /// `synchronous=NORMAL`: in WAL mode a commit survives a crash of the process, and a
@@ -26,6 +28,8 @@ public final class SQLiteStore: VerificationStore, ImmediateCheckStore, @uncheck
     private var connection: SQLiteConnection?
     private let queue: DispatchQueue
     private let deadline: Duration
+    /// Whether state changes write ``LifecycleEvent``s to the `otp_events` outbox.
+    private let recordsEvents: Bool
 
     /// Opens (creating when needed) the database at `path` and its tables.
     ///
@@ -35,11 +39,15 @@ public final class SQLiteStore: VerificationStore, ImmediateCheckStore, @uncheck
     ///   - deadline: how long one call may take in all, the wait for the store's queue and for
     ///     another writer's lock included; past it the call throws and the server answers 503. Calls
     ///     queued behind a held lock each fail at their own deadline, so waits never stack.
+    ///   - recordsEvents: whether state changes write ``LifecycleEvent``s to the outbox table, in
+    ///     the same transaction as the change.
     /// - Throws: `StoreError` when the file cannot be opened or its tables made.
     public init(
-        path: String, durability: Durability = .normal, deadline: Duration = .seconds(2)
+        path: String, durability: Durability = .normal, deadline: Duration = .seconds(2),
+        recordsEvents: Bool = false
     ) throws(StoreError) {
         let connection = try SQLiteConnection(path: path, synchronous: durability)
+        self.recordsEvents = recordsEvents
         do {
             try Self.createSchema(connection)
         } catch {
@@ -96,6 +104,28 @@ public final class SQLiteStore: VerificationStore, ImmediateCheckStore, @uncheck
                     arrival INTEGER NOT NULL
                 ) WITHOUT ROWID
                 """)
+            // The lifecycle-event outbox: rows stay, delivered, until their verification is purged,
+            // so an event's id is never written twice.
+            try connection.execute(
+                """
+                CREATE TABLE IF NOT EXISTS otp_events (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    id TEXT NOT NULL UNIQUE,
+                    verification_id TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    channel TEXT NOT NULL,
+                    masked_to TEXT NOT NULL,
+                    at INTEGER NOT NULL,
+                    failures INTEGER NOT NULL DEFAULT 0,
+                    due_at INTEGER NOT NULL,
+                    delivered INTEGER NOT NULL DEFAULT 0
+                )
+                """)
+            try connection.execute(
+                "CREATE INDEX IF NOT EXISTS otp_events_waiting ON otp_events (delivered, verification_id, seq)"
+            )
+            try connection.execute(
+                "CREATE INDEX IF NOT EXISTS otp_verifications_expires_at ON otp_verifications (expires_at)")
         }
     }
 
@@ -107,7 +137,8 @@ public final class SQLiteStore: VerificationStore, ImmediateCheckStore, @uncheck
     ) async throws(StoreError)
         -> InsertOutcome
     {
-        try await run { (db: SQLiteConnection) throws(StoreError) in
+        let events = recordsEvents
+        return try await run { (db: SQLiteConnection) throws(StoreError) in
             try db.immediateTransaction { () throws(StoreError) -> InsertOutcome in
                 if let claim {
                     if let entry = try Self.idempotencyEntry(db, key: claim.key, now: now) {
@@ -126,6 +157,7 @@ public final class SQLiteStore: VerificationStore, ImmediateCheckStore, @uncheck
                         + "attempts_left, sends_used, created_at, expires_at, resend_available_at, purge_at, "
                         + "lease_token, lease_until, locale) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     Self.columns(of: record))
+                if events { try Self.note(db, LifecycleEvent.caused(from: nil, to: record, at: now)) }
                 return .inserted
             }
         }
@@ -172,6 +204,110 @@ public final class SQLiteStore: VerificationStore, ImmediateCheckStore, @uncheck
         try await mutate(id, missing: .notFound) { $0.cancel() }
     }
 
+    /// Approves a pending verification; the `approved` event, when recorded, is at `now`.
+    public func approve(id: String, now: Date) async throws(StoreError) -> TransitionOutcome {
+        try await mutate(id, missing: .notFound, eventsAt: now) { $0.approve() }
+    }
+
+    /// Cancels a pending verification; the `canceled` event, when recorded, is at `now`.
+    public func cancel(id: String, now: Date) async throws(StoreError) -> TransitionOutcome {
+        try await mutate(id, missing: .notFound, eventsAt: now) { $0.cancel() }
+    }
+
+    // MARK: - LifecycleEventStore
+
+    /// Hands out each verification's oldest undelivered event when due, leased until `leaseUntil`.
+    public func claimEvents(now: Date, leaseUntil: Date, limit: Int) async throws(StoreError) -> [OutboxEvent]
+    {
+        try await run { (db: SQLiteConnection) throws(StoreError) in
+            try db.immediateTransaction { () throws(StoreError) -> [OutboxEvent] in
+                let rows = try db.query(
+                    "SELECT e.id, e.kind, e.verification_id, e.channel, e.masked_to, e.at, e.failures "
+                        + "FROM otp_events e WHERE e.delivered = 0 AND e.due_at <= ? AND e.seq = "
+                        + "(SELECT MIN(f.seq) FROM otp_events f WHERE f.delivered = 0 "
+                        + "AND f.verification_id = e.verification_id) ORDER BY e.seq LIMIT ?",
+                    [.integer(StoreTime.milliseconds(now)), .integer(Int64(max(0, limit)))])
+                var claimed: [OutboxEvent] = []
+                for row in rows {
+                    guard row.count == 7, let id = row[0].text, let kindText = row[1].text,
+                        let kind = LifecycleEvent.Kind(rawValue: kindText), let verification = row[2].text,
+                        let channelText = row[3].text, let channel = Channel(rawValue: channelText),
+                        let to = row[4].text, let at = row[5].integer, let failures = row[6].integer
+                    else { throw StoreError("sqlite: an unreadable event row") }
+                    try db.query(
+                        "UPDATE otp_events SET due_at = ? WHERE id = ?",
+                        [.integer(StoreTime.milliseconds(leaseUntil)), .text(id)])
+                    claimed.append(
+                        OutboxEvent(
+                            event: LifecycleEvent(
+                                id: id, kind: kind, verificationID: verification, channel: channel, to: to,
+                                at: StoreTime.date(milliseconds: at)),
+                            failures: Int(failures)))
+                }
+                return claimed
+            }
+        }
+    }
+
+    /// Marks an event delivered; its row stays until its verification is purged.
+    public func eventDelivered(id: String) async throws(StoreError) {
+        try await run { (db: SQLiteConnection) throws(StoreError) in
+            _ = try db.query("UPDATE otp_events SET delivered = 1 WHERE id = ?", [.text(id)])
+        }
+    }
+
+    /// Counts a failed delivery and sets the next try.
+    public func eventFailed(id: String, retryAt: Date) async throws(StoreError) {
+        try await run { (db: SQLiteConnection) throws(StoreError) in
+            _ = try db.query(
+                "UPDATE otp_events SET failures = failures + 1, due_at = ? WHERE id = ? AND delivered = 0",
+                [.integer(StoreTime.milliseconds(retryAt)), .text(id)])
+        }
+    }
+
+    /// Notes `expired` for pending codes past their lifetime that have none, in one transaction.
+    public func noteExpiries(now: Date, limit: Int) async throws(StoreError) -> Int {
+        guard recordsEvents else { return 0 }
+        return try await run { (db: SQLiteConnection) throws(StoreError) in
+            try db.immediateTransaction { () throws(StoreError) -> Int in
+                let rows = try db.query(
+                    "SELECT id FROM otp_verifications v WHERE v.state = 'pending' AND v.expires_at <= ? "
+                        + "AND NOT EXISTS (SELECT 1 FROM otp_events e WHERE e.id = "
+                        + "'evt_' || v.id || '.expired.' || v.sends_used) ORDER BY v.expires_at LIMIT ?",
+                    [.integer(StoreTime.milliseconds(now)), .integer(Int64(max(0, limit)))])
+                var written = 0
+                for row in rows {
+                    guard let id = row.first?.text, let record = try Self.read(db, id: id) else { continue }
+                    try Self.note(db, LifecycleEvent(.expired, of: record, at: record.expiresAt))
+                    written += 1
+                }
+                return written
+            }
+        }
+    }
+
+    /// The events not yet delivered.
+    public func undeliveredEventCount() async throws(StoreError) -> Int {
+        try await run { (db: SQLiteConnection) throws(StoreError) in
+            Int(
+                try db.query("SELECT COUNT(*) FROM otp_events WHERE delivered = 0").first?.first?.integer ?? 0
+            )
+        }
+    }
+
+    /// Writes an event to the outbox unless its id is already there.
+    private static func note(_ db: SQLiteConnection, _ event: LifecycleEvent?) throws(StoreError) {
+        guard let event else { return }
+        let at = StoreTime.milliseconds(event.at)
+        try db.query(
+            "INSERT OR IGNORE INTO otp_events (id, verification_id, kind, channel, masked_to, at, due_at) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                .text(event.id), .text(event.verificationID), .text(event.kind.rawValue),
+                .text(event.channel.rawValue), .text(event.to), .integer(at), .integer(at),
+            ])
+    }
+
     /// Claims the next send.
     public func beginResend(
         id: String, lease: ResendLease, maxSends: Int, now: Date
@@ -216,18 +352,21 @@ public final class SQLiteStore: VerificationStore, ImmediateCheckStore, @uncheck
     /// Judges a check in one immediate transaction: refusal, permits, attempt, comparison,
     /// approval and refunds.
     public func check(_ attempt: CheckAttempt, now: Date) async throws(StoreError) -> CheckOutcome {
-        try await run { (db: SQLiteConnection) throws(StoreError) in try Self.check(db, attempt, now: now) }
+        let events = recordsEvents
+        return try await run { (db: SQLiteConnection) throws(StoreError) in
+            try Self.check(db, attempt, now: now, events: events)
+        }
     }
 
     /// ``check(_:now:)`` on the caller's thread, which waits for the store's queue.
     public func checkImmediately(_ attempt: CheckAttempt, now: Date) throws(StoreError) -> CheckOutcome {
         try runImmediately { (db: SQLiteConnection) throws(StoreError) in
-            try Self.check(db, attempt, now: now)
+            try Self.check(db, attempt, now: now, events: recordsEvents)
         }
     }
 
     private static func check(
-        _ db: SQLiteConnection, _ attempt: CheckAttempt, now: Date
+        _ db: SQLiteConnection, _ attempt: CheckAttempt, now: Date, events: Bool
     ) throws(StoreError) -> CheckOutcome {
         try db.immediateTransaction { () throws(StoreError) -> CheckOutcome in
             guard var record = try read(db, id: attempt.id) else { return .notFound }
@@ -235,8 +374,10 @@ public final class SQLiteStore: VerificationStore, ImmediateCheckStore, @uncheck
             if case .denied(let wait, let key) = try take(db, attempt.permits, now: now) {
                 return .rateLimited(waitMilliseconds: wait, key: key, record)
             }
+            let before = record
             let outcome = record.check(candidateHash: attempt.candidateHash, now: now)
             try write(db, record)
+            if events { try note(db, LifecycleEvent.caused(from: before, to: record, at: now)) }
             if case .approved = outcome { try give(db, attempt.refundsOnApproval, now: now) }
             return outcome
         }
@@ -344,14 +485,19 @@ public final class SQLiteStore: VerificationStore, ImmediateCheckStore, @uncheck
 
     /// Reads a record, applies a transition and writes it back, in one immediate transaction.
     private func mutate<Outcome: Sendable>(
-        _ id: String, missing: Outcome, _ change: @escaping @Sendable (inout VerificationRecord) -> Outcome
+        _ id: String, missing: Outcome, eventsAt now: Date? = nil,
+        _ change: @escaping @Sendable (inout VerificationRecord) -> Outcome
     ) async throws(StoreError) -> Outcome {
-        try await run { (db: SQLiteConnection) throws(StoreError) in
+        let eventTime = recordsEvents ? now : nil
+        return try await run { (db: SQLiteConnection) throws(StoreError) in
             try db.immediateTransaction { () throws(StoreError) -> Outcome in
                 guard var record = try Self.read(db, id: id) else { return missing }
                 let before = record
                 let outcome = change(&record)
                 if record != before { try Self.write(db, record) }
+                if let eventTime {
+                    try Self.note(db, LifecycleEvent.caused(from: before, to: record, at: eventTime))
+                }
                 return outcome
             }
         }
@@ -378,6 +524,11 @@ public final class SQLiteStore: VerificationStore, ImmediateCheckStore, @uncheck
         let purged = db.changes
         try db.query("DELETE FROM otp_idempotency WHERE expires_at <= ?", [.integer(milliseconds)])
         try db.query("DELETE FROM otp_rates WHERE arrival <= ?", [.integer(milliseconds)])
+        if purged > 0 {
+            try db.query(
+                "DELETE FROM otp_events WHERE delivered = 1 AND verification_id NOT IN "
+                    + "(SELECT id FROM otp_verifications)")
+        }
         return purged
     }
 

@@ -72,7 +72,7 @@ extension Verifier {
         } catch {
             // The reply may have been lost after the store wrote: undo what may be there, so the key
             // is not held by a verification whose code was never sent.
-            _ = try? await store.cancel(id: id)
+            _ = try? await store.cancel(id: id, now: now)
             if let claim { try? await store.releaseIdempotencyKey(claim.key, verificationID: id) }
             await release(permits, now: now)
             throw error
@@ -90,7 +90,7 @@ extension Verifier {
         do {
             try await sender.send(message)
         } catch {
-            _ = try? await store.cancel(id: id)
+            _ = try? await store.cancel(id: id, now: now)
             if let claim { try? await store.releaseIdempotencyKey(claim.key, verificationID: id) }
             await release(caps, now: now)
             throw .deliveryFailed(.start, error)

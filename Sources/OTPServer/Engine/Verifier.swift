@@ -65,7 +65,8 @@ public final class Verifier: Sendable {
     public func cancel(id: String) async throws(VerifierError) -> Verification {
         let now = currentTime()
         guard VerificationID.isWellFormed(id) else { throw .notFound }
-        switch try await storeCall({ () async throws(StoreError) in try await store.cancel(id: id) }) {
+        switch try await storeCall({ () async throws(StoreError) in try await store.cancel(id: id, now: now) }
+        ) {
         case .done(let record): return view(record, at: now)
         case .notFound: throw .notFound
         case .notPending, .leaseLost: throw .notPending

@@ -5,11 +5,15 @@ import Foundation
 /// Each method is one atomic step under one lock, and runs on the caller's thread: a check is
 /// judged without leaving it (``ImmediateCheckStore``). Expired records go when
 /// ``purgeExpired(now:)`` runs; after ``shutdown()`` the store holds nothing and every call throws.
-public final class MemoryStore: VerificationStore, ImmediateCheckStore {
-    private let state = Locked(MemoryState())
+public final class MemoryStore: VerificationStore, ImmediateCheckStore, LifecycleEventStore {
+    private let state: Locked<MemoryState>
 
-    /// Creates an empty store.
-    public init() {}
+    /// Creates an empty store; with `recordsEvents`, it keeps an outbox of ``LifecycleEvent``s.
+    public init(recordsEvents: Bool = false) {
+        var initial = MemoryState()
+        initial.recordsEvents = recordsEvents
+        state = Locked(initial)
+    }
 
     /// The number of verifications held.
     public var count: Int { state.withLock { $0.records.count } }
@@ -50,12 +54,52 @@ public final class MemoryStore: VerificationStore, ImmediateCheckStore {
 
     /// Approves a pending verification.
     public func approve(id: String) throws(StoreError) -> TransitionOutcome {
-        try state.withLock { (state) throws(StoreError) in try state.approve(id: id) }
+        try state.withLock { (state) throws(StoreError) in try state.approve(id: id, now: nil) }
     }
 
     /// Cancels a pending verification.
     public func cancel(id: String) throws(StoreError) -> TransitionOutcome {
-        try state.withLock { (state) throws(StoreError) in try state.cancel(id: id) }
+        try state.withLock { (state) throws(StoreError) in try state.cancel(id: id, now: nil) }
+    }
+
+    /// Approves a pending verification, noting the event at `now`.
+    public func approve(id: String, now: Date) throws(StoreError) -> TransitionOutcome {
+        try state.withLock { (state) throws(StoreError) in try state.approve(id: id, now: now) }
+    }
+
+    /// Cancels a pending verification, noting the event at `now`.
+    public func cancel(id: String, now: Date) throws(StoreError) -> TransitionOutcome {
+        try state.withLock { (state) throws(StoreError) in try state.cancel(id: id, now: now) }
+    }
+
+    /// Hands out the due events, one per verification, leased until `leaseUntil`.
+    public func claimEvents(now: Date, leaseUntil: Date, limit: Int) throws(StoreError) -> [OutboxEvent] {
+        try state.withLock { (state) throws(StoreError) in
+            try state.claimEvents(now: now, leaseUntil: leaseUntil, limit: limit)
+        }
+    }
+
+    /// Removes a delivered event.
+    public func eventDelivered(id: String) throws(StoreError) {
+        try state.withLock { (state) throws(StoreError) in try state.eventDelivered(id: id) }
+    }
+
+    /// Counts a failed delivery and sets the next try.
+    public func eventFailed(id: String, retryAt: Date) throws(StoreError) {
+        try state.withLock { (state) throws(StoreError) in try state.eventFailed(id: id, retryAt: retryAt) }
+    }
+
+    /// Notes `expired` for pending codes past their lifetime.
+    public func noteExpiries(now: Date, limit: Int) throws(StoreError) -> Int {
+        try state.withLock { (state) throws(StoreError) in try state.noteExpiries(now: now, limit: limit) }
+    }
+
+    /// The events not yet delivered.
+    public func undeliveredEventCount() throws(StoreError) -> Int {
+        try state.withLock { (state) throws(StoreError) in
+            try state.open()
+            return state.outbox.count
+        }
     }
 
     /// Claims the next send.
@@ -121,6 +165,17 @@ private struct MemoryState {
     var idempotency: [String: IdempotencyEntry] = [:]
     var arrivals: [String: Int64] = [:]
     var isShutDown = false
+    var recordsEvents = false
+    /// Events not yet delivered, in the order they happened.
+    var outbox: [StoredEvent] = []
+    /// The ids of every event noted per verification, until the verification is purged.
+    var noted: [String: Set<String>] = [:]
+
+    struct StoredEvent {
+        var event: LifecycleEvent
+        var failures = 0
+        var dueAt: Date
+    }
 
     /// Stores a new verification and its idempotency key, unless the key is live.
     mutating func insert(
@@ -135,6 +190,7 @@ private struct MemoryState {
                 verificationID: record.id, fingerprint: claim.fingerprint, expiresAt: claim.expiresAt)
         }
         records[record.id] = record
+        note(LifecycleEvent.caused(from: nil, to: record, at: now))
         return .inserted
     }
 
@@ -169,15 +225,15 @@ private struct MemoryState {
     }
 
     /// Approves a pending verification.
-    mutating func approve(id: String) throws(StoreError) -> TransitionOutcome {
+    mutating func approve(id: String, now: Date?) throws(StoreError) -> TransitionOutcome {
         try open()
-        return transition(id) { $0.approve() }
+        return transition(id, now: now) { $0.approve() }
     }
 
     /// Cancels a pending verification.
-    mutating func cancel(id: String) throws(StoreError) -> TransitionOutcome {
+    mutating func cancel(id: String, now: Date?) throws(StoreError) -> TransitionOutcome {
         try open()
-        return transition(id) { $0.cancel() }
+        return transition(id, now: now) { $0.cancel() }
     }
 
     /// Claims the next send.
@@ -196,7 +252,7 @@ private struct MemoryState {
         id: String, token: String, update: CodeUpdate, now: Date
     ) throws(StoreError) -> TransitionOutcome {
         try open()
-        return transition(id) { $0.finishResend(token: token, update: update) }
+        return transition(id, now: nil) { $0.finishResend(token: token, update: update) }
     }
 
     /// Gives up a resend's lease.
@@ -225,8 +281,10 @@ private struct MemoryState {
         if case .denied(let wait, let key) = take(attempt.permits, now: now) {
             return .rateLimited(waitMilliseconds: wait, key: key, record)
         }
+        let before = record
         let outcome = record.check(candidateHash: attempt.candidateHash, now: now)
         records[attempt.id] = record
+        note(LifecycleEvent.caused(from: before, to: record, at: now))
         if case .approved = outcome { give(attempt.refundsOnApproval, now: now) }
         return outcome
     }
@@ -251,6 +309,7 @@ private struct MemoryState {
         try open()
         let before = records.count
         records = records.filter { $0.value.purgeAt > now }
+        noted = noted.filter { records[$0.key] != nil }
         idempotency = idempotency.filter { $0.value.expiresAt > now }
         let nowMilliseconds = StoreTime.milliseconds(now)
         arrivals = arrivals.filter { $0.value > nowMilliseconds }
@@ -266,6 +325,8 @@ private struct MemoryState {
         records = [:]
         idempotency = [:]
         arrivals = [:]
+        outbox = []
+        noted = [:]
     }
 
     /// Throws once the store is shut down.
@@ -274,13 +335,64 @@ private struct MemoryState {
     }
 
     private mutating func transition(
-        _ id: String, _ change: (inout VerificationRecord) -> TransitionOutcome
+        _ id: String, now: Date?, _ change: (inout VerificationRecord) -> TransitionOutcome
     )
         -> TransitionOutcome
     {
         guard var record = records[id] else { return .notFound }
+        let before = record
         let outcome = change(&record)
         records[id] = record
+        if let now { note(LifecycleEvent.caused(from: before, to: record, at: now)) }
         return outcome
+    }
+
+    /// Adds an event to the outbox, once per id, when the store records events.
+    private mutating func note(_ event: LifecycleEvent?) {
+        guard recordsEvents, let event,
+            noted[event.verificationID, default: []].insert(event.id).inserted
+        else { return }
+        outbox.append(StoredEvent(event: event, dueAt: event.at))
+    }
+
+    mutating func claimEvents(now: Date, leaseUntil: Date, limit: Int) throws(StoreError) -> [OutboxEvent] {
+        try open()
+        var seen = Set<String>()
+        var claimed: [OutboxEvent] = []
+        for index in outbox.indices where claimed.count < limit {
+            // Only a verification's oldest undelivered event may go, so they arrive in order.
+            guard seen.insert(outbox[index].event.verificationID).inserted, outbox[index].dueAt <= now else {
+                continue
+            }
+            outbox[index].dueAt = leaseUntil
+            claimed.append(OutboxEvent(event: outbox[index].event, failures: outbox[index].failures))
+        }
+        return claimed
+    }
+
+    mutating func eventDelivered(id: String) throws(StoreError) {
+        try open()
+        outbox.removeAll { $0.event.id == id }
+    }
+
+    mutating func eventFailed(id: String, retryAt: Date) throws(StoreError) {
+        try open()
+        guard let index = outbox.firstIndex(where: { $0.event.id == id }) else { return }
+        outbox[index].failures += 1
+        outbox[index].dueAt = retryAt
+    }
+
+    mutating func noteExpiries(now: Date, limit: Int) throws(StoreError) -> Int {
+        try open()
+        guard recordsEvents else { return 0 }
+        var written = 0
+        for record in records.values.sorted(by: { $0.expiresAt < $1.expiresAt }) where written < limit {
+            guard record.state == .pending, record.expiresAt <= now else { continue }
+            let event = LifecycleEvent(.expired, of: record, at: record.expiresAt)
+            guard noted[record.id]?.contains(event.id) != true else { continue }
+            note(event)
+            written += 1
+        }
+        return written
     }
 }

@@ -44,6 +44,16 @@ public protocol VerificationStore: Sendable {
     /// Runs ``VerificationRecord/cancel()`` atomically.
     func cancel(id: String) async throws(StoreError) -> TransitionOutcome
 
+    /// ``approve(id:)`` at a time, which a store that records events gives the `approved` event.
+    ///
+    /// The default calls ``approve(id:)``.
+    func approve(id: String, now: Date) async throws(StoreError) -> TransitionOutcome
+
+    /// ``cancel(id:)`` at a time, which a store that records events gives the `canceled` event.
+    ///
+    /// The default calls ``cancel(id:)``.
+    func cancel(id: String, now: Date) async throws(StoreError) -> TransitionOutcome
+
     /// Runs ``VerificationRecord/beginResend(lease:maxSends:now:)`` atomically.
     func beginResend(
         id: String, lease: ResendLease, maxSends: Int, now: Date
@@ -75,6 +85,18 @@ public protocol VerificationStore: Sendable {
     /// The owner calls it once when it stops (a ``Verifier``'s server does when it stops);
     /// calling it again does nothing. Calls already running finish first.
     func shutdown() async
+}
+
+extension VerificationStore {
+    /// Calls ``approve(id:)``: a store that records no events needs no time.
+    public func approve(id: String, now: Date) async throws(StoreError) -> TransitionOutcome {
+        try await approve(id: id)
+    }
+
+    /// Calls ``cancel(id:)``: a store that records no events needs no time.
+    public func cancel(id: String, now: Date) async throws(StoreError) -> TransitionOutcome {
+        try await cancel(id: id)
+    }
 }
 
 /// A store that can judge a check on the caller's thread, without suspending.

@@ -30,6 +30,25 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     func makeStore() async throws -> any VerificationStore {
         try await makeStores(count: 1)[0]
     }
+
+    /// `count` handles on one fresh, empty store that records lifecycle events.
+    func makeEventStores(count: Int) async throws -> [any LifecycleEventStore] {
+        switch self {
+        case .memory:
+            let store = MemoryStore(recordsEvents: true)
+            return Array(repeating: store, count: count)
+        case .sqlite:
+            let path = temporaryDirectory() + "/otp.sqlite3"
+            return try (0..<count).map { _ in try SQLiteStore(path: path, recordsEvents: true) }
+        case .redis:
+            return try RedisTestServer.makeStores(count: count, recordsEvents: true)
+        }
+    }
+
+    /// One fresh, empty store that records lifecycle events.
+    func makeEventStore() async throws -> any LifecycleEventStore {
+        try await makeEventStores(count: 1)[0]
+    }
 }
 
 /// Opens SQLite stores for tests outside the conformance suite.

@@ -22,10 +22,16 @@ enum RedisTestServer {
 
     /// A fresh store on the test server under a key prefix of its own.
     static func makeStores(count: Int) throws -> [any VerificationStore] {
+        try makeStores(count: count, recordsEvents: false)
+    }
+
+    static func makeStores(count: Int, recordsEvents: Bool) throws -> [RedisStore] {
         let port = try port.get()
         let prefix = "otp-test:\(UUID().uuidString):"
         return try (0..<count).map { _ in
-            try RedisStore(host: "127.0.0.1", port: port, keyPrefix: prefix, connections: 2)
+            try RedisStore(
+                host: "127.0.0.1", port: port, keyPrefix: prefix, connections: 2, recordsEvents: recordsEvents
+            )
         }
     }
 

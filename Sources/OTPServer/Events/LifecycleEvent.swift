@@ -1,0 +1,125 @@
+import Foundation
+import OTPCore
+
+/// Something that happened to a verification, for the operator's event webhook.
+///
+/// It names the verification, its channel and its masked destination, never the code or the full
+/// destination. Its ``id`` is fixed by what happened (the verification, the kind, and which code
+/// of the verification it concerns), so a receiver deduplicates by it: an event delivered twice, or
+/// noted again after a crash, has the same id.
+public struct LifecycleEvent: Sendable, Equatable {
+    /// What happened.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// A verification was started and its first code sent.
+        case pending
+        /// A right code was checked.
+        case approved
+        /// The verification was canceled.
+        case canceled
+        /// The current code's lifetime passed while it was pending; noted even if no request touches it.
+        case expired
+        /// A wrong code used the current code's last attempt.
+        case maxAttemptsReached = "max_attempts_reached"
+    }
+
+    /// Stable across deliveries: `evt_` + verification id + kind + the code's number.
+    public var id: String
+    /// What happened.
+    public var kind: Kind
+    /// The verification it happened to.
+    public var verificationID: String
+    /// The verification's channel.
+    public var channel: Channel
+    /// The destination, masked as the API shows it.
+    public var to: String
+    /// When it happened.
+    public var at: Date
+
+    /// Creates an event.
+    public init(
+        id: String, kind: Kind, verificationID: String, channel: Channel, to: String, at: Date
+    ) {
+        self.id = id
+        self.kind = kind
+        self.verificationID = verificationID
+        self.channel = channel
+        self.to = to
+        self.at = at
+    }
+
+    /// The event of `kind` about `record`'s current code.
+    public init(_ kind: Kind, of record: VerificationRecord, at now: Date) {
+        self.init(
+            id: Self.id(kind, verificationID: record.id, codeNumber: record.sendsUsed), kind: kind,
+            verificationID: record.id, channel: record.channel,
+            to: Destination.mask(channel: record.channel, address: record.destination), at: now)
+    }
+
+    /// The id of the event of `kind` about a verification's `codeNumber`-th code.
+    public static func id(_ kind: Kind, verificationID: String, codeNumber: Int) -> String {
+        "evt_\(verificationID).\(kind.rawValue).\(codeNumber)"
+    }
+
+    /// The event a change of a record causes, if any: `before` is `nil` for a new record.
+    ///
+    /// A new record is `pending`; a pending one that became approved or canceled is that; one
+    /// whose last attempt a wrong code used is `maxAttemptsReached`. Expiry is not a change of
+    /// the record: a store notes it when it sweeps (``LifecycleEventStore/noteExpiries(now:limit:)``).
+    public static func caused(
+        from before: VerificationRecord?, to after: VerificationRecord, at now: Date
+    ) -> LifecycleEvent? {
+        guard let before else { return LifecycleEvent(.pending, of: after, at: now) }
+        guard before.state == .pending else { return nil }
+        switch after.state {
+        case .approved: return LifecycleEvent(.approved, of: after, at: now)
+        case .canceled: return LifecycleEvent(.canceled, of: after, at: now)
+        case .pending:
+            guard before.attemptsLeft > 0, after.attemptsLeft <= 0, before.sendsUsed == after.sendsUsed else {
+                return nil
+            }
+            return LifecycleEvent(.maxAttemptsReached, of: after, at: now)
+        }
+    }
+}
+
+/// An event waiting in a store's outbox, as handed to the deliverer.
+public struct OutboxEvent: Sendable, Equatable {
+    /// The event.
+    public var event: LifecycleEvent
+    /// Deliveries tried and failed so far.
+    public var failures: Int
+
+    /// Creates an outbox entry.
+    public init(event: LifecycleEvent, failures: Int) {
+        self.event = event
+        self.failures = failures
+    }
+}
+
+/// A store that keeps an outbox of ``LifecycleEvent``s, written in the same atomic step as the
+/// change that causes each.
+///
+/// A store records events only when opened to (``MemoryStore/init(recordsEvents:)`` and the
+/// SQLite and Redis stores' `recordsEvents`); then every start writes `pending`, every approval,
+/// cancellation and last wrong attempt its event, and ``noteExpiries(now:limit:)`` writes
+/// `expired` for codes whose lifetime passed. Events of one verification are handed out in order,
+/// one at a time: the next only once the one before is delivered.
+public protocol LifecycleEventStore: VerificationStore {
+    /// Hands out at most `limit` events that are due at `now`: for each verification, its oldest
+    /// undelivered event, when its retry time has come. Each is leased until `leaseUntil`, so no
+    /// other deliverer (another server on the same store) takes it before then, atomically.
+    func claimEvents(now: Date, leaseUntil: Date, limit: Int) async throws(StoreError) -> [OutboxEvent]
+
+    /// Removes a delivered event from the outbox (its id stays known until the verification is purged).
+    func eventDelivered(id: String) async throws(StoreError)
+
+    /// Counts a failed delivery and sets when to try again.
+    func eventFailed(id: String, retryAt: Date) async throws(StoreError)
+
+    /// Writes `expired` for at most `limit` pending codes whose lifetime has passed by `now` and
+    /// that have none yet; returns how many it wrote.
+    func noteExpiries(now: Date, limit: Int) async throws(StoreError) -> Int
+
+    /// The events not yet delivered, oldest first (for tests and `/metrics`).
+    func undeliveredEventCount() async throws(StoreError) -> Int
+}
