@@ -42,7 +42,25 @@ public enum ServeAssembly {
                 server.policy.domain = host
             }
         }
-        let store = try settings.store.open()
+        if let url = settings.eventsURL {
+            guard let secret = settings.environment["OTP_EVENTS_SECRET"], !secret.isEmpty else {
+                throw ServerStartError("the event webhook needs OTP_EVENTS_SECRET to sign its requests")
+            }
+            do throws(DeliveryError) {
+                let webhook = try EventWebhook(url: url, secret: Array(secret.utf8), now: server.now)
+                server.events = EventsConfiguration(settings: settings.eventDelivery) { event in
+                    do throws(DeliveryError) {
+                        try await webhook.deliver(event)
+                        return true
+                    } catch {
+                        return false
+                    }
+                }
+            } catch {
+                throw ServerStartError(error.reason)
+            }
+        }
+        let store = try settings.store.open(recordsEvents: server.events != nil)
         return try await OTPServerApp.start(server, store: store, senders: senders, secret: secret)
     }
 

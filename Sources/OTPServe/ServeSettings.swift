@@ -1,4 +1,5 @@
 import OTPHTTP
+import OTPServer
 
 /// What `otp serve` was told: the HTTP front's configuration and, as text-level choices, the store,
 /// the senders and where their secrets are.
@@ -25,13 +26,19 @@ public struct ServeSettings: Sendable {
     public var signingKeyFiles: [String]
     /// The start guard, or `nil` for none.
     public var startGuard: StartGuardSpec?
+    /// The endpoint lifecycle events are posted to (signed with `OTP_EVENTS_SECRET`), or `nil` for none.
+    public var eventsURL: String?
+    /// How event delivery is paced and retried.
+    public var eventDelivery: EventDeliverySettings = EventDeliverySettings()
 
     /// Creates settings; the defaults are those of `otp serve --dev` with a memory store.
     public init(
         server: ServerConfiguration = ServerConfiguration(), store: StoreSpec = .memory,
         senders: [SenderSpec] = [.console], secretFile: String? = nil, environment: [String: String] = [:],
-        hosted: HostedSpec? = nil, signingKeyFiles: [String] = [], startGuard: StartGuardSpec? = nil
+        hosted: HostedSpec? = nil, signingKeyFiles: [String] = [], startGuard: StartGuardSpec? = nil,
+        eventsURL: String? = nil
     ) {
+        self.eventsURL = eventsURL
         self.hosted = hosted
         self.signingKeyFiles = signingKeyFiles
         self.startGuard = startGuard

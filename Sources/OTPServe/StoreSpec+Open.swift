@@ -5,20 +5,23 @@ import OTPServer
 
 extension StoreSpec {
     /// Opens the store this names; the caller owns it and shuts it down.
-    public func open() throws(ServerStartError) -> any VerificationStore {
+    ///
+    /// With `recordsEvents`, state changes write lifecycle events to the store's outbox.
+    public func open(recordsEvents: Bool = false) throws(ServerStartError) -> any VerificationStore {
         switch self {
         case .memory:
-            return MemoryStore()
+            return MemoryStore(recordsEvents: recordsEvents)
         case .sqlite(let path):
             do {
-                return try SQLiteStore(path: path)
+                return try SQLiteStore(path: path, recordsEvents: recordsEvents)
             } catch {
                 throw ServerStartError("cannot open the SQLite store at \(path): \(error)")
             }
-        case .redis(let host, let port, let database, let username, let password):
+        case .redis(let host, let port, let database, let username, let password, let keyPrefix):
             do {
                 return try RedisStore(
-                    host: host, port: port, database: database, username: username, password: password)
+                    host: host, port: port, database: database, keyPrefix: keyPrefix, username: username,
+                    password: password, recordsEvents: recordsEvents)
             } catch {
                 throw ServerStartError(
                     "cannot reach the Redis store at \(host):\(port)/\(database): \(error)")

@@ -7,13 +7,16 @@ public enum StoreSpec: Sendable, Equatable {
     case memory
     /// A SQLite file: the embedded default.
     case sqlite(path: String)
-    /// A Redis server that several instances may share, with the ACL user and password to `AUTH` with.
-    case redis(host: String, port: Int, database: Int, username: String? = nil, password: String? = nil)
+    /// A Redis server that several instances may share, with the ACL user and password to `AUTH` with,
+    /// and the prefix of every key (several deployments can share a database under different prefixes).
+    case redis(
+        host: String, port: Int, database: Int, username: String? = nil, password: String? = nil,
+        keyPrefix: String = "otp:")
 }
 
 extension StoreSpec {
-    /// Reads `memory`, `sqlite:PATH` or `redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]` (port 6379,
-    /// database 0; user and password percent-decoded).
+    /// Reads `memory`, `sqlite:PATH` or `redis://[[USER]:PASSWORD@]HOST[:PORT][/DB][?prefix=P]`
+    /// (port 6379, database 0, prefix `otp:`; user and password percent-decoded).
     public init(argument: String) throws(ServerStartError) {
         if argument == "memory" {
             self = .memory
@@ -23,6 +26,19 @@ extension StoreSpec {
             self = .sqlite(path: path)
         } else if argument.hasPrefix("redis://") {
             var rest = Substring(argument.dropFirst("redis://".count))
+            var keyPrefix = "otp:"
+            if let question = rest.firstIndex(of: "?") {
+                let query = rest[rest.index(after: question)...]
+                guard query.hasPrefix("prefix="), query.count > "prefix=".count,
+                    query.dropFirst("prefix=".count).allSatisfy({
+                        $0.isASCII && !$0.isWhitespace && $0 != "&"
+                    })
+                else {
+                    throw ServerStartError("the only Redis store option is ?prefix=PREFIX, not ?\(query)")
+                }
+                keyPrefix = String(query.dropFirst("prefix=".count))
+                rest = rest[..<question]
+            }
             var database = 0
             if let slash = rest.firstIndex(of: "/") {
                 let text = rest[rest.index(after: slash)...]
@@ -49,7 +65,9 @@ extension StoreSpec {
                 }
             }
             let (host, port) = try Self.hostAndPort(rest, defaultPort: 6379)
-            self = .redis(host: host, port: port, database: database, username: username, password: password)
+            self = .redis(
+                host: host, port: port, database: database, username: username, password: password,
+                keyPrefix: keyPrefix)
         } else {
             throw ServerStartError(
                 "the store is memory, sqlite:PATH or redis://HOST:PORT[/DB], not \(argument)")

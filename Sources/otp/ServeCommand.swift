@@ -116,7 +116,8 @@ enum ServeCommand {
             senders: senders,
             secretFile: try options.value(O.secretFile).flatMap { $0.isEmpty ? nil : $0 },
             environment: environment, hosted: try hostedSpec(options),
-            signingKeyFiles: try options.all(O.signingKeyFile).filter { !$0.isEmpty }, startGuard: startGuard)
+            signingKeyFiles: try options.all(O.signingKeyFile).filter { !$0.isEmpty }, startGuard: startGuard,
+            eventsURL: try options.value(O.events))
         return (settings, madeKey)
     }
 

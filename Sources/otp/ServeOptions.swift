@@ -123,6 +123,16 @@ enum ServeOptions {
         }
         return String(text.dropFirst("webhook:".count))
     }
+    static let events = Option(
+        "events", "webhook:URL", defaultText: "none",
+        "post lifecycle events (pending, approved, canceled, expired, max_attempts_reached) here, "
+            + "at least once, signed with OTP_EVENTS_SECRET"
+    ) { text throws(UsageError) -> String in
+        guard text.hasPrefix("webhook:"), text.count > "webhook:".count else {
+            throw UsageError("--events must be webhook:URL, not \(text)")
+        }
+        return String(text.dropFirst("webhook:".count))
+    }
     static let startGuardFailure = Option(
         "start-guard-failure", "open|closed", default: false, defaultText: "closed",
         "when the guard does not answer: open sends anyway, closed refuses the start"
@@ -346,7 +356,7 @@ enum ServeOptions {
         sendsPerCallingCodePerHour.spec, allowedCallingCodes.spec, trustProxy.spec,
         secretFile.spec, publicURL.spec, hostedReturnOrigins.spec, signingKeyFile.spec, publishableKey.spec,
         publishableKeyFile.spec, publishableStartsPerAddress.spec, startGuard.spec, startGuardFailure.spec,
-        startGuardSecretKeys.spec, testDestination.spec, testDestinationFile.spec,
+        startGuardSecretKeys.spec, events.spec, testDestination.spec, testDestinationFile.spec,
         testDestinationsUnlimited.spec, defaultLocale.spec, templateDir.spec, allowMultipartSMS.spec,
         metricsAddress.spec,
         connectionTimeout.spec, checkFloor.spec, threads.spec,

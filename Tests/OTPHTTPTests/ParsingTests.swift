@@ -14,6 +14,10 @@ import Testing
             ("redis://cache.internal/3", .redis(host: "cache.internal", port: 6379, database: 3)),
             ("redis://[::1]:7000/1", .redis(host: "::1", port: 7000, database: 1)),
             (
+                "redis://cache:6380/2?prefix=app-a:",
+                .redis(host: "cache", port: 6380, database: 2, keyPrefix: "app-a:")
+            ),
+            (
                 "redis://:s%40cret@cache:6380/2",
                 .redis(host: "cache", port: 6380, database: 2, password: "s@cret")
             ),
@@ -30,7 +34,8 @@ import Testing
         "malformed store arguments",
         arguments: [
             "", "sqlite:", "redis://", "redis://h:0", "redis://h:x", "redis://h/16", "redis://h/x",
-            "mysql://h", "redis://pw@h", "redis://:@h", "redis://user:@h",
+            "mysql://h", "redis://pw@h", "redis://:@h", "redis://user:@h", "redis://h?prefix=",
+            "redis://h?db=1", "redis://h/1?prefix=a&b=c", "redis://h?prefix=a b",
         ])
     func badStores(argument: String) {
         #expect(throws: ServerStartError.self) { try StoreSpec(argument: argument) }

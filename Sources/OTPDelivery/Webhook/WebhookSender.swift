@@ -1,4 +1,3 @@
-import CCurl
 import Foundation
 import OTPCore
 import OTPServer
@@ -88,21 +87,8 @@ public struct WebhookSender: CodeSender {
         } catch {
             throw DeliveryError("the webhook body could not be encoded")
         }
-        let signature = try Self.signature(
-            body: body, secret: secret, timestamp: Int64(sentAt.timeIntervalSince1970.rounded(.down)))
-        let url = self.url
-        let timeout = self.timeout
-        let text = String(decoding: body, as: UTF8.self)
-        let response = try await CurlTransfer.run("webhook delivery") {
-            (handle: inout CurlHandle) throws(DeliveryError) in
-            try handle.set(CURLOPT_URL, url)
-            try handle.set(CURLOPT_TIMEOUT_MS, timeout.wholeMilliseconds)
-            try handle.set(CURLOPT_POSTFIELDSIZE, body.count)
-            try handle.set(CURLOPT_COPYPOSTFIELDS, text)
-            try handle.set(
-                CURLOPT_HTTPHEADER,
-                list: ["Content-Type: application/json", "X-OTP-Signature: \(signature)", "Expect:"])
-        }
+        let response = try await SignedPost.send(
+            body, to: url, secret: secret, at: sentAt, timeout: timeout, what: "webhook delivery")
         guard (200..<300).contains(response.code) else {
             throw DeliveryError("webhook delivery: the endpoint answered \(response.code)")
         }

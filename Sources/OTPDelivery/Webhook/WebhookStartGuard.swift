@@ -1,4 +1,3 @@
-import CCurl
 import Foundation
 import OTPCore
 import OTPServer
@@ -40,24 +39,12 @@ public struct WebhookStartGuard: StartGuard {
     public func judge(_ start: GuardedStart) async -> StartGuardVerdict {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        guard let body = try? Array(encoder.encode(start)),
-            let signature = try? WebhookSender.signature(
-                body: body, secret: secret, timestamp: Int64(now().timeIntervalSince1970.rounded(.down)))
-        else { return .unavailable("the start could not be encoded") }
-        let url = self.url
-        let timeout = self.timeout
-        let text = String(decoding: body, as: UTF8.self)
+        guard let body = try? Array(encoder.encode(start)) else {
+            return .unavailable("the start could not be encoded")
+        }
         do throws(DeliveryError) {
-            let response = try await CurlTransfer.run("start guard") {
-                (handle: inout CurlHandle) throws(DeliveryError) in
-                try handle.set(CURLOPT_URL, url)
-                try handle.set(CURLOPT_TIMEOUT_MS, timeout.wholeMilliseconds)
-                try handle.set(CURLOPT_POSTFIELDSIZE, body.count)
-                try handle.set(CURLOPT_COPYPOSTFIELDS, text)
-                try handle.set(
-                    CURLOPT_HTTPHEADER,
-                    list: ["Content-Type: application/json", "X-OTP-Signature: \(signature)", "Expect:"])
-            }
+            let response = try await SignedPost.send(
+                body, to: url, secret: secret, at: now(), timeout: timeout, what: "start guard")
             guard response.code == 200,
                 let answer = try? JSONDecoder().decode(Answer.self, from: Data(response.body.utf8))
             else { return .unavailable("the start guard answered \(response.code) without a verdict") }

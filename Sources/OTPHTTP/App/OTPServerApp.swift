@@ -111,10 +111,22 @@ public enum OTPServerApp {
         } catch {
             throw ServerStartError(error.description)
         }
+        var deliverer: EventDeliverer?
+        if let events = configuration.events {
+            guard let eventStore = store as? any LifecycleEventStore else {
+                throw ServerStartError(
+                    "this store keeps no lifecycle events; events need memory, SQLite or Redis")
+            }
+            deliverer = EventDeliverer(
+                store: eventStore, settings: events.settings, deliver: events.deliver, now: configuration.now,
+                report: { event, outcome in
+                    metrics.recordEvent(type: event.kind.rawValue, result: outcome.rawValue)
+                })
+        }
         return RunningServer(
             main: main, metricsServer: side, verifier: verifier, store: store, metrics: metrics,
             policy: policy,
-            purgeInterval: configuration.purgeInterval, requestLog: log)
+            purgeInterval: configuration.purgeInterval, requestLog: log, deliverer: deliverer)
     }
 }
 
@@ -132,13 +144,16 @@ public final class RunningServer: Sendable {
     public let policy: Policy
     private let store: any VerificationStore
     private let purging: Task<Void, Never>
+    private let delivering: Task<Void, Never>?
     private let requestLog: RequestLog
 
     init(
         main: HTTPServer, metricsServer: HTTPServer?, verifier: Verifier, store: any VerificationStore,
-        metrics: ServerMetrics, policy: Policy, purgeInterval: Duration, requestLog: RequestLog
+        metrics: ServerMetrics, policy: Policy, purgeInterval: Duration, requestLog: RequestLog,
+        deliverer: EventDeliverer?
     ) {
         self.requestLog = requestLog
+        self.delivering = deliverer.map { deliverer in Task { await deliverer.run() } }
         self.server = main
         self.metricsServer = metricsServer
         self.verifier = verifier
@@ -168,6 +183,9 @@ public final class RunningServer: Sendable {
         await server.stop(grace: grace)
         await side
         await purging.value
+        // Events not delivered yet stay in the store's outbox for the next start.
+        delivering?.cancel()
+        await delivering?.value
         await store.shutdown()
         requestLog.flush()
     }

@@ -50,6 +50,9 @@ public struct ServerConfiguration: Sendable {
     public var approvalTokens: (any ApprovalTokenIssuing)?
     /// Judges starts before a code is paid for, or `nil` for none.
     public var startGuard: StartGuardSettings?
+    /// Delivers lifecycle events from the store's outbox, or `nil` for none; the store must be a
+    /// ``LifecycleEventStore`` opened to record events.
+    public var events: EventsConfiguration?
 
     /// The default ``checkFloor``: well above a check's own time on a busy server (a few
     /// milliseconds at p99), and well below what a person notices.
@@ -83,5 +86,22 @@ public struct ServerConfiguration: Sendable {
         self.purgeInterval = purgeInterval
         self.requestLog = requestLog
         self.now = now
+    }
+}
+
+/// Where lifecycle events go and how their delivery is paced.
+public struct EventsConfiguration: Sendable {
+    /// Sends one event; `true` when the endpoint took it.
+    public var deliver: @Sendable (LifecycleEvent) async -> Bool
+    /// Retries, leases and batches.
+    public var settings: EventDeliverySettings
+
+    /// Creates the configuration.
+    public init(
+        settings: EventDeliverySettings = EventDeliverySettings(),
+        deliver: @escaping @Sendable (LifecycleEvent) async -> Bool
+    ) {
+        self.deliver = deliver
+        self.settings = settings
     }
 }

@@ -30,6 +30,7 @@ public final class ServerMetrics: Sendable {
         var latency: [String: Histogram] = [:]
         var checks: [String: Int] = [:]
         var sends: [String: Int] = [:]
+        var events: [String: Int] = [:]
         var rateLimited: [String: Int] = [:]
         var sendCaps: [String: Int] = [:]
         var guardOutcomes: [String: Int] = [:]
@@ -53,6 +54,12 @@ public final class ServerMetrics: Sendable {
             // Changed in place: a copy taken out and written back would copy the buckets each time.
             state.latency[route, default: Histogram()].add(seconds, fromBucket: first)
         }
+    }
+
+    /// Counts a lifecycle event's delivery by type and result: `delivered`, `failed` or `dropped`.
+    public func recordEvent(type: String, result: String) {
+        let key = "type=\"\(type)\",result=\"\(result)\""
+        state.withLock { $0.events[key, default: 0] += 1 }
     }
 
     /// Counts the outcome of a check: `approved` or the error code it got.
@@ -134,6 +141,10 @@ public final class ServerMetrics: Sendable {
         family(
             "otp_start_guard_total", "counter", "Starts judged by the start guard, by outcome.",
             snapshot.guardOutcomes)
+        family(
+            "otp_events_total", "counter",
+            "Lifecycle event deliveries by type and result: delivered, failed (retried later) or dropped.",
+            snapshot.events)
         out += "# HELP otp_sms_segments_total SMS segments handed to providers (what they bill).\n"
         out += "# TYPE otp_sms_segments_total counter\n"
         out += "otp_sms_segments_total \(snapshot.smsSegments)\n"

@@ -78,7 +78,8 @@ final class Harness: @unchecked Sendable {
         metricsAddress: (host: String, port: Int)? = nil, environment: [String: String] = [:],
         redisPort: Int? = nil, checkFloor: Duration = ServerConfiguration.defaultCheckFloor,
         hosted: HostedPages? = nil, publishableKeys: [String: String] = [:],
-        startGuard: StartGuardSettings? = nil
+        startGuard: StartGuardSettings? = nil, eventsURL: String? = nil,
+        eventDelivery: EventDeliverySettings = EventDeliverySettings()
     ) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "otp-http-\(UUID().uuidString)")
@@ -93,20 +94,24 @@ final class Harness: @unchecked Sendable {
             metricsAddress: metricsAddress, connectionTimeout: connectionTimeout, checkFloor: checkFloor,
             requestLog: RequestLog(now: { clock.now }, write: { log.append($0) }), now: { clock.now },
             hosted: hosted, publishableKeys: publishableKeys, startGuard: startGuard)
-        server = try await ServeAssembly.start(
-            ServeSettings(
-                server: configuration,
-                store: redisPort.map { .redis(host: "127.0.0.1", port: $0, database: 0) }
-                    ?? Self.store(store, in: directory),
-                senders: senders ?? [.outbox(path: outbox)],
-                secretFile: directory.appendingPathComponent("secret").path, environment: environment))
+        var settings = ServeSettings(
+            server: configuration,
+            store: redisPort.map { .redis(host: "127.0.0.1", port: $0, database: 0) }
+                ?? Self.store(store, in: directory, prefix: "otp-\(directory.lastPathComponent):"),
+            senders: senders ?? [.outbox(path: outbox)],
+            secretFile: directory.appendingPathComponent("secret").path, environment: environment,
+            eventsURL: eventsURL)
+        settings.eventDelivery = eventDelivery
+        server = try await ServeAssembly.start(settings)
     }
 
-    private static func store(_ kind: StoreKind, in directory: URL) -> StoreSpec {
+    /// The store of `kind`, on its own file or under its own Redis key prefix.
+    private static func store(_ kind: StoreKind, in directory: URL, prefix: String) -> StoreSpec {
         switch kind {
         case .memory: .memory
         case .sqlite: .sqlite(path: directory.appendingPathComponent("otp.sqlite3").path)
-        case .redis: .redis(host: "127.0.0.1", port: (try? TestRedis.port()) ?? 1, database: 0)
+        case .redis:
+            .redis(host: "127.0.0.1", port: (try? TestRedis.port()) ?? 1, database: 0, keyPrefix: prefix)
         }
     }
 
@@ -176,13 +181,15 @@ extension Harness {
         metricsAddress: (host: String, port: Int)? = nil, environment: [String: String] = [:],
         redisPort: Int? = nil, checkFloor: Duration = ServerConfiguration.defaultCheckFloor,
         hosted: HostedPages? = nil, publishableKeys: [String: String] = [:],
-        startGuard: StartGuardSettings? = nil, _ body: (Harness) async throws -> T
+        startGuard: StartGuardSettings? = nil, eventsURL: String? = nil,
+        eventDelivery: EventDeliverySettings = EventDeliverySettings(),
+        _ body: (Harness) async throws -> T
     ) async throws -> T {
         let harness = try await Harness(
             store: store, policy: policy, senders: senders, trustedProxies: trustedProxies,
             connectionTimeout: connectionTimeout, metricsAddress: metricsAddress, environment: environment,
             redisPort: redisPort, checkFloor: checkFloor, hosted: hosted, publishableKeys: publishableKeys,
-            startGuard: startGuard)
+            startGuard: startGuard, eventsURL: eventsURL, eventDelivery: eventDelivery)
         do {
             let result = try await body(harness)
             await harness.stop()

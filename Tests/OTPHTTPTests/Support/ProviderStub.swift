@@ -14,6 +14,7 @@ final class ProviderStub: @unchecked Sendable {
         var failing = false
         var received = 0
         var bodies: [[UInt8]] = []
+        var signatures: [String] = []
         var holding = false
 
         func locked<T>(_ body: () -> T) -> T {
@@ -30,6 +31,7 @@ final class ProviderStub: @unchecked Sendable {
             state.condition.lock()
             state.received += 1
             state.bodies.append(request.body)
+            state.signatures.append(request.headers["x-otp-signature"] ?? "")
             while state.holding { state.condition.wait() }
             let fail = state.failing
             state.condition.unlock()
@@ -42,7 +44,8 @@ final class ProviderStub: @unchecked Sendable {
 
     init() throws {
         server = try HTTPServer(
-            configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, threads: 2),
+            configuration: HTTPServerConfiguration(
+                host: "127.0.0.1", port: 0, threads: 2, headerNames: ["X-OTP-Signature"]),
             handler: Handler(state: state))
     }
 
@@ -54,6 +57,20 @@ final class ProviderStub: @unchecked Sendable {
     }
 
     var received: Int { state.locked { state.received } }
+
+    /// Every request's body and `X-OTP-Signature` header, in arrival order.
+    var requests: [(body: [UInt8], signature: String)] {
+        state.locked { Array(zip(state.bodies, state.signatures)) }
+    }
+
+    /// Waits until `count` requests have arrived (polling; at most `seconds`), and returns them.
+    func waitForRequests(_ count: Int, seconds: Double = 10) async -> [(body: [UInt8], signature: String)] {
+        let deadline = Date().addingTimeInterval(seconds)
+        while received < count, Date() < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return requests
+    }
 
     /// The code in the last message received, read from its `text`.
     func lastCode() -> String? {

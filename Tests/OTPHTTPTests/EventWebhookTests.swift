@@ -1,0 +1,133 @@
+import Foundation
+import OTPCore
+import OTPDelivery
+import OTPHTTP
+import OTPServe
+import OTPServer
+import Testing
+
+/// Lifecycle events posted to the operator's endpoint, black-box through HTTP on every store.
+@Suite struct EventWebhookTests {
+    static let secret = "events-secret-\(UUID().uuidString)"
+
+    /// Quick rounds for tests; retries are paced by the harness's manual clock.
+    static let fast = EventDeliverySettings(
+        retryBase: .seconds(1), retryCap: .seconds(4), giveUpAfter: .seconds(3600),
+        idlePause: .milliseconds(10))
+
+    static func object(_ body: [UInt8]) -> [String: String] {
+        let json = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:]
+        return json.compactMapValues { $0 as? String }
+    }
+
+    static func with(
+        _ kind: StoreKind, receiver: ProviderStub, policy: Policy = Policy(),
+        _ body: (Harness) async throws -> Void
+    ) async throws {
+        try await Harness.with(
+            store: kind, policy: policy, environment: ["OTP_EVENTS_SECRET": secret], checkFloor: .zero,
+            eventsURL: "http://127.0.0.1:\(receiver.port)/events", eventDelivery: fast, body)
+    }
+
+    @Test(
+        "each change is posted once, signed, in order per verification, with the masked destination only",
+        arguments: StoreKind.allCases)
+    func lifecycle(kind: StoreKind) async throws {
+        let receiver = try ProviderStub()
+        try await Self.with(kind, receiver: receiver, policy: Policy(maxAttempts: 2)) { harness in
+            let approved = try await harness.start("+12025550101")
+            _ = try await harness.check(approved, try harness.code(for: approved))
+            let canceled = try await harness.start("+12025550102")
+            #expect(try await harness.call("POST", "/v1/verifications/\(canceled)/cancel").status == 200)
+            let locked = try await harness.start("+12025550103")
+            let code = try harness.code(for: locked)
+            let wrong = code == "000000" ? "111111" : "000000"
+            _ = try await harness.check(locked, wrong)
+            _ = try await harness.check(locked, wrong)
+
+            let requests = await receiver.waitForRequests(6)
+            #expect(requests.count == 6)
+            let events = requests.map { Self.object($0.body) }
+            func kinds(_ id: String) -> [String] {
+                events.filter { $0["verificationId"] == id }.compactMap { $0["type"] }
+            }
+            #expect(kinds(approved) == ["pending", "approved"])
+            #expect(kinds(canceled) == ["pending", "canceled"])
+            #expect(kinds(locked) == ["pending", "max_attempts_reached"])
+            #expect(Set(events.compactMap { $0["id"] }).count == 6)
+            for (request, event) in zip(requests, events) {
+                #expect(
+                    WebhookSender.verify(
+                        header: request.signature, body: request.body, secret: Array(Self.secret.utf8),
+                        now: harness.clock.now))
+                #expect(
+                    !WebhookSender.verify(
+                        header: request.signature, body: request.body, secret: Array("other".utf8),
+                        now: harness.clock.now))
+                #expect(event["channel"] == "sms")
+                #expect(
+                    event["to"]?.hasSuffix("01") == true || event["to"]?.hasSuffix("02") == true
+                        || event["to"]?.hasSuffix("03") == true)
+                let text = String(decoding: request.body, as: UTF8.self)
+                #expect(!text.contains("2025550"), "no full destination: \(text)")
+                #expect(!text.contains("\"\(code)\""))
+                #expect(event["at"]?.hasSuffix("Z") == true)
+            }
+        }
+        await receiver.stop()
+    }
+
+    @Test(
+        "a receiver answering 500 gets the event again at its retry time, with the same id",
+        arguments: StoreKind.allCases)
+    func retried(kind: StoreKind) async throws {
+        let receiver = try ProviderStub()
+        receiver.failing = true
+        try await Self.with(kind, receiver: receiver) { harness in
+            _ = try await harness.start("+12025550104")
+            let failed = await receiver.waitForRequests(1)
+            #expect(failed.count == 1)
+            receiver.failing = false
+            // The retry waits for its time on the server's clock: nothing comes before it moves.
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(receiver.received == 1)
+            harness.clock.advance(seconds: 2)
+            let all = await receiver.waitForRequests(2)
+            #expect(all.count == 2)
+            #expect(Self.object(all[0].body)["id"] == Self.object(all[1].body)["id"])
+            let metrics = try await harness.call("GET", "/metrics").text
+            #expect(metrics.contains(#"otp_events_total{type="pending",result="failed"} 1"#))
+            #expect(metrics.contains(#"otp_events_total{type="pending",result="delivered"} 1"#))
+        }
+        await receiver.stop()
+    }
+
+    @Test(
+        "a code whose lifetime passes is posted expired, though no request touches it",
+        arguments: StoreKind.allCases)
+    func expired(kind: StoreKind) async throws {
+        let receiver = try ProviderStub()
+        try await Self.with(kind, receiver: receiver) { harness in
+            let id = try await harness.start("+12025550105")
+            _ = await receiver.waitForRequests(1)
+            harness.clock.advance(seconds: 301)
+            let requests = await receiver.waitForRequests(2)
+            let events = requests.map { Self.object($0.body) }
+            #expect(events.map { $0["type"] } == ["pending", "expired"])
+            #expect(events.allSatisfy { $0["verificationId"] == id })
+        }
+        await receiver.stop()
+    }
+
+    @Test("--events needs OTP_EVENTS_SECRET and a secure URL")
+    func refusedSettings() async throws {
+        await #expect(throws: ServerStartError.self) {
+            try await Harness.with(eventsURL: "http://127.0.0.1:1/events") { _ in }
+        }
+        await #expect(throws: ServerStartError.self) {
+            try await Harness.with(
+                environment: ["OTP_EVENTS_SECRET": "s"], eventsURL: "http://example.org/events"
+            ) { _ in }
+        }
+    }
+}
