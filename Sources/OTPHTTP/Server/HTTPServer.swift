@@ -81,8 +81,13 @@ public final class HTTPServer: Sendable {
     public func stop(grace: Duration = .seconds(10)) async {
         guard daemon.claimStop() else { return }
         core.beginStopping()
+        // libmicrohttpd's threads may still use the quiesced listener (each removes it from its
+        // own epoll set when it next wakes): closing it now let its number be reused, the removal
+        // fail, and libmicrohttpd abort the process. It is shut down now, so new connections are
+        // refused at once, and closed only after the daemon has stopped.
         let listener = MHD_quiesce_daemon(daemon.raw)
-        if listener >= 0 { close(listener) }
+        if listener >= 0 { _ = shutdown(listener, Int32(SHUT_RDWR)) }
+        defer { if listener >= 0 { close(listener) } }
         let deadline = ContinuousClock.now.advanced(by: grace)
         while true {
             let (inFlight, suspended) = core.counts
