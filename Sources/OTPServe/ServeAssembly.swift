@@ -47,7 +47,9 @@ public enum ServeAssembly {
                 throw ServerStartError("the event webhook needs OTP_EVENTS_SECRET to sign its requests")
             }
             do throws(DeliveryError) {
-                let webhook = try EventWebhook(url: url, secret: Array(secret.utf8), now: server.now)
+                let webhook = try EventWebhook(
+                    url: url, secret: Array(secret.utf8), timeout: settings.eventDelivery.timeout,
+                    now: server.now)
                 server.events = EventsConfiguration(settings: settings.eventDelivery) { event in
                     do throws(DeliveryError) {
                         try await webhook.deliver(event)

@@ -20,6 +20,17 @@ import Testing
         return json.compactMapValues { $0 as? String }
     }
 
+    /// Polls `/metrics` until it has a line starting with `prefix` (at most ten seconds).
+    static func waitForMetric(_ harness: Harness, _ prefix: String) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            let text = try await harness.call("GET", "/metrics").text
+            if text.split(separator: "\n").contains(where: { $0.hasPrefix(prefix) }) { return true }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+
     static func with(
         _ kind: StoreKind, receiver: ProviderStub, policy: Policy = Policy(),
         _ body: (Harness) async throws -> Void
@@ -95,9 +106,12 @@ import Testing
             let all = await receiver.waitForRequests(2)
             #expect(all.count == 2)
             #expect(Self.object(all[0].body)["id"] == Self.object(all[1].body)["id"])
+            // The deliverer counts a delivery once the endpoint's answer is in.
+            #expect(
+                try await Self.waitForMetric(
+                    harness, #"otp_events_total{type="pending",result="delivered"} 1"#))
             let metrics = try await harness.call("GET", "/metrics").text
             #expect(metrics.contains(#"otp_events_total{type="pending",result="failed"} 1"#))
-            #expect(metrics.contains(#"otp_events_total{type="pending",result="delivered"} 1"#))
         }
         await receiver.stop()
     }
@@ -115,6 +129,67 @@ import Testing
             let events = requests.map { Self.object($0.body) }
             #expect(events.map { $0["type"] } == ["pending", "expired"])
             #expect(events.allSatisfy { $0["verificationId"] == id })
+        }
+        await receiver.stop()
+    }
+
+    @Test(
+        "a receiver that is down at first gets every event once it listens, each id once",
+        arguments: StoreKind.allCases)
+    func down(kind: StoreKind) async throws {
+        let port = try freePort()
+        try await Harness.with(
+            store: kind, environment: ["OTP_EVENTS_SECRET": Self.secret], checkFloor: .zero,
+            eventsURL: "http://127.0.0.1:\(port)/events", eventDelivery: Self.fast
+        ) { harness in
+            let ids = [
+                try await harness.start("+12025550111"), try await harness.start("+12025550112"),
+                try await harness.start("+12025550113"),
+            ]
+            // The deliverer finds nobody listening.
+            #expect(
+                try await Self.waitForMetric(harness, #"otp_events_total{type="pending",result="failed"}"#))
+            let receiver = try ProviderStub(port: port)
+            // Each failed event waits for its own retry time: move the clock on until all are in.
+            let deadline = Date().addingTimeInterval(10)
+            while receiver.received < 3, Date() < deadline {
+                harness.clock.advance(seconds: 5)
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let requests = receiver.requests
+            let events = requests.map { Self.object($0.body) }
+            #expect(Set(events.compactMap { $0["verificationId"] }) == Set(ids))
+            #expect(Set(events.compactMap { $0["id"] }).count == events.count)
+            #expect(
+                try await Self.waitForMetric(
+                    harness, #"otp_events_total{type="pending",result="delivered"} 3"#))
+            await receiver.stop()
+        }
+    }
+
+    @Test(
+        "a receiver slower than the timeout gets the event again, with the same id: at least once",
+        arguments: StoreKind.allCases)
+    func slow(kind: StoreKind) async throws {
+        let receiver = try ProviderStub()
+        receiver.hold()
+        var settings = Self.fast
+        settings.timeout = .milliseconds(200)
+        try await Harness.with(
+            store: kind, environment: ["OTP_EVENTS_SECRET": Self.secret], checkFloor: .zero,
+            eventsURL: "http://127.0.0.1:\(receiver.port)/events", eventDelivery: settings
+        ) { harness in
+            _ = try await harness.start("+12025550114")
+            _ = await receiver.waitForRequests(1)
+            // The held answer outlasts the timeout: a failure, retried at its time.
+            #expect(
+                try await Self.waitForMetric(harness, #"otp_events_total{type="pending",result="failed"} 1"#))
+            receiver.release()
+            harness.clock.advance(seconds: 5)
+            let requests = await receiver.waitForRequests(2)
+            #expect(requests.count == 2)
+            let ids = requests.map { Self.object($0.body)["id"] }
+            #expect(ids[0] != nil && ids[0] == ids[1])
         }
         await receiver.stop()
     }

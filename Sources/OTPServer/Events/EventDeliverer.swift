@@ -14,13 +14,16 @@ public struct EventDeliverySettings: Sendable, Equatable {
     public var idlePause: Duration
     /// Events claimed per round (one per verification), delivered side by side.
     public var batch: Int
+    /// How long one delivery may take before it counts as failed.
+    public var timeout: Duration
 
     /// The server's defaults: retries from 1 s doubling to 10 min, for 72 hours.
     public init(
         retryBase: Duration = .seconds(1), retryCap: Duration = .seconds(600),
         giveUpAfter: Duration = .seconds(72 * 3600), lease: Duration = .seconds(60),
-        idlePause: Duration = .milliseconds(250), batch: Int = 16
+        idlePause: Duration = .milliseconds(250), batch: Int = 16, timeout: Duration = .seconds(5)
     ) {
+        self.timeout = timeout
         self.retryBase = retryBase
         self.retryCap = retryCap
         self.giveUpAfter = giveUpAfter

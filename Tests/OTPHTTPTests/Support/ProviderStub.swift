@@ -42,10 +42,11 @@ final class ProviderStub: @unchecked Sendable {
     private let state = State()
     private let server: HTTPServer
 
-    init() throws {
+    /// Listens on `port`, or on a free one when it is 0.
+    init(port: Int = 0) throws {
         server = try HTTPServer(
             configuration: HTTPServerConfiguration(
-                host: "127.0.0.1", port: 0, threads: 2, headerNames: ["X-OTP-Signature"]),
+                host: "127.0.0.1", port: port, threads: 2, headerNames: ["X-OTP-Signature"]),
             handler: Handler(state: state))
     }
 
