@@ -111,13 +111,14 @@ enum ServeCommand {
             startGuard = StartGuardSpec(
                 url: url, failOpen: failOpen, appliesToSecretKeys: options.flag(O.startGuardSecretKeys))
         }
-        let settings = ServeSettings(
+        var settings = ServeSettings(
             server: server, store: try options.value(O.store, or: .sqlite(path: "otp.sqlite3")),
             senders: senders,
             secretFile: try options.value(O.secretFile).flatMap { $0.isEmpty ? nil : $0 },
             environment: environment, hosted: try hostedSpec(options),
             signingKeyFiles: try options.all(O.signingKeyFile).filter { !$0.isEmpty }, startGuard: startGuard,
             eventsURL: try options.value(O.events))
+        settings.eventDelivery.retryCap = .seconds(try options.value(O.eventsRetryMax, or: 600))
         return (settings, madeKey)
     }
 

@@ -133,6 +133,9 @@ enum ServeOptions {
         }
         return String(text.dropFirst("webhook:".count))
     }
+    static let eventsRetryMax = Option.integer(
+        "events-retry-max", "SECONDS", in: 1...86_400, default: 600,
+        "the longest wait between two tries of an event (each wait doubles from 1 s up to this)")
     static let startGuardFailure = Option(
         "start-guard-failure", "open|closed", default: false, defaultText: "closed",
         "when the guard does not answer: open sends anyway, closed refuses the start"
@@ -356,7 +359,7 @@ enum ServeOptions {
         sendsPerCallingCodePerHour.spec, allowedCallingCodes.spec, trustProxy.spec,
         secretFile.spec, publicURL.spec, hostedReturnOrigins.spec, signingKeyFile.spec, publishableKey.spec,
         publishableKeyFile.spec, publishableStartsPerAddress.spec, startGuard.spec, startGuardFailure.spec,
-        startGuardSecretKeys.spec, events.spec, testDestination.spec, testDestinationFile.spec,
+        startGuardSecretKeys.spec, events.spec, eventsRetryMax.spec, testDestination.spec, testDestinationFile.spec,
         testDestinationsUnlimited.spec, defaultLocale.spec, templateDir.spec, allowMultipartSMS.spec,
         metricsAddress.spec,
         connectionTimeout.spec, checkFloor.spec, threads.spec,

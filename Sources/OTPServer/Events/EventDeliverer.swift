@@ -20,7 +20,7 @@ public struct EventDeliverySettings: Sendable, Equatable {
     /// The server's defaults: retries from 1 s doubling to 10 min, for 72 hours.
     public init(
         retryBase: Duration = .seconds(1), retryCap: Duration = .seconds(600),
-        giveUpAfter: Duration = .seconds(72 * 3600), lease: Duration = .seconds(60),
+        giveUpAfter: Duration = .seconds(72 * 3600), lease: Duration = .seconds(15),
         idlePause: Duration = .milliseconds(250), batch: Int = 16, timeout: Duration = .seconds(5)
     ) {
         self.timeout = timeout
