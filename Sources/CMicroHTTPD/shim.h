@@ -13,8 +13,10 @@
 /// `pool_size` above 1 asks for a thread pool; `timeout_seconds` drops stalled connections;
 /// `connection_limit` caps open connections (libmicrohttpd's default is about a thousand) and
 /// `per_address_limit` those of one client address (0: none); `notified` hears each connection
-/// start and close. Returns NULL when the host is not a literal address or the daemon cannot start.
+/// start and close; `accept` may refuse a new connection (it is closed at once). Returns NULL when
+/// the host is not a literal address or the daemon cannot start.
 static inline struct MHD_Daemon *otp_mhd_start(unsigned int flags, const char *host, uint16_t port,
+                                               MHD_AcceptPolicyCallback accept,
                                                MHD_AccessHandlerCallback handler, void *handler_cls,
                                                MHD_RequestCompletedCallback completed,
                                                MHD_NotifyConnectionCallback notified, void *cls,
@@ -40,7 +42,7 @@ static inline struct MHD_Daemon *otp_mhd_start(unsigned int flags, const char *h
     }
     /* A pool of one is no pool: then the polling thread runs the connections itself. */
     if (pool_size > 1) {
-        return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
+        return MHD_start_daemon(flags, port, accept, handler_cls, handler, handler_cls,
                                 MHD_OPTION_SOCK_ADDR, address,
                                 MHD_OPTION_NOTIFY_COMPLETED, completed, cls,
                                 MHD_OPTION_NOTIFY_CONNECTION, notified, cls,
@@ -51,7 +53,7 @@ static inline struct MHD_Daemon *otp_mhd_start(unsigned int flags, const char *h
                                 MHD_OPTION_THREAD_POOL_SIZE, pool_size,
                                 MHD_OPTION_END);
     }
-    return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
+    return MHD_start_daemon(flags, port, accept, handler_cls, handler, handler_cls,
                             MHD_OPTION_SOCK_ADDR, address,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, cls,
                             MHD_OPTION_NOTIFY_CONNECTION, notified, cls,

@@ -40,7 +40,7 @@ public final class HTTPServer: Sendable {
             MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue
             | MHD_ALLOW_SUSPEND_RESUME.rawValue
         let started = otp_mhd_start(
-            UInt32(flags), configuration.host, UInt16(configuration.port), otpAccessHandler,
+            UInt32(flags), configuration.host, UInt16(configuration.port), otpAcceptPolicy, otpAccessHandler,
             retained.toOpaque(), otpRequestCompleted, otpConnectionNotified, retained.toOpaque(),
             UInt32(max(1, configuration.threads)), UInt32(timeout), configuration.connectionMemoryLimit,
             UInt32(Self.connectionLimit(configuration)),
@@ -81,13 +81,9 @@ public final class HTTPServer: Sendable {
     public func stop(grace: Duration = .seconds(10)) async {
         guard daemon.claimStop() else { return }
         core.beginStopping()
-        // libmicrohttpd's threads may still use the quiesced listener (each removes it from its
-        // own epoll set when it next wakes): closing it now let its number be reused, the removal
-        // fail, and libmicrohttpd abort the process. It is shut down now, so new connections are
-        // refused at once, and closed only after the daemon has stopped.
-        let listener = MHD_quiesce_daemon(daemon.raw)
-        if listener >= 0 { _ = shutdown(listener, Int32(SHUT_RDWR)) }
-        defer { if listener >= 0 { close(listener) } }
+        // New connections are refused from here on by the accept policy (accepted and closed at
+        // once). libmicrohttpd's own way, MHD_quiesce_daemon, races its epoll threads on removing
+        // the listener from their epoll sets, and the loser aborts the whole process.
         let deadline = ContinuousClock.now.advanced(by: grace)
         while true {
             let (inFlight, suspended) = core.counts

@@ -227,6 +227,14 @@ func otpRequestCompleted(
     core.requestEnded()
 }
 
+/// libmicrohttpd's accept policy: once a graceful stop has begun, every new connection is refused.
+func otpAcceptPolicy(
+    _ cls: UnsafeMutableRawPointer?, _ address: UnsafePointer<sockaddr>?, _ length: socklen_t
+) -> MHD_Result {
+    guard let cls else { return .YES }
+    return Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().isStopping ? .NO : .YES
+}
+
 /// libmicrohttpd's connection callback: starts and ends the timing of each connection's requests.
 func otpConnectionNotified(
     _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
