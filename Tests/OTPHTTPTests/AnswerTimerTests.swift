@@ -43,9 +43,18 @@ import Testing
         let timer = AnswerTimer()
         let ran = Ran()
         let now = ContinuousClock.now
+        // The timer's thread waits in a first action until the others are all scheduled.
+        let gate = DispatchSemaphore(value: 0)
+        let entered = DispatchSemaphore(value: 0)
+        timer.schedule(at: now - .seconds(3)) {
+            entered.signal()
+            gate.wait()
+        }
+        entered.wait()
         timer.schedule(at: now - .seconds(1)) { ran.add("b") }
         timer.schedule(at: now - .seconds(2)) { ran.add("a") }
         timer.schedule(at: now - .seconds(1)) { ran.add("c") }
+        gate.signal()
         await ran.wait(for: 3)
         #expect(ran.all == ["a", "b", "c"])
         timer.stop()
