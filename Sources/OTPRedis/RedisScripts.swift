@@ -358,6 +358,65 @@ enum RedisScripts {
             return written
             """
 
+    /// Judges an authenticator code (`TOTPFactor.judge`).
+    ///
+    /// KEYS: factor. ARGV: the matched time step (empty: none), the failure limit.
+    static let judgeFactor =
+        prelude + """
+            local r = load(KEYS[1])
+            if not r then return {'notFound', ''} end
+            if tonumber(r.f) >= tonumber(ARGV[2]) then return answer('locked', '', KEYS[1]) end
+            if ARGV[1] == '' then
+              redis.call('HINCRBY', KEYS[1], 'f', 1)
+              return answer('incorrect', '', KEYS[1])
+            end
+            if r.ls ~= '' and tonumber(ARGV[1]) <= tonumber(r.ls) then
+              return answer('alreadyUsed', '', KEYS[1])
+            end
+            local confirming = '0'
+            if r.st == 'unconfirmed' then confirming = '1' end
+            redis.call('HSET', KEYS[1], 'ls', ARGV[1], 'f', '0', 'st', 'active')
+            return answer('accepted', confirming, KEYS[1])
+            """
+
+    /// Uses a recovery code (`TOTPFactor.recover`); every stored HMAC is compared to the end.
+    ///
+    /// KEYS: factor. ARGV: the code's HMAC, the failure limit.
+    static let recoverFactor =
+        prelude + """
+            local r = load(KEYS[1])
+            if not r then return {'notFound', ''} end
+            if tonumber(r.f) >= tonumber(ARGV[2]) then return answer('locked', '', KEYS[1]) end
+            local stored = r.rc
+            local hash = ARGV[1]
+            local found = 0
+            for i = 1, #stored, 32 do
+              local diff = 0
+              if #hash ~= 32 then diff = 1 end
+              for j = 1, 32 do
+                diff = bit.bor(diff, bit.bxor(string.byte(stored, i + j - 1) or 0, string.byte(hash, j) or 0))
+              end
+              if diff == 0 then found = i end
+            end
+            if found == 0 then
+              redis.call('HINCRBY', KEYS[1], 'f', 1)
+              return answer('unknown', '', KEYS[1])
+            end
+            redis.call('HSET', KEYS[1], 'rc', string.sub(stored, 1, found - 1) .. string.sub(stored, found + 32),
+              'f', '0')
+            return answer('used', '', KEYS[1])
+            """
+
+    /// Replaces a factor's recovery codes, if it exists.
+    ///
+    /// KEYS: factor. ARGV: the concatenated HMACs.
+    static let replaceRecoveryCodes =
+        prelude + """
+            if redis.call('EXISTS', KEYS[1]) == 0 then return {'notFound', ''} end
+            redis.call('HSET', KEYS[1], 'rc', ARGV[1])
+            return answer('done', '', KEYS[1])
+            """
+
     /// Deletes one batch of records and idempotency keys whose time has passed.
     ///
     /// KEYS: record index, key index. ARGV: now, record key prefix, batch size.

@@ -10,7 +10,7 @@ import OTPServer
 /// idempotency keys by the time they may go, for ``purgeExpired(now:)``. Each store holds
 /// a small pool of connections, each used from its own serial queue so a slow reply never
 /// blocks Swift's cooperative threads.
-public final class RedisStore: VerificationStore, LifecycleEventStore, @unchecked Sendable {
+public final class RedisStore: VerificationStore, LifecycleEventStore, TOTPFactorStore, @unchecked Sendable {
     // Each connection is used only on its own serial queue: that is what makes this type Sendable.
     private let pool: [(connection: RedisConnection, queue: DispatchQueue)]
     private let next = Counter()
@@ -53,6 +53,7 @@ public final class RedisStore: VerificationStore, LifecycleEventStore, @unchecke
     private func idempotencyKey(_ key: String) -> String { prefix + "i:" + key }
     private func rateKey(_ key: String) -> String { prefix + "r:" + key }
     private var recordIndex: String { prefix + "purge:v" }
+    private func factorKey(_ id: String) -> String { prefix + "t:" + id }
     /// The event prefix the scripts take: the key prefix when events are recorded, else empty.
     private var eventPrefix: [UInt8] { recordsEvents ? Array(prefix.utf8) : [] }
     private var keyIndex: String { prefix + "purge:i" }
@@ -322,6 +323,102 @@ public final class RedisStore: VerificationStore, LifecycleEventStore, @unchecke
     /// Cancels a pending verification; the `canceled` event, when recorded, is at `now`.
     public func cancel(id: String, now: Date) async throws(StoreError) -> TransitionOutcome {
         try await settle(id, to: .canceled, eventsAt: now)
+    }
+
+    // MARK: - TOTPFactorStore
+
+    /// Stores a new factor.
+    public func insertFactor(_ factor: TOTPFactor) async throws(StoreError) {
+        let key = factorKey(factor.id)
+        let fields: [(String, [UInt8])] = [
+            ("id", Array(factor.id.utf8)), ("acc", Array(factor.account.utf8)), ("iss", Array(factor.issuer.utf8)),
+            ("sec", factor.sealedSecret), ("st", Array(factor.status.rawValue.utf8)),
+            ("ls", factor.lastUsedStep.map { Array(String($0).utf8) } ?? []),
+            ("f", Array(String(factor.failures).utf8)), ("rc", factor.recoveryHashes.flatMap { $0 }),
+            ("cat", Self.time(factor.createdAt)),
+        ]
+        let arguments = fields.flatMap { [Array($0.0.utf8), $0.1] }
+        let reply = try await evaluate(
+            "redis.call('DEL', KEYS[1]) redis.call('HSET', KEYS[1], unpack(ARGV)) return 1", keys: [key],
+            arguments: arguments)
+        if case .error = reply { throw Self.failure(reply) }
+    }
+
+    /// The factor with an identifier.
+    public func factor(id: String) async throws(StoreError) -> TOTPFactor? {
+        let key = factorKey(id)
+        let reply = try await run { connection throws(StoreError) in try connection.command("HGETALL", key) }
+        guard case .array(let flat) = reply else { throw Self.failure(reply) }
+        guard !flat.isEmpty else { return nil }
+        return try Self.factor(from: Self.pairs(flat))
+    }
+
+    /// Judges a code in one script.
+    public func judgeFactor(
+        id: String, matchedStep: Int64?, maxFailures: Int
+    ) async throws(StoreError) -> TOTPJudgement {
+        let reply = try await evaluate(
+            RedisScripts.judgeFactor, keys: [factorKey(id)],
+            arguments: [matchedStep.map { Array(String($0).utf8) } ?? [], Array(String(maxFailures).utf8)])
+        let (outcome, extra, fields) = try Self.parse(reply)
+        if outcome == "notFound" { return .notFound }
+        let factor = try Self.factor(from: fields)
+        switch outcome {
+        case "locked": return .locked(factor)
+        case "incorrect": return .incorrect(factor)
+        case "alreadyUsed": return .alreadyUsed(factor)
+        case "accepted": return .accepted(factor, confirmed: extra == [0x31])
+        default: throw StoreError("redis: unexpected judgement")
+        }
+    }
+
+    /// Uses a recovery code in one script.
+    public func recoverFactor(id: String, hash: [UInt8], maxFailures: Int) async throws(StoreError) -> TOTPRecovery {
+        let reply = try await evaluate(
+            RedisScripts.recoverFactor, keys: [factorKey(id)], arguments: [hash, Array(String(maxFailures).utf8)])
+        let (outcome, _, fields) = try Self.parse(reply)
+        if outcome == "notFound" { return .notFound }
+        let factor = try Self.factor(from: fields)
+        switch outcome {
+        case "locked": return .locked(factor)
+        case "used": return .used(factor)
+        case "unknown": return .unknown(factor)
+        default: throw StoreError("redis: unexpected recovery")
+        }
+    }
+
+    /// Replaces the recovery codes in one script.
+    public func replaceRecoveryCodes(id: String, hashes: [[UInt8]]) async throws(StoreError) -> TOTPFactor? {
+        let reply = try await evaluate(
+            RedisScripts.replaceRecoveryCodes, keys: [factorKey(id)], arguments: [hashes.flatMap { $0 }])
+        let (outcome, _, fields) = try Self.parse(reply)
+        return outcome == "notFound" ? nil : try Self.factor(from: fields)
+    }
+
+    /// Deletes a factor.
+    public func deleteFactor(id: String) async throws(StoreError) -> Bool {
+        let key = factorKey(id)
+        let reply = try await run { connection throws(StoreError) in try connection.command("DEL", key) }
+        guard case .integer(let count) = reply else { throw Self.failure(reply) }
+        return count > 0
+    }
+
+    private static func factor(from fields: [String: [UInt8]]) throws(StoreError) -> TOTPFactor {
+        guard let id = fields["id"].map(text), let account = fields["acc"].map(text),
+            let issuer = fields["iss"].map(text), let sealed = fields["sec"],
+            let status = fields["st"].map(text).flatMap(TOTPFactor.Status.init(rawValue:)),
+            let failures = fields["f"].flatMap(number), let created = fields["cat"].flatMap(number)
+        else { throw StoreError("redis: malformed factor") }
+        let recovery = fields["rc"] ?? []
+        guard recovery.count % HMACSHA256.byteCount == 0 else { throw StoreError("redis: malformed factor") }
+        let last = fields["ls"].flatMap { $0.isEmpty ? nil : number($0) }
+        return TOTPFactor(
+            id: id, account: account, issuer: issuer, sealedSecret: sealed, status: status, lastUsedStep: last,
+            failures: Int(failures),
+            recoveryHashes: stride(from: 0, to: recovery.count, by: HMACSHA256.byteCount).map {
+                Array(recovery[$0..<$0 + HMACSHA256.byteCount])
+            },
+            createdAt: StoreTime.date(milliseconds: created))
     }
 
     // MARK: - LifecycleEventStore

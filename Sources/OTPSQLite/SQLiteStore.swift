@@ -11,7 +11,7 @@ import OTPServer
 /// blocks Swift's cooperative threads; the server's HTTP threads, which may block, judge checks
 /// by waiting on that queue directly (``ImmediateCheckStore``). Expired rows go when ``purgeExpired(now:)`` runs;
 /// ``shutdown()`` closes the database.
-public final class SQLiteStore: VerificationStore, ImmediateCheckStore, LifecycleEventStore,
+public final class SQLiteStore: VerificationStore, ImmediateCheckStore, LifecycleEventStore, TOTPFactorStore,
     @unchecked Sendable
 {
     /// How hard each commit waits for the disk.
@@ -126,6 +126,21 @@ public final class SQLiteStore: VerificationStore, ImmediateCheckStore, Lifecycl
             )
             try connection.execute(
                 "CREATE INDEX IF NOT EXISTS otp_verifications_expires_at ON otp_verifications (expires_at)")
+            // Authenticator factors: the secret sealed, recovery codes as concatenated 32-byte HMACs.
+            try connection.execute(
+                """
+                CREATE TABLE IF NOT EXISTS otp_totp_factors (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    account TEXT NOT NULL,
+                    issuer TEXT NOT NULL,
+                    sealed_secret BLOB NOT NULL,
+                    status TEXT NOT NULL,
+                    last_step INTEGER,
+                    failures INTEGER NOT NULL,
+                    recovery BLOB NOT NULL,
+                    created_at INTEGER NOT NULL
+                ) WITHOUT ROWID
+                """)
         }
     }
 
@@ -293,6 +308,100 @@ public final class SQLiteStore: VerificationStore, ImmediateCheckStore, Lifecycl
                 try db.query("SELECT COUNT(*) FROM otp_events WHERE delivered = 0").first?.first?.integer ?? 0
             )
         }
+    }
+
+    // MARK: - TOTPFactorStore
+
+    /// Stores a new factor.
+    public func insertFactor(_ factor: TOTPFactor) async throws(StoreError) {
+        _ = try await run { (db: SQLiteConnection) throws(StoreError) in
+            try db.query(
+                "INSERT INTO otp_totp_factors (id, account, issuer, sealed_secret, status, last_step, failures, "
+                    + "recovery, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                Self.columns(of: factor))
+        }
+    }
+
+    /// The factor with an identifier.
+    public func factor(id: String) async throws(StoreError) -> TOTPFactor? {
+        try await run { (db: SQLiteConnection) throws(StoreError) in try Self.readFactor(db, id: id) }
+    }
+
+    /// Judges a code in one immediate transaction.
+    public func judgeFactor(
+        id: String, matchedStep: Int64?, maxFailures: Int
+    ) async throws(StoreError) -> TOTPJudgement {
+        try await changeFactor(id, missing: .notFound) { $0.judge(matchedStep: matchedStep, maxFailures: maxFailures) }
+    }
+
+    /// Uses a recovery code in one immediate transaction.
+    public func recoverFactor(id: String, hash: [UInt8], maxFailures: Int) async throws(StoreError) -> TOTPRecovery {
+        try await changeFactor(id, missing: .notFound) { $0.recover(hash: hash, maxFailures: maxFailures) }
+    }
+
+    /// Replaces the recovery codes.
+    public func replaceRecoveryCodes(id: String, hashes: [[UInt8]]) async throws(StoreError) -> TOTPFactor? {
+        try await changeFactor(id, missing: nil) { factor -> TOTPFactor? in
+            factor.recoveryHashes = hashes
+            return factor
+        }
+    }
+
+    /// Deletes a factor.
+    public func deleteFactor(id: String) async throws(StoreError) -> Bool {
+        try await run { (db: SQLiteConnection) throws(StoreError) in
+            try db.query("DELETE FROM otp_totp_factors WHERE id = ?", [.text(id)])
+            return db.changes > 0
+        }
+    }
+
+    private func changeFactor<Outcome: Sendable>(
+        _ id: String, missing: Outcome, _ change: @escaping @Sendable (inout TOTPFactor) -> Outcome
+    ) async throws(StoreError) -> Outcome {
+        try await run { (db: SQLiteConnection) throws(StoreError) in
+            try db.immediateTransaction { () throws(StoreError) -> Outcome in
+                guard var factor = try Self.readFactor(db, id: id) else { return missing }
+                let outcome = change(&factor)
+                try db.query(
+                    "UPDATE otp_totp_factors SET status = ?, last_step = ?, failures = ?, recovery = ? WHERE id = ?",
+                    [
+                        .text(factor.status.rawValue), factor.lastUsedStep.map { .integer($0) } ?? .null,
+                        .integer(Int64(factor.failures)), .blob(factor.recoveryHashes.flatMap { $0 }), .text(id),
+                    ])
+                return outcome
+            }
+        }
+    }
+
+    private static func columns(of factor: TOTPFactor) -> [SQLiteValue] {
+        [
+            .text(factor.id), .text(factor.account), .text(factor.issuer), .blob(factor.sealedSecret),
+            .text(factor.status.rawValue), factor.lastUsedStep.map { .integer($0) } ?? .null,
+            .integer(Int64(factor.failures)), .blob(factor.recoveryHashes.flatMap { $0 }),
+            .integer(StoreTime.milliseconds(factor.createdAt)),
+        ]
+    }
+
+    private static func readFactor(_ db: SQLiteConnection, id: String) throws(StoreError) -> TOTPFactor? {
+        let rows = try db.query(
+            "SELECT id, account, issuer, sealed_secret, status, last_step, failures, recovery, created_at "
+                + "FROM otp_totp_factors WHERE id = ?",
+            [.text(id)])
+        guard let row = rows.first else { return nil }
+        guard row.count == 9, let id = row[0].text, let account = row[1].text, let issuer = row[2].text,
+            case .blob(let sealed) = row[3], let status = row[4].text.flatMap(TOTPFactor.Status.init(rawValue:)),
+            let failures = row[6].integer, let created = row[8].integer
+        else { throw StoreError("sqlite: an unreadable factor row") }
+        // An empty blob reads back as NULL.
+        let recovery = row[7].blob ?? []
+        guard recovery.count % HMACSHA256.byteCount == 0 else { throw StoreError("sqlite: an unreadable factor row") }
+        return TOTPFactor(
+            id: id, account: account, issuer: issuer, sealedSecret: sealed, status: status,
+            lastUsedStep: row[5].integer, failures: Int(failures),
+            recoveryHashes: stride(from: 0, to: recovery.count, by: HMACSHA256.byteCount).map {
+                Array(recovery[$0..<$0 + HMACSHA256.byteCount])
+            },
+            createdAt: StoreTime.date(milliseconds: created))
     }
 
     /// Writes an event to the outbox unless its id is already there.

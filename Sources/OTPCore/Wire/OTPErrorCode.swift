@@ -66,13 +66,15 @@ public struct OTPErrorCode: RawRepresentable, Hashable, Sendable, Codable, Custo
     public static let forbidden = OTPErrorCode(rawValue: "forbidden")
     /// The operator's start guard refused the start before anything was sent (403).
     public static let startRefused = OTPErrorCode(rawValue: "start_refused")
+    /// An authenticator code already accepted for its time step: a replay (409).
+    public static let codeAlreadyUsed = OTPErrorCode(rawValue: "code_already_used")
 
     /// Every code the API defines.
     public static let all: [OTPErrorCode] = [
         .unauthorized, .invalidRequest, .invalidDestination, .channelNotSupported, .invalidCodeFormat,
         .notFound, .methodNotAllowed, .notPending, .expired, .payloadTooLarge, .incorrectCode,
         .idempotencyKeyReused, .locked, .rateLimited, .resendTooSoon, .maxSendsReached, .deliveryFailed,
-        .storeUnavailable, .internalError, .forbidden, .startRefused,
+        .storeUnavailable, .internalError, .forbidden, .startRefused, .codeAlreadyUsed,
     ]
 
     /// The HTTP status this code is sent with: the one place the mapping lives.
@@ -83,7 +85,7 @@ public struct OTPErrorCode: RawRepresentable, Hashable, Sendable, Codable, Custo
         case .invalidRequest, .invalidDestination, .channelNotSupported, .invalidCodeFormat: 400
         case .notFound: 404
         case .methodNotAllowed: 405
-        case .notPending: 409
+        case .notPending, .codeAlreadyUsed: 409
         case .expired: 410
         case .payloadTooLarge: 413
         case .incorrectCode, .idempotencyKeyReused: 422

@@ -18,6 +18,10 @@ extension APIError {
             self.init(code: .expired, message: ScreenText.english.expired, attemptsLeft: attemptsLeft ?? 0)
         case .locked:
             self.init(code: .locked, message: ScreenText.english.locked, attemptsLeft: 0)
+        case .codeAlreadyUsed:
+            self.init(
+                code: .codeAlreadyUsed,
+                message: "That code was already used. Wait for your authenticator app to show the next one.")
         case .incorrectCode:
             let left = attemptsLeft ?? 0
             self.init(

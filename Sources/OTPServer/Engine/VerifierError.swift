@@ -21,6 +21,7 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
             case rateLimited, resendTooSoon, maxSendsReached, deliveryFailed
             case invalidDestination, destinationChannelMismatch, channelNotSupported, callingCodeNotAllowed
             case invalidIdempotencyKey, idempotencyKeyReused, storeUnavailable, internalFailure
+            case codeAlreadyUsed
         }
 
         fileprivate let base: Base
@@ -61,6 +62,8 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
         public static let storeUnavailable = Kind(base: .storeUnavailable)
         /// Something inside the engine failed (the crypto library).
         public static let internalFailure = Kind(base: .internalFailure)
+        /// An authenticator code was already accepted for its time step (a replay).
+        public static let codeAlreadyUsed = Kind(base: .codeAlreadyUsed)
 
         /// The kind's name, such as `incorrectCode`.
         public var description: String { base.rawValue }
@@ -161,6 +164,8 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
     public static let notPending = VerifierError(.notPending)
     /// The current code has no attempts left.
     public static let locked = VerifierError(.locked, attemptsLeft: 0)
+    /// The authenticator code was already accepted for its time step.
+    public static let codeAlreadyUsed = VerifierError(.codeAlreadyUsed)
     /// The idempotency key is malformed.
     public static let invalidIdempotencyKey = VerifierError(.invalidIdempotencyKey)
     /// The idempotency key was used with another body.

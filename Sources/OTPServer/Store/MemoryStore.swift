@@ -5,7 +5,7 @@ import Foundation
 /// Each method is one atomic step under one lock, and runs on the caller's thread: a check is
 /// judged without leaving it (``ImmediateCheckStore``). Expired records go when
 /// ``purgeExpired(now:)`` runs; after ``shutdown()`` the store holds nothing and every call throws.
-public final class MemoryStore: VerificationStore, ImmediateCheckStore, LifecycleEventStore {
+public final class MemoryStore: VerificationStore, ImmediateCheckStore, LifecycleEventStore, TOTPFactorStore {
     private let state: Locked<MemoryState>
 
     /// Creates an empty store; with `recordsEvents`, it keeps an outbox of ``LifecycleEvent``s.
@@ -94,6 +94,63 @@ public final class MemoryStore: VerificationStore, ImmediateCheckStore, Lifecycl
         try state.withLock { (state) throws(StoreError) in try state.noteExpiries(now: now, limit: limit) }
     }
 
+    // MARK: - TOTPFactorStore
+
+    /// Stores a new factor.
+    public func insertFactor(_ factor: TOTPFactor) throws(StoreError) {
+        try state.withLock { (state) throws(StoreError) in
+            try state.open()
+            state.factors[factor.id] = factor
+        }
+    }
+
+    /// The factor with an identifier.
+    public func factor(id: String) throws(StoreError) -> TOTPFactor? {
+        try state.withLock { (state) throws(StoreError) in
+            try state.open()
+            return state.factors[id]
+        }
+    }
+
+    /// Judges a code under the lock.
+    public func judgeFactor(id: String, matchedStep: Int64?, maxFailures: Int) throws(StoreError) -> TOTPJudgement {
+        try state.withLock { (state) throws(StoreError) in
+            try state.open()
+            guard var factor = state.factors[id] else { return .notFound }
+            let judgement = factor.judge(matchedStep: matchedStep, maxFailures: maxFailures)
+            state.factors[id] = factor
+            return judgement
+        }
+    }
+
+    /// Uses a recovery code under the lock.
+    public func recoverFactor(id: String, hash: [UInt8], maxFailures: Int) throws(StoreError) -> TOTPRecovery {
+        try state.withLock { (state) throws(StoreError) in
+            try state.open()
+            guard var factor = state.factors[id] else { return .notFound }
+            let recovery = factor.recover(hash: hash, maxFailures: maxFailures)
+            state.factors[id] = factor
+            return recovery
+        }
+    }
+
+    /// Replaces the recovery codes.
+    public func replaceRecoveryCodes(id: String, hashes: [[UInt8]]) throws(StoreError) -> TOTPFactor? {
+        try state.withLock { (state) throws(StoreError) in
+            try state.open()
+            state.factors[id]?.recoveryHashes = hashes
+            return state.factors[id]
+        }
+    }
+
+    /// Deletes a factor.
+    public func deleteFactor(id: String) throws(StoreError) -> Bool {
+        try state.withLock { (state) throws(StoreError) in
+            try state.open()
+            return state.factors.removeValue(forKey: id) != nil
+        }
+    }
+
     /// The events not yet delivered.
     public func undeliveredEventCount() throws(StoreError) -> Int {
         try state.withLock { (state) throws(StoreError) in
@@ -170,6 +227,8 @@ private struct MemoryState {
     var outbox: [StoredEvent] = []
     /// The ids of every event noted per verification, until the verification is purged.
     var noted: [String: Set<String>] = [:]
+    /// Authenticator factors by id.
+    var factors: [String: TOTPFactor] = [:]
 
     struct StoredEvent {
         var event: LifecycleEvent
@@ -327,6 +386,7 @@ private struct MemoryState {
         arrivals = [:]
         outbox = []
         noted = [:]
+        factors = [:]
     }
 
     /// Throws once the store is shut down.
