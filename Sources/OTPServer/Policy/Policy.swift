@@ -34,6 +34,9 @@ public struct Policy: Sendable, Hashable {
     public var startsPerAddress: RateLimit
     /// Checks per client address (IPv6 by /64), every check counted.
     public var checksPerAddress: RateLimit
+    /// Failed authenticator checks and recoveries in a row that lock a TOTP factor (NIST SP 800-63B
+    /// allows at most 100).
+    public var totpMaxFailures: Int = 10
     /// Starts per client address through publishable keys (keys that live in apps), on top of
     /// ``startsPerAddress``.
     public var ownerStartsPerAddress: RateLimit
@@ -201,6 +204,9 @@ public struct Policy: Sendable, Hashable {
             }
         }
         func seconds(_ duration: Duration) -> Int64 { duration.components.seconds }
+        if !(1...100).contains(totpMaxFailures) {
+            problems.append("the TOTP failure limit must be 1 to 100 (NIST SP 800-63B allows at most 100).")
+        }
         if !Bounds.maxAttempts.contains(maxAttempts) {
             problems.append("maxAttempts must be from 1 to \(Bounds.maxAttempts.upperBound).")
         }
