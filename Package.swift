@@ -78,7 +78,8 @@ let package = Package(
         .target(name: "OTPDelivery", dependencies: ["OTPServer", "CCurl"]),
         .testTarget(
             name: "OTPDeliveryTests", dependencies: ["OTPDelivery", "OTPTestSupport"], exclude: ["Receivers"]),
-        .target(name: "OTPHTTP", dependencies: ["OTPServer", "OTPCore", "OTPTokens", "CMicroHTTPD"]),
+        .target(
+            name: "OTPHTTP", dependencies: ["OTPServer", "OTPCore", "OTPTokens", "OTPQR", "CMicroHTTPD"]),
         // Turns otp serve's text-level choices (store URLs, sender names, secret files, environment)
         // into the values OTPHTTP takes; not a product.
         .target(

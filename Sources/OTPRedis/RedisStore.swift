@@ -331,7 +331,8 @@ public final class RedisStore: VerificationStore, LifecycleEventStore, TOTPFacto
     public func insertFactor(_ factor: TOTPFactor) async throws(StoreError) {
         let key = factorKey(factor.id)
         let fields: [(String, [UInt8])] = [
-            ("id", Array(factor.id.utf8)), ("acc", Array(factor.account.utf8)), ("iss", Array(factor.issuer.utf8)),
+            ("id", Array(factor.id.utf8)), ("acc", Array(factor.account.utf8)),
+            ("iss", Array(factor.issuer.utf8)),
             ("sec", factor.sealedSecret), ("st", Array(factor.status.rawValue.utf8)),
             ("ls", factor.lastUsedStep.map { Array(String($0).utf8) } ?? []),
             ("f", Array(String(factor.failures).utf8)), ("rc", factor.recoveryHashes.flatMap { $0 }),
@@ -373,9 +374,12 @@ public final class RedisStore: VerificationStore, LifecycleEventStore, TOTPFacto
     }
 
     /// Uses a recovery code in one script.
-    public func recoverFactor(id: String, hash: [UInt8], maxFailures: Int) async throws(StoreError) -> TOTPRecovery {
+    public func recoverFactor(
+        id: String, hash: [UInt8], maxFailures: Int
+    ) async throws(StoreError) -> TOTPRecovery {
         let reply = try await evaluate(
-            RedisScripts.recoverFactor, keys: [factorKey(id)], arguments: [hash, Array(String(maxFailures).utf8)])
+            RedisScripts.recoverFactor, keys: [factorKey(id)],
+            arguments: [hash, Array(String(maxFailures).utf8)])
         let (outcome, _, fields) = try Self.parse(reply)
         if outcome == "notFound" { return .notFound }
         let factor = try Self.factor(from: fields)
@@ -413,7 +417,8 @@ public final class RedisStore: VerificationStore, LifecycleEventStore, TOTPFacto
         guard recovery.count % HMACSHA256.byteCount == 0 else { throw StoreError("redis: malformed factor") }
         let last = fields["ls"].flatMap { $0.isEmpty ? nil : number($0) }
         return TOTPFactor(
-            id: id, account: account, issuer: issuer, sealedSecret: sealed, status: status, lastUsedStep: last,
+            id: id, account: account, issuer: issuer, sealedSecret: sealed, status: status,
+            lastUsedStep: last,
             failures: Int(failures),
             recoveryHashes: stride(from: 0, to: recovery.count, by: HMACSHA256.byteCount).map {
                 Array(recovery[$0..<$0 + HMACSHA256.byteCount])

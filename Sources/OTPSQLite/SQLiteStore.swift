@@ -331,11 +331,15 @@ public final class SQLiteStore: VerificationStore, ImmediateCheckStore, Lifecycl
     public func judgeFactor(
         id: String, matchedStep: Int64?, maxFailures: Int
     ) async throws(StoreError) -> TOTPJudgement {
-        try await changeFactor(id, missing: .notFound) { $0.judge(matchedStep: matchedStep, maxFailures: maxFailures) }
+        try await changeFactor(id, missing: .notFound) {
+            $0.judge(matchedStep: matchedStep, maxFailures: maxFailures)
+        }
     }
 
     /// Uses a recovery code in one immediate transaction.
-    public func recoverFactor(id: String, hash: [UInt8], maxFailures: Int) async throws(StoreError) -> TOTPRecovery {
+    public func recoverFactor(
+        id: String, hash: [UInt8], maxFailures: Int
+    ) async throws(StoreError) -> TOTPRecovery {
         try await changeFactor(id, missing: .notFound) { $0.recover(hash: hash, maxFailures: maxFailures) }
     }
 
@@ -366,7 +370,8 @@ public final class SQLiteStore: VerificationStore, ImmediateCheckStore, Lifecycl
                     "UPDATE otp_totp_factors SET status = ?, last_step = ?, failures = ?, recovery = ? WHERE id = ?",
                     [
                         .text(factor.status.rawValue), factor.lastUsedStep.map { .integer($0) } ?? .null,
-                        .integer(Int64(factor.failures)), .blob(factor.recoveryHashes.flatMap { $0 }), .text(id),
+                        .integer(Int64(factor.failures)), .blob(factor.recoveryHashes.flatMap { $0 }),
+                        .text(id),
                     ])
                 return outcome
             }
@@ -389,12 +394,15 @@ public final class SQLiteStore: VerificationStore, ImmediateCheckStore, Lifecycl
             [.text(id)])
         guard let row = rows.first else { return nil }
         guard row.count == 9, let id = row[0].text, let account = row[1].text, let issuer = row[2].text,
-            case .blob(let sealed) = row[3], let status = row[4].text.flatMap(TOTPFactor.Status.init(rawValue:)),
+            case .blob(let sealed) = row[3],
+            let status = row[4].text.flatMap(TOTPFactor.Status.init(rawValue:)),
             let failures = row[6].integer, let created = row[8].integer
         else { throw StoreError("sqlite: an unreadable factor row") }
         // An empty blob reads back as NULL.
         let recovery = row[7].blob ?? []
-        guard recovery.count % HMACSHA256.byteCount == 0 else { throw StoreError("sqlite: an unreadable factor row") }
+        guard recovery.count % HMACSHA256.byteCount == 0 else {
+            throw StoreError("sqlite: an unreadable factor row")
+        }
         return TOTPFactor(
             id: id, account: account, issuer: issuer, sealedSecret: sealed, status: status,
             lastUsedStep: row[5].integer, failures: Int(failures),

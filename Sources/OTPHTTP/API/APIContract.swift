@@ -49,6 +49,28 @@ enum APIContract {
         Operation(
             method: "POST", template: "/v1/verifications/{id}/cancel", success: [200],
             errors: always + [.notFound, .notPending, .payloadTooLarge, .forbidden]),
+        Operation(
+            method: "POST", template: "/v1/totp", success: [201],
+            errors: always + [.invalidRequest, .payloadTooLarge, .forbidden]),
+        Operation(
+            method: "DELETE", template: "/v1/totp/{id}", success: [204],
+            errors: always + [.notFound, .forbidden]),
+        Operation(
+            method: "POST", template: "/v1/totp/{id}/check", success: [200],
+            errors: always + [
+                .invalidRequest, .invalidCodeFormat, .notFound, .codeAlreadyUsed, .payloadTooLarge,
+                .incorrectCode,
+                .locked, .rateLimited, .forbidden,
+            ]),
+        Operation(
+            method: "POST", template: "/v1/totp/{id}/recover", success: [200],
+            errors: always + [
+                .invalidRequest, .notFound, .payloadTooLarge, .incorrectCode, .locked, .rateLimited,
+                .forbidden,
+            ]),
+        Operation(
+            method: "POST", template: "/v1/totp/{id}/recovery-codes", success: [200],
+            errors: always + [.notFound, .payloadTooLarge, .forbidden]),
         Operation(method: "GET", template: "/healthz", success: [200, 503], errors: []),
         Operation(method: "GET", template: "/metrics", success: [200], errors: []),
         // The hosted page: no API key; a page token in the path instead. 414 is libmicrohttpd's answer

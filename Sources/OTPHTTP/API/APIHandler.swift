@@ -12,12 +12,12 @@ public struct APIHandler: HTTPHandler {
         "authorization", "idempotency-key", "x-forwarded-for", "accept-language", "content-type",
     ]
 
-    private let verifier: Verifier
+    let verifier: Verifier
     private let keys: APIKeys
     private let trustedProxies: Int
-    private let metrics: ServerMetrics
+    let metrics: ServerMetrics
     private let servesMetrics: Bool
-    private let checkFloor: Duration
+    let checkFloor: Duration
     private let events: RequestLog
     private let hosted: HostedHandler?
     private let approvalTokens: (any ApprovalTokenIssuing)?
@@ -131,6 +131,8 @@ public struct APIHandler: HTTPHandler {
             return answer(route) { verifier throws(VerifierError) in
                 try await verifier.resend(id: id, clientAddress: address)
             }
+        case .totpEnroll, .totpFactor, .totpCheck, .totpRecover, .totpRecoveryCodes:
+            return totp(route, request: request, address: address, caller: caller)
         case .cancel(let id):
             if caller?.isPublishable == true {
                 let error = APIError(
@@ -381,7 +383,7 @@ public struct APIHandler: HTTPHandler {
         return failure(APIError(error), route: route, metrics: metrics)
     }
 
-    private static func failure(_ error: APIError, route: Route, metrics: ServerMetrics) -> HTTPResponse {
+    static func failure(_ error: APIError, route: Route, metrics: ServerMetrics) -> HTTPResponse {
         if error.code.httpStatus == 429 {
             metrics.recordRateLimited(route: route.template, code: error.code)
         }

@@ -7,6 +7,11 @@ enum Route: Equatable {
     case cancel(id: String)
     case health
     case metrics
+    case totpEnroll
+    case totpFactor(id: String)
+    case totpCheck(id: String)
+    case totpRecover(id: String)
+    case totpRecoveryCodes(id: String)
 
     /// The template for logs and metrics; unknown paths share one label so labels stay few.
     var template: String {
@@ -18,6 +23,11 @@ enum Route: Equatable {
         case .cancel: "/v1/verifications/{id}/cancel"
         case .health: "/healthz"
         case .metrics: "/metrics"
+        case .totpEnroll: "/v1/totp"
+        case .totpFactor: "/v1/totp/{id}"
+        case .totpCheck: "/v1/totp/{id}/check"
+        case .totpRecover: "/v1/totp/{id}/recover"
+        case .totpRecoveryCodes: "/v1/totp/{id}/recovery-codes"
         }
     }
 
@@ -27,13 +37,15 @@ enum Route: Equatable {
     /// Every template, for the metrics page and the OpenAPI test.
     static let templates = [
         "/v1/verifications", "/v1/verifications/{id}", "/v1/verifications/{id}/check",
-        "/v1/verifications/{id}/resend", "/v1/verifications/{id}/cancel", "/healthz", "/metrics",
+        "/v1/verifications/{id}/resend", "/v1/verifications/{id}/cancel", "/healthz", "/metrics", "/v1/totp",
+        "/v1/totp/{id}", "/v1/totp/{id}/check", "/v1/totp/{id}/recover", "/v1/totp/{id}/recovery-codes",
     ]
 
     /// The methods the route answers; HEAD goes with GET.
     var methods: [String] {
         switch self {
         case .status, .health, .metrics: ["GET", "HEAD"]
+        case .totpFactor: ["DELETE"]
         default: ["POST"]
         }
     }
@@ -57,6 +69,22 @@ enum Route: Equatable {
         case "/v1/verifications": self = .start
         case "/healthz": self = .health
         case "/metrics": self = .metrics
+        case "/v1/totp": self = .totpEnroll
+        case _ where path.utf8.starts(with: "/v1/totp/".utf8):
+            let rest = path.utf8.dropFirst("/v1/totp/".utf8.count)
+            let slash = rest.firstIndex(of: UInt8(ascii: "/"))
+            let id = String(Substring(rest[..<(slash ?? rest.endIndex)]))
+            guard !id.isEmpty else { return nil }
+            guard let slash else {
+                self = .totpFactor(id: id)
+                return
+            }
+            switch Substring(rest[rest.index(after: slash)...]) {
+            case "check": self = .totpCheck(id: id)
+            case "recover": self = .totpRecover(id: id)
+            case "recovery-codes": self = .totpRecoveryCodes(id: id)
+            default: return nil
+            }
         default:
             // "/v1/verifications/{id}" or "/v1/verifications/{id}/{action}", read without splitting.
             let prefix = "/v1/verifications/"

@@ -64,10 +64,12 @@ extension Verifier {
                 SecretBox.seal(secret, key: factorBoxKey, context: Array(id.utf8), using: &$0)
             })
         else { throw .internalFailure }
-        let factor = TOTPFactor(id: id, account: account, issuer: issuer, sealedSecret: sealed, createdAt: now)
+        let factor = TOTPFactor(
+            id: id, account: account, issuer: issuer, sealedSecret: sealed, createdAt: now)
         try await storeCall { () async throws(StoreError) in try await store.insertFactor(factor) }
         return TOTPEnrollment(
-            factor: view(factor), otpauthURI: TOTP(secret: secret).provisioningURI(account: account, issuer: issuer))
+            factor: view(factor),
+            otpauthURI: TOTP(secret: secret).provisioningURI(account: account, issuer: issuer))
     }
 
     /// Checks an authenticator code: ±1 time step, each step accepted once, consecutive failures lock.
@@ -87,7 +89,8 @@ extension Verifier {
         let format = CodeFormat(length: 6, kind: .digits)
         let candidate = CodeNormalizer.normalizeUncut(code, for: format)
         guard candidate.count == format.length else { throw .invalidCodeFormat(format, attemptsLeft: left) }
-        guard let secret = SecretBox.open(factor.sealedSecret, key: factorBoxKey, context: Array(id.utf8)) else {
+        guard let secret = SecretBox.open(factor.sealedSecret, key: factorBoxKey, context: Array(id.utf8))
+        else {
             throw .internalFailure
         }
         let step = TOTP(secret: secret).matchingStep(for: candidate, at: now, window: 1, after: nil)
@@ -130,7 +133,8 @@ extension Verifier {
     }
 
     /// Replaces every recovery code of a factor; returns the new ones, shown only here.
-    public func replaceTOTPRecoveryCodes(id: String) async throws(VerifierError) -> (TOTPFactorView, [String]) {
+    public func replaceTOTPRecoveryCodes(id: String) async throws(VerifierError) -> (TOTPFactorView, [String])
+    {
         let store = try factorStore()
         _ = try await loadFactor(id, from: store)
         let (codes, hashes) = newRecoveryCodes(for: id)
@@ -145,13 +149,18 @@ extension Verifier {
     public func deleteTOTP(id: String) async throws(VerifierError) {
         let store = try factorStore()
         guard Self.isFactorID(id) else { throw .notFound }
-        let deleted = try await storeCall { () async throws(StoreError) in try await store.deleteFactor(id: id) }
+        let deleted = try await storeCall { () async throws(StoreError) in
+            try await store.deleteFactor(id: id)
+        }
         guard deleted else { throw .notFound }
     }
 
     /// A recovery code as it is compared: lower case, letters and digits only.
     static func normalizedRecoveryCode(_ code: String) -> String {
-        String(code.lowercased().unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) })
+        String(
+            code.lowercased().unicodeScalars.filter {
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))
+            })
     }
 
     // MARK: - Parts
@@ -163,14 +172,18 @@ extension Verifier {
 
     /// The AES-256-GCM key factor secrets are sealed under, derived from the server's secret.
     private var factorBoxKey: [UInt8] {
-        HMACSHA256.authenticationCode(key: hasher.secret, message: Array("otpkit totp secret box v1".utf8)) ?? []
+        HMACSHA256.authenticationCode(key: hasher.secret, message: Array("otpkit totp secret box v1".utf8))
+            ?? []
     }
 
     private static func isFactorID(_ id: String) -> Bool {
-        id.hasPrefix(factorPrefix) && id.utf8.count == factorPrefix.utf8.count + 22 && VerificationID.isWellFormed(id)
+        id.hasPrefix(factorPrefix) && id.utf8.count == factorPrefix.utf8.count + 22
+            && VerificationID.isWellFormed(id)
     }
 
-    private func loadFactor(_ id: String, from store: any TOTPFactorStore) async throws(VerifierError) -> TOTPFactor {
+    private func loadFactor(
+        _ id: String, from store: any TOTPFactorStore
+    ) async throws(VerifierError) -> TOTPFactor {
         guard Self.isFactorID(id) else { throw .notFound }
         let found = try await storeCall { () async throws(StoreError) in try await store.factor(id: id) }
         guard let found else { throw .notFound }
@@ -205,7 +218,9 @@ extension Verifier {
         let alphabet = Array("0123456789abcdefghjkmnpqrstvwxyz")
         let codes = random.withGenerator { generator in
             (0..<Self.recoveryCodeCount).map { _ in
-                let characters = (0..<10).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] }
+                let characters = (0..<10).map { _ in
+                    alphabet[Int.random(in: 0..<alphabet.count, using: &generator)]
+                }
                 return String(characters.prefix(5)) + "-" + String(characters.suffix(5))
             }
         }

@@ -113,7 +113,9 @@ public final class MemoryStore: VerificationStore, ImmediateCheckStore, Lifecycl
     }
 
     /// Judges a code under the lock.
-    public func judgeFactor(id: String, matchedStep: Int64?, maxFailures: Int) throws(StoreError) -> TOTPJudgement {
+    public func judgeFactor(
+        id: String, matchedStep: Int64?, maxFailures: Int
+    ) throws(StoreError) -> TOTPJudgement {
         try state.withLock { (state) throws(StoreError) in
             try state.open()
             guard var factor = state.factors[id] else { return .notFound }
@@ -124,7 +126,8 @@ public final class MemoryStore: VerificationStore, ImmediateCheckStore, Lifecycl
     }
 
     /// Uses a recovery code under the lock.
-    public func recoverFactor(id: String, hash: [UInt8], maxFailures: Int) throws(StoreError) -> TOTPRecovery {
+    public func recoverFactor(id: String, hash: [UInt8], maxFailures: Int) throws(StoreError) -> TOTPRecovery
+    {
         try state.withLock { (state) throws(StoreError) in
             try state.open()
             guard var factor = state.factors[id] else { return .notFound }

@@ -73,8 +73,10 @@ public struct TOTPFactor: Sendable, Equatable {
         return .accepted(self, confirmed: confirming)
     }
 
-    /// Uses a recovery code, given its HMAC: a known one is removed and clears the failures; an
-    /// unknown one counts a failure. A locked factor takes none.
+    /// Uses a recovery code, given its HMAC.
+    ///
+    /// A known one is removed and clears the failures; an unknown one counts a failure. A locked
+    /// factor takes none.
     public mutating func recover(hash: [UInt8], maxFailures: Int) -> TOTPRecovery {
         if isLocked(maxFailures: maxFailures) { return .locked(self) }
         var found: Int?
@@ -126,7 +128,9 @@ public protocol TOTPFactorStore: Sendable {
     func factor(id: String) async throws(StoreError) -> TOTPFactor?
 
     /// Runs ``TOTPFactor/judge(matchedStep:maxFailures:)`` atomically.
-    func judgeFactor(id: String, matchedStep: Int64?, maxFailures: Int) async throws(StoreError) -> TOTPJudgement
+    func judgeFactor(
+        id: String, matchedStep: Int64?, maxFailures: Int
+    ) async throws(StoreError) -> TOTPJudgement
 
     /// Runs ``TOTPFactor/recover(hash:maxFailures:)`` atomically.
     func recoverFactor(id: String, hash: [UInt8], maxFailures: Int) async throws(StoreError) -> TOTPRecovery

@@ -10,14 +10,17 @@ import Testing
     static func factor(_ id: String = "tf_sample", recovery: Int = 3) -> TOTPFactor {
         TOTPFactor(
             id: id, account: "alice@example.org", issuer: "Example", sealedSecret: Array(0..<44),
-            recoveryHashes: (0..<recovery).map { Array(repeating: UInt8($0 + 1), count: 32) }, createdAt: T.t0)
+            recoveryHashes: (0..<recovery).map { Array(repeating: UInt8($0 + 1), count: 32) }, createdAt: T.t0
+        )
     }
 
     static func store(_ kind: StoreKind) async throws -> any TOTPFactorStore {
         try #require(try await kind.makeStore() as? any TOTPFactorStore)
     }
 
-    @Test("a factor reads back exactly as stored; an unknown one is nil everywhere", arguments: StoreKind.allCases)
+    @Test(
+        "a factor reads back exactly as stored; an unknown one is nil everywhere",
+        arguments: StoreKind.allCases)
     func roundTrip(kind: StoreKind) async throws {
         let store = try await Self.store(kind)
         try await store.insertFactor(Self.factor())
@@ -38,14 +41,17 @@ import Testing
     func judging(kind: StoreKind) async throws {
         let store = try await Self.store(kind)
         try await store.insertFactor(Self.factor())
-        guard case .incorrect(let wrong) = try await store.judgeFactor(id: "tf_sample", matchedStep: nil, maxFailures: 3)
+        guard
+            case .incorrect(let wrong) = try await store.judgeFactor(
+                id: "tf_sample", matchedStep: nil, maxFailures: 3)
         else {
             Issue.record("not incorrect")
             return
         }
         #expect(wrong.failures == 1)
-        guard case .accepted(let first, let confirmed) = try await store.judgeFactor(
-            id: "tf_sample", matchedStep: 100, maxFailures: 3)
+        guard
+            case .accepted(let first, let confirmed) = try await store.judgeFactor(
+                id: "tf_sample", matchedStep: 100, maxFailures: 3)
         else {
             Issue.record("not accepted")
             return
@@ -54,17 +60,24 @@ import Testing
         #expect(first.status == .active)
         #expect(first.failures == 0)
         #expect(first.lastUsedStep == 100)
-        #expect(try await store.judgeFactor(id: "tf_sample", matchedStep: 100, maxFailures: 3) == .alreadyUsed(first))
-        #expect(try await store.judgeFactor(id: "tf_sample", matchedStep: 99, maxFailures: 3) == .alreadyUsed(first))
-        guard case .accepted(_, let again) = try await store.judgeFactor(
-            id: "tf_sample", matchedStep: 101, maxFailures: 3)
+        #expect(
+            try await store.judgeFactor(id: "tf_sample", matchedStep: 100, maxFailures: 3)
+                == .alreadyUsed(first))
+        #expect(
+            try await store.judgeFactor(id: "tf_sample", matchedStep: 99, maxFailures: 3)
+                == .alreadyUsed(first))
+        guard
+            case .accepted(_, let again) = try await store.judgeFactor(
+                id: "tf_sample", matchedStep: 101, maxFailures: 3)
         else {
             Issue.record("next step not accepted")
             return
         }
         #expect(!again)
         for _ in 0..<3 { _ = try await store.judgeFactor(id: "tf_sample", matchedStep: nil, maxFailures: 3) }
-        guard case .locked(let locked) = try await store.judgeFactor(id: "tf_sample", matchedStep: 102, maxFailures: 3)
+        guard
+            case .locked(let locked) = try await store.judgeFactor(
+                id: "tf_sample", matchedStep: 102, maxFailures: 3)
         else {
             Issue.record("not locked")
             return
@@ -78,21 +91,25 @@ import Testing
         let store = try await Self.store(kind)
         try await store.insertFactor(Self.factor())
         let second = Array(repeating: UInt8(2), count: 32)
-        guard case .unknown(let missed) = try await store.recoverFactor(
-            id: "tf_sample", hash: Array(repeating: 9, count: 32), maxFailures: 5)
+        guard
+            case .unknown(let missed) = try await store.recoverFactor(
+                id: "tf_sample", hash: Array(repeating: 9, count: 32), maxFailures: 5)
         else {
             Issue.record("not unknown")
             return
         }
         #expect(missed.failures == 1)
-        guard case .used(let used) = try await store.recoverFactor(id: "tf_sample", hash: second, maxFailures: 5)
+        guard
+            case .used(let used) = try await store.recoverFactor(
+                id: "tf_sample", hash: second, maxFailures: 5)
         else {
             Issue.record("not used")
             return
         }
         #expect(used.recoveryHashes == [Array(repeating: 1, count: 32), Array(repeating: 3, count: 32)])
         #expect(used.failures == 0)
-        guard case .unknown = try await store.recoverFactor(id: "tf_sample", hash: second, maxFailures: 5) else {
+        guard case .unknown = try await store.recoverFactor(id: "tf_sample", hash: second, maxFailures: 5)
+        else {
             Issue.record("a code worked twice")
             return
         }
@@ -113,7 +130,8 @@ import Testing
             for index in 0..<50 {
                 let store = stores[index % stores.count]
                 group.addTask {
-                    if case .accepted = try? await store.judgeFactor(id: "tf_sample", matchedStep: 500, maxFailures: 100)
+                    if case .accepted = try? await store.judgeFactor(
+                        id: "tf_sample", matchedStep: 500, maxFailures: 100)
                     {
                         return true
                     }

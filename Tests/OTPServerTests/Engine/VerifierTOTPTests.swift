@@ -15,7 +15,8 @@ import Testing
     static func enrolled(
         _ harness: Harness = Harness()
     ) async throws -> (Harness, TOTPEnrollment, TOTP) {
-        let enrollment = try await harness.verifier.enrollTOTP(account: "alice@example.org", issuer: "Example")
+        let enrollment = try await harness.verifier.enrollTOTP(
+            account: "alice@example.org", issuer: "Example")
         return (harness, enrollment, TOTP(secret: try secret(of: enrollment.otpauthURI)))
     }
 
@@ -23,20 +24,25 @@ import Testing
         _ harness: Harness, _ id: String, _ code: String
     ) async -> Result<(factor: TOTPFactorView, recoveryCodes: [String]?), VerifierError> {
         do throws(VerifierError) {
-            return .success(try await harness.verifier.checkTOTP(id: id, code: code, clientAddress: "192.0.2.1"))
+            return .success(
+                try await harness.verifier.checkTOTP(id: id, code: code, clientAddress: "192.0.2.1"))
         } catch {
             return .failure(error)
         }
     }
 
-    static func kind(_ result: Result<(factor: TOTPFactorView, recoveryCodes: [String]?), VerifierError>)
+    static func kind(
+        _ result: Result<(factor: TOTPFactorView, recoveryCodes: [String]?), VerifierError>
+    )
         -> VerifierError.Kind?
     {
         if case .failure(let error) = result { return error.kind }
         return nil
     }
 
-    @Test("enrolment gives an unconfirmed factor and an otpauth URI with RFC 6238 defaults and a 160-bit secret")
+    @Test(
+        "enrolment gives an unconfirmed factor and an otpauth URI with RFC 6238 defaults and a 160-bit secret"
+    )
     func enrol() async throws {
         let (_, enrollment, totp) = try await Self.enrolled()
         #expect(enrollment.factor.status == .unconfirmed)
@@ -48,7 +54,9 @@ import Testing
         #expect(enrollment.otpauthURI.contains("&issuer=Example&algorithm=SHA1&digits=6&period=30"))
     }
 
-    @Test("the secret is kept sealed: the store holds neither it nor its base32, and the box is bound to the id")
+    @Test(
+        "the secret is kept sealed: the store holds neither it nor its base32, and the box is bound to the id"
+    )
     func sealedAtRest() async throws {
         let (harness, enrollment, totp) = try await Self.enrolled()
         let store = try #require(harness.store as? any TOTPFactorStore)
@@ -56,12 +64,14 @@ import Testing
         #expect(stored.sealedSecret.count == 12 + 20 + 16)
         let bytes = stored.sealedSecret
         #expect(!(0...(bytes.count - 20)).contains { Array(bytes[$0..<$0 + 20]) == totp.secret })
-        let key = try #require(HMACSHA256.authenticationCode(key: testSecret, message: Array("otpkit totp secret box v1".utf8)))
+        let key = try #require(
+            HMACSHA256.authenticationCode(key: testSecret, message: Array("otpkit totp secret box v1".utf8)))
         #expect(SecretBox.open(bytes, key: key, context: Array(enrollment.factor.id.utf8)) == totp.secret)
         #expect(SecretBox.open(bytes, key: key, context: Array("tf_another".utf8)) == nil)
     }
 
-    @Test("the first right code confirms and returns ten recovery codes once; the same code again is a replay")
+    @Test(
+        "the first right code confirms and returns ten recovery codes once; the same code again is a replay")
     func confirm() async throws {
         let (harness, enrollment, totp) = try await Self.enrolled()
         let id = enrollment.factor.id
@@ -85,8 +95,12 @@ import Testing
         let (harness, enrollment, totp) = try await Self.enrolled()
         let id = enrollment.factor.id
         let now = harness.clock.date
-        #expect(try await Self.check(harness, id, try #require(totp.code(at: now.addingTimeInterval(-30)))).get().factor.status == .active)
-        #expect(try await Self.check(harness, id, try #require(totp.code(at: now.addingTimeInterval(30)))).get().factor.status == .active)
+        #expect(
+            try await Self.check(harness, id, try #require(totp.code(at: now.addingTimeInterval(-30)))).get()
+                .factor.status == .active)
+        #expect(
+            try await Self.check(harness, id, try #require(totp.code(at: now.addingTimeInterval(30)))).get()
+                .factor.status == .active)
         let far = try #require(totp.code(at: now.addingTimeInterval(90)))
         #expect(
             Self.kind(await Self.check(harness, id, far)) == .incorrectCode
@@ -121,7 +135,8 @@ import Testing
         let id = enrollment.factor.id
         let code = try #require(totp.code(at: harness.clock.date))
         let codes = try #require(try await Self.check(harness, id, code).get().recoveryCodes)
-        let used = try await harness.verifier.recoverTOTP(id: id, code: codes[3].uppercased(), clientAddress: "192.0.2.1")
+        let used = try await harness.verifier.recoverTOTP(
+            id: id, code: codes[3].uppercased(), clientAddress: "192.0.2.1")
         #expect(used.recoveryCodesLeft == 9)
         await #expect(throws: VerifierError.incorrectCode(attemptsLeft: 9)) {
             try await harness.verifier.recoverTOTP(id: id, code: codes[3], clientAddress: "192.0.2.1")
@@ -132,7 +147,9 @@ import Testing
         await #expect(throws: VerifierError.self) {
             try await harness.verifier.recoverTOTP(id: id, code: codes[0], clientAddress: "192.0.2.1")
         }
-        #expect(try await harness.verifier.recoverTOTP(id: id, code: fresh[0], clientAddress: "192.0.2.1").recoveryCodesLeft == 9)
+        #expect(
+            try await harness.verifier.recoverTOTP(id: id, code: fresh[0], clientAddress: "192.0.2.1")
+                .recoveryCodesLeft == 9)
         try await harness.verifier.deleteTOTP(id: id)
         await #expect(throws: VerifierError.notFound) { try await harness.verifier.deleteTOTP(id: id) }
         #expect(Self.kind(await Self.check(harness, id, "123456")) == .notFound)
