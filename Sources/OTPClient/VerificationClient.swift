@@ -152,6 +152,16 @@ public final class VerificationClient: VerificationService {
     private func send(
         _ method: String, path: String, body: Data?, headers: [String: String] = [:]
     ) async throws(ClientError) -> (Verification, Int) {
+        let (data, status) = try await exchange(method, path: path, body: body, headers: headers)
+        do { return (try WireCoding.decoder().decode(Verification.self, from: data), status) } catch {
+            throw .invalidResponse("HTTP \(status) without a verification object")
+        }
+    }
+
+    /// Sends a request; returns the body and status of a 2xx answer, or throws the API's error.
+    func exchange(
+        _ method: String, path: String, body: Data?, headers: [String: String] = [:]
+    ) async throws(ClientError) -> (Data, Int) {
         var request = URLRequest(url: baseURL.appendingPathComponent(path))
         request.httpMethod = method
         request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization")
@@ -167,16 +177,16 @@ public final class VerificationClient: VerificationService {
             throw .network(String(describing: type(of: error)) + ": " + error.localizedDescription)
         }
         guard let http = response as? HTTPURLResponse else { throw .invalidResponse("not an HTTP response") }
-        let decoder = WireCoding.decoder()
-        if (200..<300).contains(http.statusCode) {
-            do { return (try decoder.decode(Verification.self, from: data), http.statusCode) } catch {
-                throw .invalidResponse("HTTP \(http.statusCode) without a verification object")
-            }
-        }
-        if let body = try? decoder.decode(APIErrorBody.self, from: data) {
+        if (200..<300).contains(http.statusCode) { return (data, http.statusCode) }
+        if let body = try? WireCoding.decoder().decode(APIErrorBody.self, from: data) {
             throw .api(body.error)
         }
         throw .invalidResponse("HTTP \(http.statusCode) without an error object")
+    }
+
+    /// Percent-escapes an identifier for a path segment.
+    func pathSegment(_ id: String) throws(ClientError) -> String {
+        try escaped(id)
     }
 }
 
