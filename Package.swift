@@ -97,6 +97,7 @@ let package = Package(
             name: "otp",
             dependencies: [
                 "OTPServe", "OTPHTTP", "OTPServer", "OTPCore", "OTPClient", "OTPTerminal", "OTPTokens",
+                "OTPQR",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -69,6 +69,9 @@ enum ServeOptions {
         "code-length", "N", in: 4...8, default: policy.codeLength, "digits per code, 4 to 8")
     static let maxAttempts = Option.integer(
         "max-attempts", "N", in: Policy.Bounds.maxAttempts, default: policy.maxAttempts, "attempts per code")
+    static let totpMaxFailures = Option.integer(
+        "totp-max-failures", "N", in: 1...100, default: policy.totpMaxFailures,
+        "failed authenticator checks in a row that lock a TOTP factor (NIST SP 800-63B: at most 100)")
     static let codeLifetime = Option(
         "code-lifetime", "SECONDS", default: policy.codeLifetime, defaultText: seconds(policy.codeLifetime),
         "how long a code works"
@@ -353,7 +356,8 @@ enum ServeOptions {
     static let all: [OptionSpec] = [
         host.spec, port.spec, apiKey.spec, apiKeyFile.spec, dev.spec, store.spec, sender.spec, appName.spec,
         domain.spec,
-        androidAppHash.spec, codeLength.spec, maxAttempts.spec, codeLifetime.spec, resendCooldowns.spec,
+        androidAppHash.spec, codeLength.spec, maxAttempts.spec, totpMaxFailures.spec, codeLifetime.spec,
+        resendCooldowns.spec,
         maxSends.spec, startsPerDestination.spec, startsPerAddress.spec, checksPerAddress.spec,
         failedChecksPerDestination.spec, failedChecksPerDestinationAndAddress.spec, globalSendsPerHour.spec,
         sendsPerCallingCodePerHour.spec, allowedCallingCodes.spec, trustProxy.spec,
@@ -372,6 +376,7 @@ enum ServeOptions {
         var policy = Policy.default
         policy.codeLength = try options.value(codeLength, or: policy.codeLength)
         policy.maxAttempts = try options.value(maxAttempts, or: policy.maxAttempts)
+        policy.totpMaxFailures = try options.value(totpMaxFailures, or: policy.totpMaxFailures)
         policy.codeLifetime = try options.value(codeLifetime, or: policy.codeLifetime)
         policy.resendCooldowns = try options.value(resendCooldowns, or: policy.resendCooldowns)
         policy.maxSends = try options.value(maxSends, or: policy.maxSends)

@@ -9,6 +9,7 @@ let usage = """
       start, check, resend,
       status, cancel                call a running server's API
       token verify                  check a hosted page's approval token offline
+      totp                          enrol and check authenticator-app factors on a running server
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -22,6 +23,8 @@ case "demo":
     status = await DemoCommand.main(rest)
 case "token":
     status = await TokenCommand.main(rest)
+case "totp":
+    status = await TOTPCommand.main(rest)
 case _ where ClientCommands.names.contains(command):
     status = await ClientCommands.main(command, rest)
 case "help", "--help", "-h":

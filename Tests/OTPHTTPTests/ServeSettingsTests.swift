@@ -33,6 +33,24 @@ import Testing
         #expect(free.server.policy.sendsPerCallingCodePerHour == nil)
     }
 
+    @Test("events, their back-off bound and the TOTP failure limit are read from options and the environment")
+    func eventsAndTOTP() throws {
+        let base = ["--api-key", "k", "--sender", "console"]
+        let plain = try settings(base)
+        #expect(plain.eventsURL == nil)
+        #expect(plain.eventDelivery.retryCap == .seconds(600))
+        #expect(plain.server.policy.totpMaxFailures == 10)
+        let chosen = try settings(
+            base + ["--events", "webhook:https://hooks.example.com/e", "--events-retry-max", "30"],
+            environment: ["OTP_TOTP_MAX_FAILURES": "25"])
+        #expect(chosen.eventsURL == "https://hooks.example.com/e")
+        #expect(chosen.eventDelivery.retryCap == .seconds(30))
+        #expect(chosen.server.policy.totpMaxFailures == 25)
+        #expect(throws: UsageError.self) { try settings(base + ["--events", "https://x"]) }
+        #expect(throws: UsageError.self) { try settings(base + ["--totp-max-failures", "0"]) }
+        #expect(throws: UsageError.self) { try settings(base + ["--events-retry-max", "0"]) }
+    }
+
     @Test("one address may hold 64 connections by default, none limited behind a proxy, or as told")
     func connectionsPerAddress() throws {
         let base = ["--api-key", "k", "--sender", "console"]
