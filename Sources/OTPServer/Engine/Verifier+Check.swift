@@ -15,6 +15,12 @@ extension Verifier {
         id: String, code: String, clientAddress: String
     ) async throws(VerifierError) -> Verification {
         let now = currentTime()
+        if let attempt = try knownAttempt(id: id, code: code, clientAddress: clientAddress) {
+            let outcome = try await storeCall { () async throws(StoreError) in
+                try await store.check(attempt, now: now)
+            }
+            return try judged(outcome, at: now)
+        }
         let record = try await load(id)
         switch try plan(record, code: code, clientAddress: clientAddress, now: now) {
         case .malformed(let format, let permits, let failed):
@@ -47,6 +53,15 @@ extension Verifier {
         guard let store = immediateStore else { return nil }
         let now = currentTime()
         do throws(VerifierError) {
+            if let attempt = try knownAttempt(id: id, code: code, clientAddress: clientAddress) {
+                let outcome: CheckOutcome
+                do {
+                    outcome = try store.checkImmediately(attempt, now: now)
+                } catch {
+                    throw .storeUnavailable(error)
+                }
+                return .success(try judged(outcome, at: now))
+            }
             guard VerificationID.isWellFormed(id) else { throw .notFound }
             let found: VerificationRecord?
             do {
@@ -86,27 +101,56 @@ extension Verifier {
         _ record: VerificationRecord, code: String, clientAddress: String, now: Date
     ) throws(VerifierError) -> CheckPlan {
         if let refusal = record.checkRefusal(at: now) { throw Self.error(for: refusal) }
+        let shape = try CheckShape(record, verifier: self)
+        remember(shape)
+        return try plan(shape, code: code, clientAddress: clientAddress)
+    }
 
-        let destinationKey = Destination.limitKey(channel: record.channel, address: record.destination)
+    /// The permits and the format of a check, from what never changes about its verification.
+    private func plan(
+        _ shape: CheckShape, code: String, clientAddress: String
+    ) throws(VerifierError) -> CheckPlan {
         let addressKey = ClientAddress.limitKey(clientAddress)
-        var failed = [
-            RatePermit(key: try limitKey("fd", destinationKey), limit: policy.failedChecksPerDestination)
-        ]
+        var failed = [RatePermit(key: shape.failedKey, limit: policy.failedChecksPerDestination)]
         if let perPair = policy.failedChecksPerDestinationAndAddress {
             failed.append(
-                RatePermit(key: try limitKey("fa", destinationKey + "\u{0}" + addressKey), limit: perPair))
+                RatePermit(
+                    key: try limitKey("fa", shape.destinationKey + "\u{0}" + addressKey), limit: perPair))
         }
         let perAddress = RatePermit(key: try limitKey("ca", addressKey), limit: policy.checksPerAddress)
 
-        let format = CodeFormat(length: record.codeLength, kind: .digits)
+        let format = CodeFormat(length: shape.codeLength, kind: .digits)
         let candidate = CodeNormalizer.normalizeUncut(code, for: format)
         guard candidate.count == format.length else {
             return .malformed(format, permits: [perAddress] + failed, failed: failed)
         }
         return .attempt(
             CheckAttempt(
-                id: record.id, candidateHash: try hash(id: record.id, code: candidate),
+                id: shape.id, candidateHash: try hash(id: shape.id, code: candidate),
                 permits: [perAddress] + failed, refundsOnApproval: failed))
+    }
+
+    /// The store's one atomic step for a check whose verification was seen before and whose code
+    /// fits its format, or `nil` for any other check.
+    ///
+    /// The store's step judges the refusals first, as ``plan(_:code:clientAddress:now:)`` would:
+    /// one store call instead of two. A check never seen, or with a malformed code, takes the path
+    /// that loads the record, so every answer and its order stay those of a first check.
+    private func knownAttempt(
+        id: String, code: String, clientAddress: String
+    ) throws(VerifierError) -> CheckAttempt? {
+        guard let shape = checkShapes.withLock({ $0[id] }),
+            case .attempt(let attempt) = try plan(shape, code: code, clientAddress: clientAddress)
+        else { return nil }
+        return attempt
+    }
+
+    private func remember(_ shape: CheckShape) {
+        checkShapes.withLock { shapes in
+            // A bound, not a cache policy: at the bound it starts over, and a miss costs one store read.
+            if shapes.count >= Self.checkShapeLimit { shapes.removeAll(keepingCapacity: true) }
+            shapes[shape.id] = shape
+        }
     }
 
     /// The verification an approving outcome leaves, or the error any other outcome is.
@@ -127,5 +171,21 @@ extension Verifier {
         case .expired(let current): .expired(attemptsLeft: current.attemptsLeft)
         case .locked: .locked
         }
+    }
+}
+
+/// What a check needs of its verification that never changes: the code length and the keys of
+/// the destination's failed-check limits.
+struct CheckShape: Sendable {
+    let id: String
+    let codeLength: Int
+    let destinationKey: String
+    let failedKey: String
+
+    init(_ record: VerificationRecord, verifier: Verifier) throws(VerifierError) {
+        id = record.id
+        codeLength = record.codeLength
+        destinationKey = Destination.limitKey(channel: record.channel, address: record.destination)
+        failedKey = try verifier.limitKey("fd", destinationKey)
     }
 }

@@ -16,6 +16,10 @@ public final class Verifier: Sendable {
     let store: any VerificationStore
     /// The store, when it can judge a check on the caller's thread.
     let immediateStore: (any ImmediateCheckStore)?
+    /// What checks need of verifications already seen, by id (``CheckShape``).
+    let checkShapes = Locked<[String: CheckShape]>([:])
+    /// How many verifications' check shapes are kept at most.
+    static let checkShapeLimit = 10_000
     let sender: any CodeSender
     let hasher: CodeHasher
     let clock: @Sendable () -> Date

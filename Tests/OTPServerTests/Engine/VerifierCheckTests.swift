@@ -200,3 +200,63 @@ import Testing
         #expect(outcomes.allSatisfy { $0 == nil || $0 == .notPending || $0 == .locked })
     }
 }
+
+/// Checks of a verification seen before go straight to the store's one step; the answers and their
+/// order must stay those of a first check.
+@Suite struct KnownVerificationCheckTests {
+    static func kind(_ body: () async throws(VerifierError) -> Verification) async -> VerifierError.Kind? {
+        do throws(VerifierError) {
+            _ = try await body()
+            return nil
+        } catch {
+            return error.kind
+        }
+    }
+
+    @Test(
+        "after a first check: canceled wins over a malformed code, a purged one is not found, expiry wins over lock"
+    )
+    func orderAfterFirstCheck() async throws {
+        let h = Harness(policy: relaxedPolicy { $0.retention = .zero })
+        let (canceled, code) = try await h.started(to: "+15555550101")
+        let wrong = Harness.wrong(code)
+        #expect(
+            await Self.kind { () async throws(VerifierError) in
+                try await h.verifier.check(id: canceled.id, code: wrong, clientAddress: "192.0.2.1")
+            } == .incorrectCode)
+        _ = try await h.verifier.cancel(id: canceled.id)
+        #expect(
+            await Self.kind { () async throws(VerifierError) in
+                try await h.verifier.check(id: canceled.id, code: "12", clientAddress: "192.0.2.1")
+            } == .notPending)
+        #expect(
+            await Self.kind { () async throws(VerifierError) in
+                try await h.verifier.check(id: canceled.id, code: code, clientAddress: "192.0.2.1")
+            } == .notPending)
+
+        let (expiring, expiringCode) = try await h.started(to: "+15555550102")
+        for _ in 0..<3 {
+            _ = await Self.kind { () async throws(VerifierError) in
+                try await h.verifier.check(
+                    id: expiring.id, code: Harness.wrong(expiringCode), clientAddress: "192.0.2.1")
+            }
+        }
+        #expect(
+            await Self.kind { () async throws(VerifierError) in
+                try await h.verifier.check(id: expiring.id, code: expiringCode, clientAddress: "192.0.2.1")
+            } == .locked)
+        h.clock.advance(by: .seconds(301))
+        #expect(
+            await Self.kind { () async throws(VerifierError) in
+                try await h.verifier.check(id: expiring.id, code: expiringCode, clientAddress: "192.0.2.1")
+            } == .expired)
+        _ = try await h.verifier.purgeExpired()
+        #expect(
+            await Self.kind { () async throws(VerifierError) in
+                try await h.verifier.check(id: expiring.id, code: expiringCode, clientAddress: "192.0.2.1")
+            } == .notFound)
+        #expect(
+            h.verifier.checkImmediately(id: expiring.id, code: expiringCode, clientAddress: "192.0.2.1")
+                == .failure(.notFound))
+    }
+}
