@@ -31,7 +31,8 @@ run_tests() {
   step "$title"
   local log
   log=$(mktemp)
-  if ! swift test --skip-build "$@" >"$log" 2>&1; then
+  # Bounded (the suite takes about half a minute): a hang fails with its log instead of stalling CI.
+  if ! timeout --kill-after=10 900 swift test --skip-build "$@" >"$log" 2>&1; then
     grep -E "✘|error|failed|recorded" "$log" | head -n 80
     if grep -q "Program crashed" "$log"; then
       # A crash ends the run with no verdict: show what was running and the crashed thread.

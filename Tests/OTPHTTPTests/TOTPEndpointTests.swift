@@ -37,7 +37,7 @@ import Testing
             #expect(confirmed.status == 200)
             #expect(confirmed.json["status"] as? String == "active")
             let codes = try #require(confirmed.json["recoveryCodes"] as? [String])
-            #expect(codes.count == 10)
+            try #require(codes.count == 10)
             #expect(confirmed.headers["cache-control"] == "no-store")
 
             let replay = try await Self.check(harness, id, code)

@@ -28,6 +28,10 @@ skip='OTPDeliveryTests\.(SMTPSenderTests|TwilioSenderTests|WebhookSenderTests|Re
 # Known toolchain defects only (see the file); everything else is reported.
 export ASAN_OPTIONS="suppressions=$PWD/scripts/reliability/asan-suppressions.txt:detect_leaks=0"
 export TSAN_OPTIONS="halt_on_error=0"
+# The sanitizers print their own reports. Swift's backtracer, reading a crashed instrumented
+# process's memory, trips AddressSanitizer itself and then waits for ever; a crash must end the
+# run, not hang it.
+export SWIFT_BACKTRACE="enable=no"
 
 summary=()
 status=0
@@ -47,8 +51,9 @@ for sanitizer in address thread; do
   start_redis >/dev/null
   trap stop_all EXIT
   export OTP_TEST_REDIS_PORT="$REDIS_PORT"
-  swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" --parallel --skip "$skip" \
-    >"$work/test-$sanitizer.log" 2>&1 && passed=1 || passed=0
+  # Bounded: a run that hangs fails with its log instead of stalling the test command.
+  timeout --kill-after=10 900 swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" \
+    --parallel --skip "$skip" >"$work/test-$sanitizer.log" 2>&1 && passed=1 || passed=0
   ran=$(date +%s)
   stop_redis
   reports=$(grep -c -E "^(==[0-9]+==)?(ERROR|WARNING): (AddressSanitizer|ThreadSanitizer|LeakSanitizer)" \
@@ -58,7 +63,9 @@ for sanitizer in address thread; do
     status=1
     grep -E -A 30 "(ERROR|WARNING): (AddressSanitizer|ThreadSanitizer|LeakSanitizer)" "$work/test-$sanitizer.log" \
       | head -n 120 >&2 || true
-    grep -E "✘" "$work/test-$sanitizer.log" | head -n 20 >&2 || true
+    grep -E "✘|Fatal error" "$work/test-$sanitizer.log" | head -n 20 >&2 || true
+    echo "-- tests started and not finished:" >&2
+    python3 scripts/unfinished-tests.py "$work/test-$sanitizer.log" | tail -n 5 >&2 || true
     tail -n 5 "$work/test-$sanitizer.log" >&2
   fi
   summary+=("$sanitizer: ${tests:-?} tests $([ "$passed" = 1 ] && echo passed || echo FAILED), $reports reports (build $((built - began)) s, run $((ran - built)) s)")

@@ -79,7 +79,7 @@ import Testing
         let first = try await Self.check(harness, id, code).get()
         #expect(first.factor.status == .active)
         let codes = try #require(first.recoveryCodes)
-        #expect(codes.count == 10)
+        try #require(codes.count == 10)
         #expect(Set(codes).count == 10)
         #expect(codes.allSatisfy { $0.count == 11 && $0.dropFirst(5).first == "-" })
         #expect(first.factor.recoveryCodesLeft == 10)
@@ -135,6 +135,7 @@ import Testing
         let id = enrollment.factor.id
         let code = try #require(totp.code(at: harness.clock.date))
         let codes = try #require(try await Self.check(harness, id, code).get().recoveryCodes)
+        try #require(codes.count == 10)
         let used = try await harness.verifier.recoverTOTP(
             id: id, code: codes[3].uppercased(), clientAddress: "192.0.2.1")
         #expect(used.recoveryCodesLeft == 9)
@@ -142,7 +143,7 @@ import Testing
             try await harness.verifier.recoverTOTP(id: id, code: codes[3], clientAddress: "192.0.2.1")
         }
         let (_, fresh) = try await harness.verifier.replaceTOTPRecoveryCodes(id: id)
-        #expect(fresh.count == 10)
+        try #require(fresh.count == 10)
         #expect(Set(fresh).isDisjoint(with: codes))
         await #expect(throws: VerifierError.self) {
             try await harness.verifier.recoverTOTP(id: id, code: codes[0], clientAddress: "192.0.2.1")
