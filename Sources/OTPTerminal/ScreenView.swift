@@ -20,6 +20,8 @@ public struct ScreenView: Sendable, Hashable {
     public var isResendEnabled: Bool
     /// Whether Resend is shown.
     public var isResendVisible: Bool
+    /// Whether the code comes from an authenticator app (no destination, no Resend).
+    public var isAuthenticator: Bool
     /// The toast (V6).
     public var toast: String?
     /// The suggested code, when the bar is shown (S1).
@@ -42,6 +44,7 @@ public struct ScreenView: Sendable, Hashable {
         resendLabel = machine.resendLabel
         isResendEnabled = machine.isResendEnabled
         isResendVisible = machine.isResendVisible
+        isAuthenticator = machine.isAuthenticator
         toast = machine.toast?.text
         suggestion = machine.showsSuggestion ? machine.suggestion : nil
         suggestionSource = machine.suggestionSourceText

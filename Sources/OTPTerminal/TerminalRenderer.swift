@@ -25,7 +25,10 @@ public struct TerminalRenderer: Sendable {
         let pad = String(repeating: " ", count: indent)
         var lines: [String] = [""]
         lines.append(pad + TerminalStyle.bold.apply(view.title, color: color))
-        if view.destination.isEmpty {
+        if view.isAuthenticator {
+            lines.append(pad + view.sentTo)
+            lines.append(pad)
+        } else if view.destination.isEmpty {
             lines.append(pad + (view.isStarting ? view.text.sendingCode : ""))
             lines.append(pad)
         } else {

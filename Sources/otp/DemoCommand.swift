@@ -1,6 +1,8 @@
 import Foundation
 import OTPClient
 import OTPCore
+import OTPQR
+import OTPServer
 import OTPTerminal
 
 /// `otp demo`: the whole system on one terminal screen.
@@ -13,6 +15,7 @@ enum DemoCommand {
     static let usage = """
         usage: otp demo [options]
         keys: digits type, Backspace deletes, Tab takes the suggestion, r resends, Enter retries, q quits
+        --totp: enrols an authenticator factor, shows its QR code, then asks for its code (no resend)
         """
 
     /// The demo's options, each declared once.
@@ -31,6 +34,9 @@ enum DemoCommand {
         }
         static let apiKey = Option.text("api-key", "KEY", "its API key")
         static let offline = Flag("offline", "no server at all: an in-memory service with the same rules")
+        static let totp = Flag(
+            "totp", "an authenticator-app factor: enrols one, shows its QR code, then offers its current code"
+        )
         static let web = Flag(
             "web", "the hosted page in a browser: prints its address and the codes the phone receives")
         static let locale = Option(
@@ -48,7 +54,7 @@ enum DemoCommand {
 
     static let specs: [OptionSpec] = [
         Flags.to.spec, Flags.length.spec, Flags.cooldown.spec, Flags.reduceMotion.spec, Flags.server.spec,
-        Flags.apiKey.spec, Flags.offline.spec, Flags.locale.spec, Flags.web.spec,
+        Flags.apiKey.spec, Flags.offline.spec, Flags.locale.spec, Flags.web.spec, Flags.totp.spec,
     ]
 
     /// How long the phone takes to show a sent code.
@@ -64,6 +70,7 @@ enum DemoCommand {
         var offline = false
         var language = TextLanguage.english
         var web = false
+        var totp = false
     }
 
     /// Reads the demo's options from parsed command-line and environment values.
@@ -80,6 +87,10 @@ enum DemoCommand {
         options.reduceMotion = parsed.flag(Flags.reduceMotion)
         options.offline = parsed.flag(Flags.offline)
         options.web = parsed.flag(Flags.web)
+        options.totp = parsed.flag(Flags.totp)
+        if options.totp, options.offline || options.web {
+            throw UsageError("--totp needs a server: leave out --offline and --web")
+        }
         options.apiKey = try parsed.value(Flags.apiKey)
         options.server = try parsed.value(Flags.server)
         if options.web, options.offline || options.server != nil {
@@ -127,7 +138,29 @@ enum DemoCommand {
         let service: any VerificationService
         let phone: (any DemoPhone)?
         var embedded: EmbeddedServer?
-        if options.offline {
+        var authenticator: (factorID: String, totp: TOTP, attemptsLeft: Int)?
+        if options.totp {
+            let client: VerificationClient
+            if let server = options.server, let apiKey = options.apiKey {
+                client = VerificationClient(baseURL: server, apiKey: apiKey)
+            } else {
+                do {
+                    let started = try await EmbeddedServer.start(length: 6, cooldown: options.cooldown)
+                    embedded = started
+                    client = VerificationClient(baseURL: started.url, apiKey: started.apiKey)
+                } catch {
+                    printError("otp demo: could not start the server: \(error)")
+                    return 1
+                }
+            }
+            guard let enrolled = await enrollForDemo(client) else {
+                await embedded?.stop()
+                return 1
+            }
+            authenticator = (enrolled.id, enrolled.totp, enrolled.attemptsLeft)
+            service = AuthenticatorService(client: client)
+            phone = nil
+        } else if options.offline {
             let preview = PreviewVerificationService(
                 configuration: .init(
                     codes: (0..<5).map { _ in randomCode(length: options.length) },
@@ -163,8 +196,19 @@ enum DemoCommand {
         let screen = TerminalScreen(model: model, color: color, reduceMotion: options.reduceMotion) {
             terminal.emit($0)
         }
-        let starting = Task { await model.start(to: options.to) }
+        let starting = Task {
+            if let authenticator {
+                model.showAuthenticator(
+                    factorID: authenticator.factorID, attemptsLeft: authenticator.attemptsLeft)
+            } else {
+                await model.start(to: options.to)
+            }
+        }
         let watcher = Task {
+            if let authenticator {
+                await showCurrentCodes(authenticator.totp, model: model)
+                return
+            }
             guard let phone else { return }
             await watch(phone, model: model)
         }
@@ -189,6 +233,43 @@ enum DemoCommand {
                 model.offerSuggestion(newest)
             }
             try? await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    /// Enrols a factor for the demo, prints its QR code and URI, and waits for Enter.
+    static func enrollForDemo(
+        _ client: VerificationClient
+    ) async -> (id: String, totp: TOTP, attemptsLeft: Int)? {
+        let enrolled: TOTPFactorInfo
+        do throws(ClientError) {
+            enrolled = try await client.enrollTOTP(account: "demo@example.org", issuer: "OTPKit demo")
+        } catch {
+            printError("otp demo: could not enrol a factor: \(error.code): \(error.message)")
+            return nil
+        }
+        guard let uri = enrolled.otpauthUri, let secret = TOTP.secret(inProvisioningURI: uri) else {
+            printError("otp demo: the server's enrolment has no usable otpauth URI")
+            return nil
+        }
+        if let code = QRCode(uri) { print(code.terminalLines().joined(separator: "\n")) }
+        print("Scan this with an authenticator app (or use the codes the demo offers), then press Enter.")
+        print(uri)
+        _ = readLine()
+        return (enrolled.id, TOTP(secret: secret), enrolled.attemptsLeft)
+    }
+
+    /// Offers the factor's current code in the suggestion bar, as an authenticator app shows it,
+    /// and a new one when its 30-second step turns.
+    @MainActor
+    static func showCurrentCodes(_ totp: TOTP, model: VerificationModel) async {
+        var shown: String?
+        while !Task.isCancelled {
+            let code = totp.code(at: Date())
+            if code != shown {
+                shown = code
+                model.offerSuggestion(code, source: .authenticator)
+            }
+            try? await Task.sleep(for: .milliseconds(500))
         }
     }
 

@@ -41,3 +41,33 @@ import Testing
         await server.stop()
     }
 }
+
+/// The service behind the screen's authenticator mode.
+@Suite struct AuthenticatorServiceTests {
+    @Test("right is approved with the factor's id, a replay and a wrong code are the screen's failures")
+    func check() async throws {
+        let server = try await LiveServer.start()
+        let enrolled = try await server.client.enrollTOTP(account: "bob@example.org", issuer: "Example")
+        let uri = try #require(enrolled.otpauthUri)
+        let secretText = try #require(
+            URLComponents(string: uri)?.queryItems?.first { $0.name == "secret" }?.value)
+        let secret = try #require(Base32.decode(secretText))
+        let code = try #require(TOTP(secret: secret).code(at: server.clock.now))
+        let service = AuthenticatorService(client: server.client)
+        let approved = try await service.check(id: enrolled.id, code: code)
+        #expect(approved.status == .approved)
+        #expect(approved.id == enrolled.id)
+        await #expect(throws: VerificationFailure.codeAlreadyUsed) {
+            try await service.check(id: enrolled.id, code: code)
+        }
+        let wrong = code == "000000" ? "111111" : "000000"
+        await #expect(throws: VerificationFailure.incorrectCode(attemptsLeft: 9)) {
+            try await service.check(id: enrolled.id, code: wrong)
+        }
+        await #expect(throws: VerificationFailure.notFound) { try await service.resend(id: enrolled.id) }
+        await #expect(throws: VerificationFailure.notFound) {
+            try await service.start(to: "+12025550100", channel: nil)
+        }
+        await server.stop()
+    }
+}

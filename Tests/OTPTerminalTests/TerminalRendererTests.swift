@@ -199,4 +199,15 @@ import Testing
         #expect(diff.update(to: ["a", "B", "c"]).isEmpty)
         #expect(diff.update(to: ["a"]) == ANSI.move(row: 2) + ANSI.clearBelow)
     }
+
+    @Test("an authenticator factor's screen shows its prompt and no Resend")
+    func authenticator() {
+        var machine = VerificationMachine()
+        machine.beganAuthenticator(
+            factorID: "tf_test", attemptsLeft: 10, at: .zero,
+            wallNow: Date(timeIntervalSince1970: 1_795_000_000))
+        let text = TerminalRenderer(color: false).render(ScreenView(machine: machine)).joined(separator: "\n")
+        #expect(text.contains("Enter the code from your authenticator app."))
+        #expect(!text.contains("Resend"))
+    }
 }

@@ -56,6 +56,25 @@ cmp -s "$work/before" "$work/after" || { echo "terminal settings not restored af
 tmx kill-session -t demo
 echo "  ok: wrong, lock, resend, Tab, Verified, q restores the terminal"
 
+echo "demo: --totp enrols a factor, shows its QR code, and verifies the authenticator's code"
+rm -f "$work/before" "$work/after" "$work/status"
+run_demo "sleep 60" "--totp --reduce-motion"
+wait_for "Scan this with an authenticator app"
+screen | grep -q "otpauth://totp/OTPKit%20demo:demo@example.org" || { echo "no otpauth URI"; screen; exit 1; }
+tmx send-keys -t demo Enter
+wait_for "Enter the code from your authenticator app."
+wait_for "From your authenticator"
+if screen | grep -qF "Resend"; then echo "a Resend button in authenticator mode"; screen; exit 1; fi
+code=$(screen | sed -n 's/.*From your authenticator  \([0-9]*\).*/\1/p' | head -n 1)
+[ ${#code} -eq 6 ] || { echo "no code in the authenticator suggestion"; screen; exit 1; }
+type_code "$code"
+wait_for "Verified"
+tmx send-keys -t demo q
+for _ in $(seq 100); do [ -s "$work/after" ] && break; sleep 0.1; done
+[ "$(cat "$work/status")" = 0 ] || { echo "demo --totp exited with $(cat "$work/status")"; exit 1; }
+tmx kill-session -t demo
+echo "  ok: QR code and URI, the authenticator prompt, no Resend, the offered code verifies"
+
 echo "demo: --locale de shows the screen in German"
 rm -f "$work/before" "$work/after" "$work/status"
 run_demo "sleep 60" "--locale de --reduce-motion"
@@ -130,4 +149,6 @@ expect_exit 2 "--channel must be sms or email" "$bin" start --to +15550100 --cha
 expect_exit 2 "--server must be an http or https URL" "$bin" status vf_x --api-key k --server ftp://x
 expect_exit 2 "unknown option --color" "$bin" status vf_x --api-key k --color
 expect_exit 1 "network_failure" "$bin" status vf_x --api-key k --server "http://127.0.0.1:$(free_port)"
-echo "  ok: 14 usage and failure paths"
+expect_exit 2 "--totp needs a server" "$bin" demo --totp --offline
+expect_exit 2 "--totp needs a server" "$bin" demo --totp --web
+echo "  ok: 16 usage and failure paths"

@@ -48,6 +48,9 @@ extension StringCatalog {
         .rateLimited: .text("محاولات كثيرة جدًا. حاول مرة أخرى بعد {time}."),
         .deliveryFailed: .text("تعذّر إرسال رمز جديد. حاول مرة أخرى."),
         .maxSendsReached: .text("لا يمكن إرسال المزيد من الرموز. ابدأ من جديد لاحقًا."),
+        .authenticatorPrompt: .text("أدخل الرمز من تطبيق المصادقة."),
+        .codeAlreadyUsed: .text("تم استخدام هذا الرمز بالفعل. انتظر الرمز التالي."),
+        .authenticatorLocked: .text("محاولات كثيرة جدًا. سجّل الدخول باستخدام رمز استرداد."),
         .notPending: .text("عملية التحقق هذه لم تعد نشطة."),
         .notFound: .text("لم يتم العثور على عملية التحقق هذه."),
         .invalidFormatDigits: .plural(
@@ -75,6 +78,7 @@ extension StringCatalog {
         .suggestionFromMessages: .text("من الرسائل"),
         .suggestionFromMail: .text("من البريد"),
         .suggestionFromNotification: .text("من إشعار"),
+        .suggestionFromAuthenticator: .text("من تطبيق المصادقة"),
         .suggestionFromLink: .text("من رابط"),
         .suggestionLabel: .text("إدخال الرمز {code}، {source}"),
         .fieldLabel: .text("رمز التحقق"),

@@ -34,6 +34,9 @@ extension StringCatalog {
         .rateLimited: .text("Too many tries. Try again in {time}."),
         .deliveryFailed: .text("Couldn't send a new code. Try again."),
         .maxSendsReached: .text("No more codes can be sent. Start again later."),
+        .authenticatorPrompt: .text("Enter the code from your authenticator app."),
+        .codeAlreadyUsed: .text("That code was already used. Wait for the next one."),
+        .authenticatorLocked: .text("Too many attempts. Sign in with a recovery code."),
         .notPending: .text("This verification is no longer active."),
         .notFound: .text("This verification was not found."),
         .invalidFormatDigits: .plural(
@@ -46,6 +49,7 @@ extension StringCatalog {
         .suggestionFromMessages: .text("From Messages"),
         .suggestionFromMail: .text("From Mail"),
         .suggestionFromNotification: .text("From a notification"),
+        .suggestionFromAuthenticator: .text("From your authenticator"),
         .suggestionFromLink: .text("From a link"),
         .suggestionLabel: .text("Fill in code {code}, {source}"),
         .fieldLabel: .text("Verification code"),

@@ -37,6 +37,10 @@ extension StringCatalog {
         .deliveryFailed: .text("Es konnte kein neuer Code gesendet werden. Versuchen Sie es erneut."),
         .maxSendsReached: .text(
             "Es können keine weiteren Codes gesendet werden. Versuchen Sie es später erneut."),
+        .authenticatorPrompt: .text("Geben Sie den Code aus Ihrer Authenticator-App ein."),
+        .codeAlreadyUsed: .text("Dieser Code wurde bereits verwendet. Warten Sie auf den nächsten."),
+        .authenticatorLocked: .text(
+            "Zu viele Versuche. Melden Sie sich mit einem Wiederherstellungscode an."),
         .notPending: .text("Diese Verifizierung ist nicht mehr aktiv."),
         .notFound: .text("Diese Verifizierung wurde nicht gefunden."),
         .invalidFormatDigits: .plural(
@@ -50,6 +54,7 @@ extension StringCatalog {
         .suggestionFromMessages: .text("Aus Nachrichten"),
         .suggestionFromMail: .text("Aus Mail"),
         .suggestionFromNotification: .text("Aus einer Mitteilung"),
+        .suggestionFromAuthenticator: .text("Aus Ihrer Authenticator-App"),
         .suggestionFromLink: .text("Aus einem Link"),
         .suggestionLabel: .text("Code {code} eingeben, {source}"),
         .fieldLabel: .text("Bestätigungscode"),

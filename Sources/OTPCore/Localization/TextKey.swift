@@ -6,6 +6,12 @@ public enum TextKey: String, Sendable, Hashable, CaseIterable, Codable {
     case sentToDigits
     /// The line above the destination for a code of letters and digits (V1). `{length}` (plural).
     case sentToCharacters
+    /// The line above the field when the code comes from an authenticator app.
+    case authenticatorPrompt
+    /// An authenticator code already accepted for its time step.
+    case codeAlreadyUsed
+    /// An authenticator factor locked by wrong codes.
+    case authenticatorLocked
     /// Shown while the first code is being sent.
     case sendingCode
     /// Shown and announced while a code is checked (V2).
@@ -60,6 +66,8 @@ public enum TextKey: String, Sendable, Hashable, CaseIterable, Codable {
     case suggestionFromNotification
     /// The suggestion bar's source for a code from a link (S1).
     case suggestionFromLink
+    /// The suggestion bar's source: an authenticator app.
+    case suggestionFromAuthenticator
     /// The suggestion bar's accessibility label. `{source}` (one of the four above), `{code}`.
     case suggestionLabel
     /// The code field's accessibility label (F10).

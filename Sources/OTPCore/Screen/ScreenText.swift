@@ -75,6 +75,12 @@ public struct ScreenText: Sendable, Hashable {
     public var maxSendsReached: String { string(.maxSendsReached) }
     /// Shown when the verification was approved or canceled elsewhere.
     public var notPending: String { string(.notPending) }
+    /// The line above the field when the code comes from an authenticator app.
+    public var authenticatorPrompt: String { string(.authenticatorPrompt) }
+    /// An authenticator code already accepted for its time step.
+    public var codeAlreadyUsed: String { string(.codeAlreadyUsed) }
+    /// An authenticator factor locked by wrong codes.
+    public var authenticatorLocked: String { string(.authenticatorLocked) }
     /// Shown when no such verification exists.
     public var notFound: String { string(.notFound) }
     /// Shown when a code does not have the format's length.
@@ -92,6 +98,7 @@ public struct ScreenText: Sendable, Hashable {
         switch source {
         case .messages: string(.suggestionFromMessages)
         case .mail: string(.suggestionFromMail)
+        case .authenticator: string(.suggestionFromAuthenticator)
         case .notification: string(.suggestionFromNotification)
         case .link: string(.suggestionFromLink)
         }
@@ -148,6 +155,8 @@ public enum SuggestionSource: String, Sendable, Hashable, CaseIterable {
     case notification
     /// A link that carried the code.
     case link
+    /// An authenticator app, which shows the current code.
+    case authenticator
 }
 
 /// The suggestion bar's rules that hold outside the verification screen too (S1).

@@ -131,8 +131,11 @@ public struct VerificationMachine: Sendable, Equatable {
         }
     }
 
-    /// The line under the title, such as "We sent a 6-digit code to" (V1).
-    public var sentToText: String { text.sentTo(format) }
+    /// The line under the title, such as "We sent a 6-digit code to" (V1), or the authenticator prompt.
+    public var sentToText: String { isAuthenticator ? text.authenticatorPrompt : text.sentTo(format) }
+
+    /// Whether the code comes from an authenticator app (TOTP): no resend, no countdown, no expiry.
+    public private(set) var isAuthenticator = false
 
     /// The masked destination the server returned (V1).
     public var destination: String { verification?.to ?? "" }
@@ -153,7 +156,7 @@ public struct VerificationMachine: Sendable, Equatable {
     }
 
     /// Whether the Resend button is shown at all: not once the code was verified (V8).
-    public var isResendVisible: Bool { phase != .verified && verification != nil }
+    public var isResendVisible: Bool { !isAuthenticator && phase != .verified && verification != nil }
 
     /// Whether the Resend button can be pressed (V5).
     public var isResendEnabled: Bool {
@@ -174,6 +177,13 @@ public struct VerificationMachine: Sendable, Equatable {
 
     /// A verification was started or loaded: the screen shows it and its countdowns (V1, V5).
     public mutating func began(_ verification: Verification, at now: Duration, wallNow: Date) {
+        begin(verification, authenticator: false, at: now, wallNow: wallNow)
+    }
+
+    private mutating func begin(
+        _ verification: Verification, authenticator: Bool, at now: Duration, wallNow: Date
+    ) {
+        isAuthenticator = authenticator
         self.now = now
         adopt(verification, at: now, wallNow: wallNow)
         if format.length != verification.codeLength {
@@ -182,6 +192,20 @@ public struct VerificationMachine: Sendable, Equatable {
         entry = CodeEntry(format: format)
         resultPhase = statusPhase(verification.status)
         statusMessage = resultPhase.map(messageForStatusPhase)
+    }
+
+    /// An authenticator factor's code is asked for: the same field and rules, with no resend, no
+    /// countdown and no expiry; a check is the factor's (`.check(id:)` carries the factor's id).
+    public mutating func beganAuthenticator(
+        factorID: String, attemptsLeft: Int, codeLength: Int = 6, at now: Duration, wallNow: Date
+    ) {
+        begin(
+            Verification(
+                id: factorID, status: attemptsLeft > 0 ? .pending : .locked, channel: .sms, to: "",
+                codeLength: codeLength, attemptsLeft: attemptsLeft, sendsLeft: 0,
+                expiresAt: wallNow.addingTimeInterval(100 * 365 * 86_400), resendAvailableAt: nil,
+                createdAt: wallNow),
+            authenticator: true, at: now, wallNow: wallNow)
     }
 
     /// Text was typed, pasted or autofilled at the end of the field.
@@ -284,13 +308,13 @@ public struct VerificationMachine: Sendable, Equatable {
             if left > 0 {
                 reject(.invalid, text.incorrect(attemptsLeft: left))
             } else {
-                reject(.locked, text.locked)
-                focusResendTrigger += 1
+                lockOut()
             }
         case .failure(.locked):
             setAttemptsLeft(0)
-            reject(.locked, text.locked)
-            focusResendTrigger += 1
+            lockOut()
+        case .failure(.codeAlreadyUsed):
+            reject(.invalid, text.codeAlreadyUsed)
         case .failure(.expired):
             reject(.expired, text.expired)
         case .failure(.invalidCodeFormat):
@@ -451,6 +475,16 @@ public struct VerificationMachine: Sendable, Equatable {
         resendAt = nil
     }
 
+    /// The last attempt is gone: locked, with Resend offered, or a recovery code for an authenticator.
+    private mutating func lockOut() {
+        if isAuthenticator {
+            reject(.locked, text.authenticatorLocked)
+        } else {
+            reject(.locked, text.locked)
+            focusResendTrigger += 1
+        }
+    }
+
     private mutating func reject(_ phase: VerificationPhase, _ message: String) {
         resultPhase = phase
         entry.markRejected()
@@ -491,7 +525,7 @@ public struct VerificationMachine: Sendable, Equatable {
         case .expired: StatusMessage(text.expired, role: .error)
         case .locked where verification?.status == .canceled:
             StatusMessage(text.notPending, role: .error)
-        default: StatusMessage(text.locked, role: .error)
+        default: StatusMessage(isAuthenticator ? text.authenticatorLocked : text.locked, role: .error)
         }
     }
 

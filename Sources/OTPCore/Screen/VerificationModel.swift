@@ -171,6 +171,20 @@ public final class VerificationModel {
         reschedule()
     }
 
+    /// Asks for an authenticator app's code for a factor: no resend and no countdown; each check
+    /// goes to the service's `check(id:code:)` with the factor's id, so the service is one that
+    /// checks factors (such as `OTPClient`'s `AuthenticatorService`).
+    public func showAuthenticator(factorID: String, attemptsLeft: Int, codeLength: Int = 6) {
+        machine.beganAuthenticator(
+            factorID: factorID, attemptsLeft: attemptsLeft, codeLength: codeLength, at: elapsed(),
+            wallNow: wallNow())
+        startFailure = nil
+        reschedule()
+    }
+
+    /// Whether the code comes from an authenticator app.
+    public var isAuthenticator: Bool { machine.isAuthenticator }
+
     /// A key or pasted text arrives at the end of the field.
     public func insert(_ text: String) {
         perform(machine.insert(text, at: elapsed()))

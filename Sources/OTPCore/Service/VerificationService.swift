@@ -34,6 +34,8 @@ public enum VerificationFailure: Error, Sendable, Equatable {
     case maxSendsReached
     /// The code does not have the format's length.
     case invalidCodeFormat
+    /// An authenticator code already accepted for its time step (409 `code_already_used`).
+    case codeAlreadyUsed
     /// The destination is not a phone number or email address the server accepts.
     case invalidDestination
     /// The provider could not deliver the code.
@@ -55,6 +57,7 @@ public enum VerificationFailure: Error, Sendable, Equatable {
         case .resendTooSoon: self = .resendTooSoon(retryAfter: error.retryAfter ?? 1)
         case .maxSendsReached: self = .maxSendsReached
         case .invalidCodeFormat: self = .invalidCodeFormat
+        case .codeAlreadyUsed: self = .codeAlreadyUsed
         case .invalidDestination: self = .invalidDestination
         case .deliveryFailed: self = .deliveryFailed
         default: self = .server(code: error.code, message: error.message)

@@ -129,6 +129,17 @@ public struct TOTP: Sendable, Hashable {
     }
 }
 
+extension TOTP {
+    /// The secret of an `otpauth://totp/…` URI, as an authenticator app reads it, or `nil`.
+    public static func secret(inProvisioningURI uri: String) -> [UInt8]? {
+        guard let components = URLComponents(string: uri), components.scheme == "otpauth",
+            components.host == "totp",
+            let text = components.queryItems?.first(where: { $0.name == "secret" })?.value
+        else { return nil }
+        return Base32.decode(text)
+    }
+}
+
 /// Base32 (RFC 4648 §6) without padding, as authenticator secrets are written.
 public enum Base32 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".utf8)
