@@ -53,8 +53,10 @@ struct OTPBenchmarks {
         var table: [[String]] = [
             ["store", "raw RMW/s", "checks/s", "ratio", "checks/s ×\(options.concurrency)", "ratio"]
         ]
+        var memory: Result?
         for subject in subjects {
             let result = try await measure(subject, options: options)
+            if subject.name == "memory" { memory = result }
             table.append([
                 subject.name, format(result.raw), format(result.checks),
                 String(format: "%.2f", result.checks / result.raw),
@@ -62,6 +64,51 @@ struct OTPBenchmarks {
             ])
         }
         printTable(table)
+        if let memory {
+            let (single, concurrent) = try await hmacRates(options: options)
+            print("")
+            print(
+                "bare HMAC-SHA256 of a check's input (the hash every check computes): \(format(single))/s, "
+                    + "×\(options.concurrency) \(format(concurrent))/s")
+            print(
+                String(
+                    format: "memory checks at %.2f of it from one caller, %.2f from %d",
+                    memory.checks / single, memory.concurrent / concurrent, options.concurrency))
+        }
+    }
+
+    /// HMAC-SHA256 computations per second of a check's input (`id ‖ 0 ‖ code`) under a prepared
+    /// key, from one caller and from as many as the checks use.
+    static func hmacRates(options: Options) async throws -> (Double, Double) {
+        let key = HMACSHA256.Key(Array(repeating: 7, count: 32))
+        let message = Array("vf_AAAAAAAAAAAAAAAAAAAAAA\u{0}482019".utf8)
+        var single: [Double] = []
+        var concurrent: [Double] = []
+        for _ in 0..<options.rounds {
+            var sink: UInt8 = 0
+            single.append(
+                try await rate(seconds: options.seconds) { sink ^= key.authenticationCode(message)[0] })
+            if sink == 0xFF { print("") }  // Keeps the work from being optimised away.
+            let clock = ContinuousClock()
+            let start = clock.now
+            let budget = Duration.milliseconds(Int(options.seconds * 1000))
+            let total = await withTaskGroup(of: Int.self) { group in
+                for _ in 0..<options.concurrency {
+                    group.addTask {
+                        var count = 0
+                        var local: UInt8 = 0
+                        while clock.now - start < budget {
+                            for _ in 0..<16 { local ^= key.authenticationCode(message)[0] }
+                            count += 16
+                        }
+                        return local == 0xFF ? count + 0 : count
+                    }
+                }
+                return await group.reduce(0, +)
+            }
+            concurrent.append(Double(total) / Self.seconds(clock.now - start))
+        }
+        return (median(single), median(concurrent))
     }
 
     struct Result {
