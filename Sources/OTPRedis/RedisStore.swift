@@ -335,7 +335,8 @@ public final class RedisStore: VerificationStore, LifecycleEventStore, TOTPFacto
             ("iss", Array(factor.issuer.utf8)),
             ("sec", factor.sealedSecret), ("st", Array(factor.status.rawValue.utf8)),
             ("ls", factor.lastUsedStep.map { Array(String($0).utf8) } ?? []),
-            ("f", Array(String(factor.failures).utf8)), ("rc", factor.recoveryHashes.flatMap { $0 }),
+            ("f", Array(String(factor.failures).utf8)),
+            ("rc", TOTPFactor.concatenated(factor.recoveryHashes)),
             ("cat", Self.time(factor.createdAt)),
         ]
         let arguments = fields.flatMap { [Array($0.0.utf8), $0.1] }
@@ -394,7 +395,8 @@ public final class RedisStore: VerificationStore, LifecycleEventStore, TOTPFacto
     /// Replaces the recovery codes in one script.
     public func replaceRecoveryCodes(id: String, hashes: [[UInt8]]) async throws(StoreError) -> TOTPFactor? {
         let reply = try await evaluate(
-            RedisScripts.replaceRecoveryCodes, keys: [factorKey(id)], arguments: [hashes.flatMap { $0 }])
+            RedisScripts.replaceRecoveryCodes, keys: [factorKey(id)],
+            arguments: [TOTPFactor.concatenated(hashes)])
         let (outcome, _, fields) = try Self.parse(reply)
         return outcome == "notFound" ? nil : try Self.factor(from: fields)
     }
@@ -413,16 +415,14 @@ public final class RedisStore: VerificationStore, LifecycleEventStore, TOTPFacto
             let status = fields["st"].map(text).flatMap(TOTPFactor.Status.init(rawValue:)),
             let failures = fields["f"].flatMap(number), let created = fields["cat"].flatMap(number)
         else { throw StoreError("redis: malformed factor") }
-        let recovery = fields["rc"] ?? []
-        guard recovery.count % HMACSHA256.byteCount == 0 else { throw StoreError("redis: malformed factor") }
+        guard let recovery = TOTPFactor.recoveryHashes(concatenated: fields["rc"] ?? []) else {
+            throw StoreError("redis: malformed factor")
+        }
         let last = fields["ls"].flatMap { $0.isEmpty ? nil : number($0) }
         return TOTPFactor(
             id: id, account: account, issuer: issuer, sealedSecret: sealed, status: status,
             lastUsedStep: last,
-            failures: Int(failures),
-            recoveryHashes: stride(from: 0, to: recovery.count, by: HMACSHA256.byteCount).map {
-                Array(recovery[$0..<$0 + HMACSHA256.byteCount])
-            },
+            failures: Int(failures), recoveryHashes: recovery,
             createdAt: StoreTime.date(milliseconds: created))
     }
 

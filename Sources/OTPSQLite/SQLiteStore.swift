@@ -366,7 +366,8 @@ public final class SQLiteStore: VerificationStore, LifecycleEventStore, TOTPFact
                     "UPDATE otp_totp_factors SET status = ?, last_step = ?, failures = ?, recovery = ? WHERE id = ?",
                     [
                         .text(factor.status.rawValue), factor.lastUsedStep.map { .integer($0) } ?? .null,
-                        .integer(Int64(factor.failures)), .blob(factor.recoveryHashes.flatMap { $0 }),
+                        .integer(Int64(factor.failures)),
+                        .blob(TOTPFactor.concatenated(factor.recoveryHashes)),
                         .text(id),
                     ])
                 return outcome
@@ -378,7 +379,7 @@ public final class SQLiteStore: VerificationStore, LifecycleEventStore, TOTPFact
         [
             .text(factor.id), .text(factor.account), .text(factor.issuer), .blob(factor.sealedSecret),
             .text(factor.status.rawValue), factor.lastUsedStep.map { .integer($0) } ?? .null,
-            .integer(Int64(factor.failures)), .blob(factor.recoveryHashes.flatMap { $0 }),
+            .integer(Int64(factor.failures)), .blob(TOTPFactor.concatenated(factor.recoveryHashes)),
             .integer(StoreTime.milliseconds(factor.createdAt)),
         ]
     }
@@ -395,16 +396,12 @@ public final class SQLiteStore: VerificationStore, LifecycleEventStore, TOTPFact
             let failures = row[6].integer, let created = row[8].integer
         else { throw StoreError("sqlite: an unreadable factor row") }
         // An empty blob reads back as NULL.
-        let recovery = row[7].blob ?? []
-        guard recovery.count % HMACSHA256.byteCount == 0 else {
+        guard let recovery = TOTPFactor.recoveryHashes(concatenated: row[7].blob ?? []) else {
             throw StoreError("sqlite: an unreadable factor row")
         }
         return TOTPFactor(
             id: id, account: account, issuer: issuer, sealedSecret: sealed, status: status,
-            lastUsedStep: row[5].integer, failures: Int(failures),
-            recoveryHashes: stride(from: 0, to: recovery.count, by: HMACSHA256.byteCount).map {
-                Array(recovery[$0..<$0 + HMACSHA256.byteCount])
-            },
+            lastUsedStep: row[5].integer, failures: Int(failures), recoveryHashes: recovery,
             createdAt: StoreTime.date(milliseconds: created))
     }
 

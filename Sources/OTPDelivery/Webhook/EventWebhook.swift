@@ -11,10 +11,8 @@ import OTPServer
 /// the timeout, throws, and the deliverer tries again later.
 public struct EventWebhook: Sendable {
     /// The endpoint.
-    public let url: String
-    private let secret: [UInt8]
-    private let timeout: Duration
-    private let now: @Sendable () -> Date
+    public var url: String { endpoint.url }
+    private let endpoint: SignedEndpoint
 
     /// Creates the webhook; `secret` signs every body.
     ///
@@ -23,12 +21,9 @@ public struct EventWebhook: Sendable {
         url: String, secret: [UInt8], timeout: Duration = .seconds(5),
         now: @escaping @Sendable () -> Date = { Date() }
     ) throws(DeliveryError) {
-        try ProviderURL.requireSecure(url, what: "an event webhook URL")
-        guard !secret.isEmpty else { throw DeliveryError("an event webhook needs a signing secret") }
-        self.url = url
-        self.secret = secret
-        self.timeout = timeout
-        self.now = now
+        endpoint = try SignedEndpoint(
+            url: url, secret: secret, timeout: timeout, now: now, kind: "an event webhook",
+            what: "event webhook")
     }
 
     /// The JSON object posted for an event.
@@ -56,9 +51,7 @@ public struct EventWebhook: Sendable {
 
     /// Posts one event; throws unless the endpoint answered 2xx.
     public func deliver(_ event: LifecycleEvent) async throws(DeliveryError) {
-        let response = try await SignedPost.send(
-            try Self.body(of: event), to: url, secret: secret, at: now(), timeout: timeout,
-            what: "event webhook")
+        let response = try await endpoint.post(try Self.body(of: event), signedAt: endpoint.now())
         guard (200..<300).contains(response.code) else {
             throw DeliveryError("event webhook: the endpoint answered \(response.code)")
         }

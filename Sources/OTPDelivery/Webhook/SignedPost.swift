@@ -2,21 +2,43 @@ import CCurl
 import Foundation
 import OTPServer
 
-/// One signed JSON POST to an operator's endpoint: how the delivery webhook, the start guard and
-/// the event webhook all call out.
+/// An operator's endpoint that receives signed JSON POSTs: how the delivery webhook, the start
+/// guard and the event webhook all call out.
 ///
-/// The `X-OTP-Signature` header is ``WebhookSender/signature(body:secret:timestamp:)`` of the body
-/// at `at`, so one receiver-side check (``WebhookSender/verify(header:body:secret:now:tolerance:)``)
+/// The URL must be https, or http to loopback, and the secret not empty; both are checked once,
+/// here. The `X-OTP-Signature` header is ``WebhookSender/signature(body:secret:timestamp:)`` of
+/// the body, so one receiver-side check (``WebhookSender/verify(header:body:secret:now:tolerance:)``)
 /// serves every kind of request.
-enum SignedPost {
-    /// Posts `body` and returns the endpoint's status and the start of its body; throws when the
-    /// endpoint could not be reached in `timeout` (`what` names the request in the error).
-    static func send(
-        _ body: [UInt8], to url: String, secret: [UInt8], at date: Date, timeout: Duration, what: String
-    ) async throws(DeliveryError) -> CurlResponse {
+struct SignedEndpoint: Sendable {
+    let url: String
+    private let secret: [UInt8]
+    private let timeout: Duration
+    private let what: String
+    /// The clock that stamps each signature (and the bodies that carry a time).
+    let now: @Sendable () -> Date
+
+    /// Checks the URL and the secret; `kind` names the endpoint in errors, such as "a start guard".
+    init(
+        url: String, secret: [UInt8], timeout: Duration, now: @escaping @Sendable () -> Date, kind: String,
+        what: String
+    ) throws(DeliveryError) {
+        try ProviderURL.requireSecure(url, what: "\(kind) URL")
+        guard !secret.isEmpty else { throw DeliveryError("\(kind) needs a signing secret") }
+        self.url = url
+        self.secret = secret
+        self.timeout = timeout
+        self.now = now
+        self.what = what
+    }
+
+    /// Posts `body`, signed at `date`, and returns the endpoint's status and the start of its body;
+    /// throws when the endpoint could not be reached within the timeout.
+    func post(_ body: [UInt8], signedAt date: Date) async throws(DeliveryError) -> CurlResponse {
         let signature = try WebhookSender.signature(
             body: body, secret: secret, timestamp: Int64(date.timeIntervalSince1970.rounded(.down)))
         let text = String(decoding: body, as: UTF8.self)
+        let url = self.url
+        let timeout = self.timeout
         return try await CurlTransfer.run(what) { (handle: inout CurlHandle) throws(DeliveryError) in
             try handle.set(CURLOPT_URL, url)
             try handle.set(CURLOPT_TIMEOUT_MS, timeout.wholeMilliseconds)

@@ -11,22 +11,16 @@ import OTPServer
 /// signature more than five minutes from its own clock: a captured request cannot be replayed later.
 public struct WebhookSender: CodeSender {
     /// The endpoint's URL.
-    public let url: String
-    private let secret: [UInt8]
-    private let timeout: Duration
-    private let now: @Sendable () -> Date
+    public var url: String { endpoint.url }
+    private let endpoint: SignedEndpoint
 
     /// Creates a sender; `secret` signs every body; `now` stamps `sentAt`.
     public init(
         url: String, secret: [UInt8], timeout: Duration = .seconds(5),
         now: @escaping @Sendable () -> Date = { Date() }
     ) throws(DeliveryError) {
-        try ProviderURL.requireSecure(url, what: "a webhook URL")
-        guard !secret.isEmpty else { throw DeliveryError("a webhook needs a signing secret") }
-        self.url = url
-        self.secret = secret
-        self.timeout = timeout
-        self.now = now
+        endpoint = try SignedEndpoint(
+            url: url, secret: secret, timeout: timeout, now: now, kind: "a webhook", what: "webhook delivery")
     }
 
     /// The JSON object posted for a message.
@@ -77,7 +71,7 @@ public struct WebhookSender: CodeSender {
 
     /// Posts one message, or throws when the endpoint answered other than 2xx or could not be reached.
     public func send(_ message: OutgoingMessage) async throws(DeliveryError) {
-        let sentAt = now()
+        let sentAt = endpoint.now()
         let payload = Payload(
             verificationId: message.verificationID, channel: message.channel, to: message.to,
             subject: message.subject, text: message.text, html: message.html, sentAt: sentAt)
@@ -87,8 +81,7 @@ public struct WebhookSender: CodeSender {
         } catch {
             throw DeliveryError("the webhook body could not be encoded")
         }
-        let response = try await SignedPost.send(
-            body, to: url, secret: secret, at: sentAt, timeout: timeout, what: "webhook delivery")
+        let response = try await endpoint.post(body, signedAt: sentAt)
         guard (200..<300).contains(response.code) else {
             throw DeliveryError("webhook delivery: the endpoint answered \(response.code)")
         }

@@ -10,10 +10,8 @@ import OTPServer
 /// is ``StartGuardVerdict/unavailable(_:)``.
 public struct WebhookStartGuard: StartGuard {
     /// The endpoint.
-    public let url: String
-    private let secret: [UInt8]
-    private let timeout: Duration
-    private let now: @Sendable () -> Date
+    public var url: String { endpoint.url }
+    private let endpoint: SignedEndpoint
 
     /// Creates a guard; `secret` signs every body.
     ///
@@ -22,12 +20,8 @@ public struct WebhookStartGuard: StartGuard {
         url: String, secret: [UInt8], timeout: Duration = .seconds(2),
         now: @escaping @Sendable () -> Date = { Date() }
     ) throws(DeliveryError) {
-        try ProviderURL.requireSecure(url, what: "a start guard URL")
-        guard !secret.isEmpty else { throw DeliveryError("a start guard needs a signing secret") }
-        self.url = url
-        self.secret = secret
-        self.timeout = timeout
-        self.now = now
+        endpoint = try SignedEndpoint(
+            url: url, secret: secret, timeout: timeout, now: now, kind: "a start guard", what: "start guard")
     }
 
     private struct Answer: Decodable {
@@ -43,8 +37,7 @@ public struct WebhookStartGuard: StartGuard {
             return .unavailable("the start could not be encoded")
         }
         do throws(DeliveryError) {
-            let response = try await SignedPost.send(
-                body, to: url, secret: secret, at: now(), timeout: timeout, what: "start guard")
+            let response = try await endpoint.post(body, signedAt: endpoint.now())
             guard response.code == 200,
                 let answer = try? JSONDecoder().decode(Answer.self, from: Data(response.body.utf8))
             else { return .unavailable("the start guard answered \(response.code) without a verdict") }

@@ -23,6 +23,12 @@ struct CodeHasher: Sendable {
         return HMACSHA256.constantTimeEqual(candidate, storedHash)
     }
 
+    /// The HMAC-SHA256 of `message` under the server's key, prepared once: owner tags, the TOTP
+    /// box key and recovery codes are all derived this way.
+    func mac(_ message: [UInt8]) -> [UInt8] {
+        key.authenticationCode(message)
+    }
+
     /// An opaque store key for a value such as a destination or an address: 32 hex digits.
     func opaqueKey(_ purpose: String, _ value: String) -> String? {
         let mac = key.authenticationCode(Array("\(purpose)\u{0}\(value)".utf8))

@@ -170,12 +170,6 @@ extension Verifier {
         return store
     }
 
-    /// The AES-256-GCM key factor secrets are sealed under, derived from the server's secret.
-    private var factorBoxKey: [UInt8] {
-        HMACSHA256.authenticationCode(key: hasher.secret, message: Array("otpkit totp secret box v1".utf8))
-            ?? []
-    }
-
     private static func isFactorID(_ id: String) -> Bool {
         id.hasPrefix(factorPrefix) && id.utf8.count == factorPrefix.utf8.count + 22
             && VerificationID.isWellFormed(id)
@@ -228,7 +222,6 @@ extension Verifier {
     }
 
     private func recoveryHash(id: String, code: String) -> [UInt8] {
-        HMACSHA256.authenticationCode(
-            key: hasher.secret, message: Array("otpkit recovery v1\u{0}\(id)\u{0}\(code)".utf8)) ?? []
+        hasher.mac(Array("otpkit recovery v1\u{0}\(id)\u{0}\(code)".utf8))
     }
 }

@@ -16,6 +16,8 @@ public final class Verifier: Sendable {
     let store: any VerificationStore
     /// The store, when it can judge a check on the caller's thread.
     let immediateStore: (any ImmediateCheckStore)?
+    /// The AES-256-GCM key TOTP factor secrets are sealed under, derived from the server's secret once.
+    let factorBoxKey: [UInt8]
     /// What checks need of verifications already seen, by id (``CheckShape``).
     let checkShapes = Locked<[String: CheckShape]>([:])
     /// How many verifications' check shapes are kept at most.
@@ -54,6 +56,7 @@ public final class Verifier: Sendable {
         self.immediateStore = store as? any ImmediateCheckStore
         self.sender = sender
         self.hasher = CodeHasher(secret: secret)
+        self.factorBoxKey = hasher.mac(Array("otpkit totp secret box v1".utf8))
         self.clock = now
         self.random = SharedRandom(random)
     }
@@ -164,8 +167,7 @@ public final class Verifier: Sendable {
     }
 
     private func ownerTag(owner: String, base: String) -> [UInt8] {
-        HMACSHA256.authenticationCode(
-            key: hasher.secret, message: Array("otpkit owner v1\u{0}\(owner)\u{0}\(base)".utf8)) ?? []
+        hasher.mac(Array("otpkit owner v1\u{0}\(owner)\u{0}\(base)".utf8))
     }
 
     /// Whether a verification was started by the publishable key named `owner`.

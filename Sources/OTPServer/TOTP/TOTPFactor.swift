@@ -49,6 +49,19 @@ public struct TOTPFactor: Sendable, Equatable {
         self.createdAt = createdAt
     }
 
+    /// Recovery-code HMACs as stores keep them, one after another in one byte string.
+    public static func concatenated(_ hashes: [[UInt8]]) -> [UInt8] {
+        hashes.flatMap { $0 }
+    }
+
+    /// The HMACs of ``concatenated(_:)`` again, or `nil` when the bytes are not whole HMACs.
+    public static func recoveryHashes(concatenated bytes: [UInt8]) -> [[UInt8]]? {
+        guard bytes.count % HMACSHA256.byteCount == 0 else { return nil }
+        return stride(from: 0, to: bytes.count, by: HMACSHA256.byteCount).map {
+            Array(bytes[$0..<$0 + HMACSHA256.byteCount])
+        }
+    }
+
     /// Whether `maxFailures` failures in a row have locked the factor.
     public func isLocked(maxFailures: Int) -> Bool {
         failures >= maxFailures
