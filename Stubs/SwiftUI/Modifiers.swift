@@ -28,6 +28,7 @@ nonisolated public struct ModifiedContent<Content, Modifier> {
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 extension ModifiedContent: View where Content: View, Modifier: ViewModifier {
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/body-8kl5o>.
     public var body: EmptyView { EmptyView() }
 }
 
@@ -237,6 +238,7 @@ extension View {
 public struct ButtonStyleConfiguration {
     /// Declared as on <https://developer.apple.com/documentation/swiftui/buttonstyleconfiguration/label-swift.struct>.
     public struct Label: View {
+        /// Declared as on <https://developer.apple.com/documentation/swiftui/view/body-8kl5o>.
         public var body: EmptyView { EmptyView() }
     }
 

@@ -126,10 +126,10 @@ func stubNeverEvaluated<T>() -> T {
 
     fileprivate init(value: Value) { box = StubBox(value) }
 
-    /// https://developer.apple.com/documentation/swiftui/focusstate/init() (the `Value == Bool` overload)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/focusstate/init()> (the `Value == Bool` overload).
     public init() where Value == Bool { self.init(value: false) }
 
-    // https://developer.apple.com/documentation/swiftui/focusstate/init() (the optional-value overload)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/focusstate/init()> (the optional-value overload).
     public init<T>() where Value == T?, T: Hashable { self.init(value: nil) }
 }
 
@@ -163,7 +163,7 @@ func stubNeverEvaluated<T>() -> T {
 
     fileprivate init(value: Value) { box = StubBox(value) }
 
-    // https://developer.apple.com/documentation/swiftui/accessibilityfocusstate/init() (the `Value == Bool` overload)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/accessibilityfocusstate/init()> (the `Value == Bool` overload).
     public init() where Value == Bool { self.init(value: false) }
 }
 
@@ -200,7 +200,7 @@ public struct EnvironmentValues: CustomStringConvertible {
     /// Declared as on <https://developer.apple.com/documentation/swiftui/environmentvalues/init()>.
     public init() {}
 
-    // https://developer.apple.com/documentation/swiftui/environmentvalues/subscript(_:) (the `EnvironmentKey` overload)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/environmentvalues/subscript(_:)> (the `EnvironmentKey` overload).
     public subscript<K>(key: K.Type) -> K.Value where K: EnvironmentKey {
         get { stored[ObjectIdentifier(key)] as? K.Value ?? K.defaultValue }
         set { stored[ObjectIdentifier(key)] = newValue }
@@ -231,9 +231,9 @@ public struct EnvironmentValues: CustomStringConvertible {
         set { self[DynamicTypeSizeKey.self] = newValue }
     }
 
-    /// Declared as on <https://developer.apple.com/documentation/swiftui/environmentvalues/horizontalsizeclass>.
     // The page also shows `@backDeployed(before: macOS 14.0, tvOS 17.0, watchOS 10.0)`, which only
     // affects code generation (see README.md).
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/environmentvalues/horizontalsizeclass>.
     public var horizontalSizeClass: UserInterfaceSizeClass? {
         get { self[HorizontalSizeClassKey.self] }
         set { self[HorizontalSizeClassKey.self] = newValue }
@@ -271,7 +271,7 @@ private enum HorizontalSizeClassKey: EnvironmentKey {
 @propertyWrapper public struct Environment<Value>: DynamicProperty {
     private let keyPath: KeyPath<EnvironmentValues, Value>
 
-    // https://developer.apple.com/documentation/swiftui/environment/init(_:) (the key-path overload)
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/environment/init(_:)> (the key-path overload).
     public init(_ keyPath: KeyPath<EnvironmentValues, Value>) { self.keyPath = keyPath }
 
     /// Declared as on <https://developer.apple.com/documentation/swiftui/environment/wrappedvalue>.
@@ -296,9 +296,9 @@ public enum LayoutDirection: Hashable, CaseIterable, Sendable {
     case rightToLeft
 }
 
-/// Declared as on <https://developer.apple.com/documentation/swiftui/dynamictypesize>.
 // `enum DynamicTypeSize`: `CaseIterable`, `Comparable`, `Hashable`, `Sendable`. The cases are in
 // the page's order, smallest to largest, which is the order `Comparable` compares them in.
+/// Declared as on <https://developer.apple.com/documentation/swiftui/dynamictypesize>.
 @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
 public enum DynamicTypeSize: Hashable, Comparable, CaseIterable, Sendable {
     /// Declared as on <https://developer.apple.com/documentation/swiftui/dynamictypesize/xsmall>.
@@ -327,8 +327,8 @@ public enum DynamicTypeSize: Hashable, Comparable, CaseIterable, Sendable {
     case accessibility5
 }
 
-/// Declared as on <https://developer.apple.com/documentation/swiftui/userinterfacesizeclass>.
 // `enum UserInterfaceSizeClass`; the stub declares `Hashable` and `Sendable`.
+/// Declared as on <https://developer.apple.com/documentation/swiftui/userinterfacesizeclass>.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 public enum UserInterfaceSizeClass: Hashable, Sendable {
     /// Declared as on <https://developer.apple.com/documentation/swiftui/userinterfacesizeclass/compact>.

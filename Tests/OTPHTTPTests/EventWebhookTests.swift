@@ -31,6 +31,20 @@ import Testing
         return false
     }
 
+    /// Moves the server's clock on, a step at a time, until the receiver has `count` requests (at
+    /// most ten seconds): each failed event waits for its own retry time on that clock.
+    static func advance(
+        _ harness: Harness, by seconds: Double, until receiver: ProviderStub, has count: Int
+    )
+        async throws
+    {
+        let deadline = Date().addingTimeInterval(10)
+        while receiver.received < count, Date() < deadline {
+            harness.clock.advance(seconds: seconds)
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     static func with(
         _ kind: StoreKind, receiver: ProviderStub, policy: Policy = Policy(),
         _ body: (Harness) async throws -> Void
@@ -105,11 +119,7 @@ import Testing
                 try await Self.waitForMetric(harness, #"otp_events_total{type="pending",result="failed"} 1"#))
             try await Task.sleep(for: .milliseconds(100))
             #expect(receiver.received == 1)
-            let deadline = Date().addingTimeInterval(10)
-            while receiver.received < 2, Date() < deadline {
-                harness.clock.advance(seconds: 2)
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            try await Self.advance(harness, by: 2, until: receiver, has: 2)
             let all = receiver.requests
             try #require(all.count >= 2)
             #expect(Self.object(all[0].body)["id"] == Self.object(all[1].body)["id"])
@@ -157,12 +167,7 @@ import Testing
             #expect(
                 try await Self.waitForMetric(harness, #"otp_events_total{type="pending",result="failed"}"#))
             let receiver = try ProviderStub(port: port)
-            // Each failed event waits for its own retry time: move the clock on until all are in.
-            let deadline = Date().addingTimeInterval(10)
-            while receiver.received < 3, Date() < deadline {
-                harness.clock.advance(seconds: 5)
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            try await Self.advance(harness, by: 5, until: receiver, has: 3)
             let requests = receiver.requests
             let events = requests.map { Self.object($0.body) }
             #expect(Set(events.compactMap { $0["verificationId"] }) == Set(ids))
@@ -193,11 +198,7 @@ import Testing
                 try await Self.waitForMetric(harness, #"otp_events_total{type="pending",result="failed"} 1"#))
             receiver.release()
             harness.clock.advance(seconds: 5)
-            let deadline = Date().addingTimeInterval(10)
-            while receiver.received < 2, Date() < deadline {
-                harness.clock.advance(seconds: 5)
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            try await Self.advance(harness, by: 5, until: receiver, has: 2)
             let ids = receiver.requests.map { Self.object($0.body)["id"] }
             try #require(ids.count >= 2)
             #expect(ids[0] != nil && ids[0] == ids[1])
