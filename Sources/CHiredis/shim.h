@@ -29,4 +29,17 @@ static inline redisReply *otp_redis_command(redisContext *context, int count, co
     return (redisReply *)redisCommandArgv(context, count, arguments, lengths);
 }
 
+// Appends one command to the output buffer without sending it (REDIS_ERR when out of memory).
+static inline int otp_redis_append(redisContext *context, int count, const char **arguments,
+                                   const size_t *lengths) {
+    return redisAppendCommandArgv(context, count, arguments, lengths);
+}
+
+// Sends what is buffered when needed and reads the next reply (NULL on I/O error).
+static inline redisReply *otp_redis_next_reply(redisContext *context) {
+    void *reply = NULL;
+    if (redisGetReply(context, &reply) != REDIS_OK) return NULL;
+    return (redisReply *)reply;
+}
+
 #endif

@@ -175,25 +175,113 @@ final class RedisConnection: @unchecked Sendable {
     )
         -> UnsafeMutablePointer<redisReply>?
     {
-        var pointers: [UnsafePointer<CChar>?] = []
+        withArgv(arguments) { count, pointers, lengths in otp_redis_command(context, count, pointers, lengths)
+        }
+    }
+
+    /// Calls `body` with the arguments as C's argument count, pointers and lengths, all pointing
+    /// into one buffer.
+    private static func withArgv<Result>(
+        _ arguments: [[UInt8]],
+        _ body: (Int32, UnsafeMutablePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int>?) -> Result
+    ) -> Result {
+        var joined: [CChar] = []
+        joined.reserveCapacity(arguments.reduce(0) { $0 + $1.count } + 1)
         var lengths: [Int] = []
-        var storage: [UnsafeMutableBufferPointer<CChar>] = []
-        defer { storage.forEach { $0.deallocate() } }
+        lengths.reserveCapacity(arguments.count)
         for argument in arguments {
-            let buffer = UnsafeMutableBufferPointer<CChar>.allocate(capacity: max(1, argument.count))
-            argument.withUnsafeBytes { bytes in
-                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: bytes)
-            }
-            storage.append(buffer)
-            pointers.append(UnsafePointer(buffer.baseAddress))
+            joined.append(contentsOf: argument.lazy.map { CChar(bitPattern: $0) })
             lengths.append(argument.count)
         }
-        return pointers.withUnsafeMutableBufferPointer { pointerBuffer in
-            lengths.withUnsafeBufferPointer { lengthBuffer in
-                otp_redis_command(
-                    context, Int32(arguments.count), pointerBuffer.baseAddress, lengthBuffer.baseAddress)
+        if joined.isEmpty { joined.append(0) }
+        return joined.withUnsafeBufferPointer { buffer in
+            var pointers: [UnsafePointer<CChar>?] = []
+            pointers.reserveCapacity(arguments.count)
+            var offset = 0
+            for length in lengths {
+                pointers.append(buffer.baseAddress.map { $0 + offset })
+                offset += length
+            }
+            return pointers.withUnsafeMutableBufferPointer { pointerBuffer in
+                lengths.withUnsafeBufferPointer { lengthBuffer in
+                    body(Int32(arguments.count), pointerBuffer.baseAddress, lengthBuffer.baseAddress)
+                }
             }
         }
+    }
+
+    /// One script run of a pipeline.
+    struct Evaluation: Sendable {
+        let script: String
+        let keys: [String]
+        let arguments: [[UInt8]]
+    }
+
+    /// Runs scripts as one pipeline: every `EVALSHA` written at once, then the replies read in order.
+    ///
+    /// Answers one result per evaluation, in order. An I/O error fails the evaluation whose reply
+    /// was lost and every later one (the connection is dropped and made again by the next call);
+    /// a script Redis has forgotten is loaded and run again on its own.
+    func evaluateAll(_ evaluations: [Evaluation]) -> [Result<RedisValue, StoreError>] {
+        guard evaluations.count > 1 else {
+            return evaluations.map { evaluation in
+                Result { () throws(StoreError) in
+                    try evaluate(evaluation.script, keys: evaluation.keys, arguments: evaluation.arguments)
+                }
+            }
+        }
+        let context: UnsafeMutablePointer<redisContext>
+        do throws(StoreError) {
+            guard !isClosed else { throw StoreError("redis: the store is shut down") }
+            if self.context == nil { try connect() }
+            for evaluation in evaluations where scriptHashes[evaluation.script] == nil {
+                guard case .string(let hash) = try command("SCRIPT", "LOAD", evaluation.script) else {
+                    throw StoreError("redis: SCRIPT LOAD failed")
+                }
+                scriptHashes[evaluation.script] = String(decoding: hash, as: UTF8.self)
+            }
+            guard let opened = self.context else { throw StoreError("redis: not connected") }
+            try applyTimeout(to: opened)
+            context = opened
+        } catch {
+            return evaluations.map { _ in .failure(error) }
+        }
+        for evaluation in evaluations {
+            let hash = Array((scriptHashes[evaluation.script] ?? "").utf8)
+            let arguments =
+                [Array("EVALSHA".utf8), hash, Array(String(evaluation.keys.count).utf8)]
+                + evaluation.keys.map { Array($0.utf8) } + evaluation.arguments
+            let appended = Self.withArgv(arguments) { count, pointers, lengths in
+                otp_redis_append(context, count, pointers, lengths)
+            }
+            guard appended == REDIS_OK else {
+                return evaluations.map { _ in .failure(StoreError("redis: could not buffer a command")) }
+            }
+        }
+        var results: [Result<RedisValue, StoreError>] = []
+        results.reserveCapacity(evaluations.count)
+        var forgotten: [Int] = []
+        for index in evaluations.indices {
+            guard let reply = otp_redis_next_reply(context) else {
+                let error = StoreError("redis: \(String(cString: otp_redis_error_text(context)))")
+                redisFree(context)
+                self.context = nil
+                while results.count < evaluations.count { results.append(.failure(error)) }
+                return results
+            }
+            let value = Self.decode(reply)
+            freeReplyObject(reply)
+            if case .error(let message) = value, message.hasPrefix("NOSCRIPT") { forgotten.append(index) }
+            results.append(.success(value))
+        }
+        // Only once every pipelined reply is read may a command of its own go out.
+        for index in forgotten {
+            let evaluation = evaluations[index]
+            results[index] = Result { () throws(StoreError) in
+                try evaluate(evaluation.script, keys: evaluation.keys, arguments: evaluation.arguments)
+            }
+        }
+        return results
     }
 
     private static func decode(_ reply: UnsafeMutablePointer<redisReply>) -> RedisValue {

@@ -9,10 +9,13 @@ import OTPServer
 /// carry TTLs from the verifier's times, and two sorted sets index records and
 /// idempotency keys by the time they may go, for ``purgeExpired(now:)``. Each store holds
 /// a small pool of connections, each used from its own serial queue so a slow reply never
-/// blocks Swift's cooperative threads.
-public final class RedisStore: VerificationStore, LifecycleEventStore, TOTPFactorStore, @unchecked Sendable {
+/// blocks Swift's cooperative threads. Scripts that wait for a connection together go out as one
+/// pipeline, and a check is also a ``QueuedCheckStore`` call answered on the connection's queue.
+public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEventStore, TOTPFactorStore,
+    @unchecked Sendable
+{
     // Each connection is used only on its own serial queue: that is what makes this type Sendable.
-    private let pool: [(connection: RedisConnection, queue: DispatchQueue)]
+    private let pool: [Lane]
     private let next = Counter()
     private let prefix: String
     /// Whether state changes write ``LifecycleEvent``s to the outbox, in the same script.
@@ -38,11 +41,11 @@ public final class RedisStore: VerificationStore, LifecycleEventStore, TOTPFacto
     ) throws(StoreError) {
         prefix = keyPrefix
         self.recordsEvents = recordsEvents
-        var pool: [(connection: RedisConnection, queue: DispatchQueue)] = []
+        var pool: [Lane] = []
         for index in 0..<max(1, connections) {
             let connection = try RedisConnection(
                 host: host, port: port, database: database, username: username, password: password)
-            pool.append((connection, DispatchQueue(label: "otp.redis-store.\(index)")))
+            pool.append(Lane(connection: connection, queue: DispatchQueue(label: "otp.redis-store.\(index)")))
         }
         self.pool = pool
     }
@@ -134,20 +137,45 @@ public final class RedisStore: VerificationStore, LifecycleEventStore, TOTPFacto
 
     /// Judges a check in one Lua script: refusal, permits, attempt, comparison, approval and refunds.
     public func check(_ attempt: CheckAttempt, now: Date) async throws(StoreError) -> CheckOutcome {
-        let refunds = Set(attempt.refundsOnApproval.map(\.key))
+        let evaluation = checkEvaluation(attempt, now: now)
+        let reply = try await evaluate(
+            evaluation.script, keys: evaluation.keys, arguments: evaluation.arguments)
+        return try Self.checkOutcome(reply, attempt: attempt)
+    }
+
+    /// Judges a check as ``check(_:now:)`` does, answering on the connection's queue; checks
+    /// waiting together share one pipeline.
+    public func check(
+        _ attempt: CheckAttempt, now: Date,
+        completion: @escaping @Sendable (Result<CheckOutcome, StoreError>) -> Void
+    ) {
+        submit(.evaluate(checkEvaluation(attempt, now: now))) { reply in
+            completion(
+                Result { () throws(StoreError) in try Self.checkOutcome(try reply.get(), attempt: attempt) })
+        }
+    }
+
+    private func checkEvaluation(_ attempt: CheckAttempt, now: Date) -> RedisConnection.Evaluation {
         var arguments = [Self.time(now), attempt.candidateHash]
         for permit in attempt.permits {
             arguments.append(Array(String(permit.intervalMilliseconds).utf8))
             arguments.append(Array(String(permit.windowMilliseconds).utf8))
-            arguments.append(refunds.contains(permit.key) ? [0x31] : [0x30])
+            let refunded = attempt.refundsOnApproval.contains { $0.key == permit.key }
+            arguments.append(refunded ? [0x31] : [0x30])
         }
         arguments.append(eventPrefix)
-        let reply = try await evaluate(
-            RedisScripts.check, keys: [recordKey(attempt.id)] + attempt.permits.map { rateKey($0.key) },
+        return RedisConnection.Evaluation(
+            script: RedisScripts.check,
+            keys: [recordKey(attempt.id)] + attempt.permits.map { rateKey($0.key) },
             arguments: arguments)
-        let (outcome, extra, fields) = try Self.parse(reply)
+    }
+
+    private static func checkOutcome(
+        _ reply: RedisValue, attempt: CheckAttempt
+    ) throws(StoreError) -> CheckOutcome {
+        let (outcome, extra, fields) = try parse(reply)
         if outcome == "notFound" { return .notFound }
-        let record = try Self.record(from: fields)
+        let record = try record(from: fields)
         switch outcome {
         case "approved": return .approved(record)
         case "incorrect": return .incorrect(record)
@@ -156,7 +184,7 @@ public final class RedisStore: VerificationStore, LifecycleEventStore, TOTPFacto
         case "locked": return .locked(record)
         case "rateLimited":
             let parts = extra.split(separator: UInt8(ascii: ":")).map { Array($0) }
-            guard parts.count == 2, let wait = Self.number(parts[0]), let index = Self.number(parts[1]),
+            guard parts.count == 2, let wait = number(parts[0]), let index = number(parts[1]),
                 attempt.permits.indices.contains(Int(index) - 1)
             else { throw StoreError("redis: malformed wait") }
             return .rateLimited(waitMilliseconds: wait, key: attempt.permits[Int(index) - 1].key, record)
@@ -293,10 +321,10 @@ public final class RedisStore: VerificationStore, LifecycleEventStore, TOTPFacto
 
     /// Closes every connection once the calls already queued on it have run; later calls throw.
     public func shutdown() async {
-        for (connection, queue) in pool {
+        for lane in pool {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                queue.async {
-                    connection.close()
+                lane.queue.async {
+                    lane.connection.close()
                     continuation.resume()
                 }
             }
@@ -513,9 +541,12 @@ public final class RedisStore: VerificationStore, LifecycleEventStore, TOTPFacto
     ) async throws(StoreError)
         -> RedisValue
     {
-        try await run { connection throws(StoreError) in
-            try connection.evaluate(script, keys: keys, arguments: arguments)
+        let outcome: Result<RedisValue, StoreError> = await withCheckedContinuation { continuation in
+            submit(.evaluate(RedisConnection.Evaluation(script: script, keys: keys, arguments: arguments))) {
+                continuation.resume(returning: $0)
+            }
         }
+        return try outcome.get()
     }
 
     /// Runs `body` on the next connection's queue.
@@ -524,21 +555,73 @@ public final class RedisStore: VerificationStore, LifecycleEventStore, TOTPFacto
     )
         async throws(StoreError) -> RedisValue
     {
-        let (connection, queue) = pool[next.increment() % pool.count]
-        // One timeout for the whole call, the wait for the connection's queue included.
-        let deadline = ContinuousClock.now.advanced(by: .milliseconds(RedisConnection.timeoutMilliseconds))
         let outcome: Result<RedisValue, StoreError> = await withCheckedContinuation { continuation in
-            queue.async {
-                connection.deadline = deadline
-                defer { connection.deadline = nil }
-                do throws(StoreError) {
-                    continuation.resume(returning: .success(try body(connection)))
-                } catch {
-                    continuation.resume(returning: .failure(error))
-                }
-            }
+            submit(.body(body)) { continuation.resume(returning: $0) }
         }
         return try outcome.get()
+    }
+
+    /// Queues work on the next connection; `completion` runs on that connection's queue.
+    ///
+    /// Scripts that wait together go out as one pipeline: written at once, their replies read in
+    /// order, so a busy server pays one write and a few reads for many checks instead of a round
+    /// trip each. Each script is still one atomic `EVALSHA` in Redis.
+    private func submit(
+        _ work: RedisCall.Work, completion: @escaping @Sendable (Result<RedisValue, StoreError>) -> Void
+    ) {
+        let lane = pool[next.increment() % pool.count]
+        // One timeout for the whole call, the wait for the connection's queue included.
+        let due = ContinuousClock.now.advanced(by: .milliseconds(RedisConnection.timeoutMilliseconds))
+        let call = RedisCall(work: work, due: due, completion: completion)
+        let first = lane.pending.withLock { (calls: inout [RedisCall]) -> Bool in
+            calls.append(call)
+            return calls.count == 1
+        }
+        if first { lane.queue.async { Self.drain(lane) } }
+    }
+
+    /// The most scripts one pipeline holds.
+    private static let pipelineLimit = 256
+
+    /// Runs every call waiting for a lane, in order, on its queue.
+    private static func drain(_ lane: Lane) {
+        let waiting = lane.pending.withLock { (calls: inout [RedisCall]) -> [RedisCall] in
+            defer { calls.removeAll(keepingCapacity: true) }
+            return calls
+        }
+        let now = ContinuousClock.now
+        var calls: [RedisCall] = []
+        for call in waiting {
+            if call.due <= now {
+                call.completion(.failure(StoreError("redis: timed out")))
+            } else {
+                calls.append(call)
+            }
+        }
+        let connection = lane.connection
+        var index = 0
+        while index < calls.count {
+            // The oldest call waiting bounds the time Redis may take.
+            connection.deadline = calls[index].due
+            defer { connection.deadline = nil }
+            if case .body(let body) = calls[index].work {
+                calls[index].completion(Result { () throws(StoreError) in try body(connection) })
+                index += 1
+                continue
+            }
+            var evaluations: [RedisConnection.Evaluation] = []
+            var end = index
+            while end < calls.count, evaluations.count < pipelineLimit,
+                case .evaluate(let evaluation) = calls[end].work
+            {
+                evaluations.append(evaluation)
+                end += 1
+            }
+            for (call, result) in zip(calls[index..<end], connection.evaluateAll(evaluations)) {
+                call.completion(result)
+            }
+            index = end
+        }
     }
 
     private static func time(_ date: Date) -> [UInt8] {
@@ -632,4 +715,30 @@ private final class Counter: @unchecked Sendable {
             return value & Int.max
         }
     }
+}
+
+/// One connection, its queue, and the calls waiting for it.
+private final class Lane: Sendable {
+    let connection: RedisConnection
+    let queue: DispatchQueue
+    let pending = Locked<[RedisCall]>([])
+
+    init(connection: RedisConnection, queue: DispatchQueue) {
+        self.connection = connection
+        self.queue = queue
+    }
+}
+
+/// A call waiting for a connection.
+private struct RedisCall: Sendable {
+    enum Work: Sendable {
+        /// One script run, which may share a pipeline with others.
+        case evaluate(RedisConnection.Evaluation)
+        /// Commands of their own.
+        case body(@Sendable (RedisConnection) throws(StoreError) -> RedisValue)
+    }
+
+    let work: Work
+    let due: ContinuousClock.Instant
+    let completion: @Sendable (Result<RedisValue, StoreError>) -> Void
 }

@@ -30,6 +30,8 @@ final class SQLiteConnection: @unchecked Sendable {
         try execute("PRAGMA journal_mode=WAL")
         try execute("PRAGMA synchronous=\(synchronous == .full ? "FULL" : "NORMAL")")
         try execute("PRAGMA foreign_keys=OFF")
+        // A group's savepoints keep the pages they may roll back in memory, not in a temporary file.
+        try execute("PRAGMA temp_store=MEMORY")
     }
 
     private var isClosed = false
@@ -95,8 +97,15 @@ final class SQLiteConnection: @unchecked Sendable {
         Int(sqlite3_changes(handle))
     }
 
+    /// Whether a group transaction (``beginGroup()``) is open: calls inside it run in savepoints.
+    private var inGroup = false
+
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back when it throws.
+    ///
+    /// Inside a group the group's transaction and the call's savepoint already hold `body` to all
+    /// or nothing, so it just runs.
     func immediateTransaction<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result {
+        if inGroup { return try body() }
         try query("BEGIN IMMEDIATE")
         do {
             let result = try body()
@@ -106,6 +115,41 @@ final class SQLiteConnection: @unchecked Sendable {
             _ = try? query("ROLLBACK")
             throw error
         }
+    }
+
+    /// Opens the write transaction that several calls share.
+    func beginGroup() throws(StoreError) {
+        try query("BEGIN IMMEDIATE")
+        inGroup = true
+    }
+
+    /// Commits the group's transaction; on failure rolls it back and rethrows.
+    func commitGroup() throws(StoreError) {
+        inGroup = false
+        do {
+            try query("COMMIT")
+        } catch {
+            _ = try? query("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Marks where one call of a group begins.
+    func openSavepoint() throws(StoreError) {
+        try query("SAVEPOINT otp_call")
+    }
+
+    /// Ends the call's savepoint, first undoing its writes when it failed.
+    func closeSavepoint(rollingBack: Bool) {
+        if rollingBack, isInTransaction { _ = try? query("ROLLBACK TO otp_call") }
+        if isInTransaction { _ = try? query("RELEASE otp_call") }
+    }
+
+    /// Whether a transaction is open; SQLite rolls one back by itself after some errors.
+    var isInTransaction: Bool {
+        let open = sqlite3_get_autocommit(handle) == 0
+        if !open { inGroup = false }
+        return open
     }
 
     private func prepared(_ sql: String) throws(StoreError) -> OpaquePointer {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One HTTP response, with what the request log and metrics need to know about it.
 public struct HTTPResponse: Sendable {
     /// The status code.
@@ -33,6 +35,31 @@ public enum HTTPReply: Sendable {
     /// Answer with a response already made, but no earlier than an instant: the connection is
     /// suspended and one timer thread per server resumes it, with no task per request.
     case at(ContinuousClock.Instant, HTTPResponse)
+    /// Suspend the connection and hand `start` the request's ``HTTPAnswer``, which any thread sends
+    /// once: for work that calls back, such as a store judging a check on its own thread, with no
+    /// task per request.
+    case deferred(@Sendable (HTTPAnswer) -> Void)
+}
+
+/// The one answer to a suspended request (``HTTPReply/deferred(_:)``), sent from any thread.
+public final class HTTPAnswer: @unchecked Sendable {
+    private let deliver: @Sendable (HTTPResponse, ContinuousClock.Instant?) -> Void
+    // Guards `sent`.
+    private let lock = NSLock()
+    private var sent = false
+
+    init(_ deliver: @escaping @Sendable (HTTPResponse, ContinuousClock.Instant?) -> Void) {
+        self.deliver = deliver
+    }
+
+    /// Sends the response, no earlier than `notBefore` when given; only the first call counts.
+    public func send(_ response: HTTPResponse, notBefore: ContinuousClock.Instant? = nil) {
+        let first = lock.withLock {
+            defer { sent = true }
+            return !sent
+        }
+        if first { deliver(response, notBefore) }
+    }
 }
 
 /// Answers requests for an ``HTTPServer``.

@@ -191,6 +191,26 @@ func otpAccessHandler(
             core.resume(handle)
         }
         return .YES
+    case .deferred(let start):
+        state.suspended = true
+        core.suspensionBegan()
+        MHD_suspend_connection(connection)
+        let handle = ConnectionHandle(raw: connection)
+        core.suspended(handle)
+        start(
+            HTTPAnswer { response, due in
+                let finish: @Sendable () -> Void = {
+                    state.setPending(response)
+                    core.suspensionEnded()
+                    core.resume(handle)
+                }
+                if let due, ContinuousClock.now < due {
+                    core.answerTimer.schedule(at: due, finish)
+                } else {
+                    finish()
+                }
+            })
+        return .YES
     case .at(let due, let response):
         guard ContinuousClock.now < due else {
             return queue(response, on: connection, state: state, core: core)
@@ -282,7 +302,7 @@ private func request(from state: RequestState) -> HTTPRequest {
 private func oversizedAnswer(_ state: RequestState, _ core: ServerCore) -> HTTPResponse {
     switch core.handler.handle(request(from: state)) {
     case .now(let answer), .at(_, let answer): answer
-    case .later: HTTPResponse(status: 413, route: state.path)
+    case .later, .deferred: HTTPResponse(status: 413, route: state.path)
     }
 }
 

@@ -86,6 +86,42 @@ extension Verifier {
         }
     }
 
+    /// ``check(id:code:clientAddress:)`` handed to a ``QueuedCheckStore``, whose thread calls
+    /// `completion` with the answer; `false`, with `completion` never called, when the check needs
+    /// the asynchronous path (another store, a verification not seen before, or a malformed code).
+    ///
+    /// The answer, and every change to the store, is the one the asynchronous check makes.
+    public func checkQueued(
+        id: String, code: String, clientAddress: String,
+        completion: @escaping @Sendable (Result<Verification, VerifierError>) -> Void
+    ) -> Bool {
+        guard let store = queuedStore else { return false }
+        let now = currentTime()
+        let attempt: CheckAttempt
+        do throws(VerifierError) {
+            guard let known = try knownAttempt(id: id, code: code, clientAddress: clientAddress) else {
+                return false
+            }
+            attempt = known
+        } catch {
+            completion(.failure(error))
+            return true
+        }
+        store.check(attempt, now: now) { [self] (outcome: Result<CheckOutcome, StoreError>) in
+            switch outcome {
+            case .success(let judgedOutcome):
+                do throws(VerifierError) {
+                    completion(.success(try judged(judgedOutcome, at: now)))
+                } catch {
+                    completion(.failure(error))
+                }
+            case .failure(let error):
+                completion(.failure(.storeUnavailable(error)))
+            }
+        }
+        return true
+    }
+
     /// What a check of a loaded record does next.
     private enum CheckPlan {
         /// The code does not fit the format: take `permits`, give `failed` back, answer the format.

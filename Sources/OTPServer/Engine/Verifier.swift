@@ -16,6 +16,7 @@ public final class Verifier: Sendable {
     let store: any VerificationStore
     /// The store, when it can judge a check on the caller's thread.
     let immediateStore: (any ImmediateCheckStore)?
+    let queuedStore: (any QueuedCheckStore)?
     /// The AES-256-GCM key TOTP factor secrets are sealed under, derived from the server's secret once.
     let factorBoxKey: [UInt8]
     /// What checks need of verifications already seen, by id (``CheckShape``).
@@ -54,6 +55,7 @@ public final class Verifier: Sendable {
         self.policy = policy
         self.store = store
         self.immediateStore = store as? any ImmediateCheckStore
+        self.queuedStore = store as? any QueuedCheckStore
         self.sender = sender
         self.hasher = CodeHasher(secret: secret)
         self.factorBoxKey = hasher.mac(Array("otpkit totp secret box v1".utf8))

@@ -113,3 +113,17 @@ public protocol ImmediateCheckStore: VerificationStore {
     /// ``VerificationStore/check(_:now:)``, on the caller's thread.
     func checkImmediately(_ attempt: CheckAttempt, now: Date) throws(StoreError) -> CheckOutcome
 }
+
+/// A store that judges a check on its own thread and calls back with the outcome.
+///
+/// Stores that queue their work (SQLite's connection queue, a Redis connection's pipeline) answer
+/// a check this way without a task: the server hands the check over on its HTTP thread and the
+/// store's thread answers the request. The outcome means exactly what
+/// ``VerificationStore/check(_:now:)`` returns; `completion` runs once, on the store's thread, after
+/// the step it reports is durable as the store makes any write durable, and it must not block.
+public protocol QueuedCheckStore: VerificationStore {
+    /// ``VerificationStore/check(_:now:)``, answered through `completion`.
+    func check(
+        _ attempt: CheckAttempt, now: Date,
+        completion: @escaping @Sendable (Result<CheckOutcome, StoreError>) -> Void)
+}
