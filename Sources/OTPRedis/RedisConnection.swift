@@ -31,7 +31,10 @@ final class RedisConnection: @unchecked Sendable {
     private let username: String?
     private let password: String?
     private var context: UnsafeMutablePointer<redisContext>?
-    private var scriptHashes: [String: String] = [:]
+    /// The hash of each script loaded on this connection (internal so a test can make Redis
+    /// appear to have forgotten one, as `SCRIPT FLUSH` or a restart does, without flushing a
+    /// server other tests share).
+    var scriptHashes: [String: String] = [:]
 
     /// How long connecting and each command may take.
     static let timeoutMilliseconds = 2000

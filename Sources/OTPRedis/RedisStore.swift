@@ -565,8 +565,9 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
     ///
     /// Scripts that wait together go out as one pipeline: written at once, their replies read in
     /// order, so a busy server pays one write and a few reads for many checks instead of a round
-    /// trip each. Each script is still one atomic `EVALSHA` in Redis.
-    private func submit(
+    /// trip each. Each script is still one atomic `EVALSHA` in Redis. (Internal for the tests that
+    /// hold a connection's queue to make scripts wait together.)
+    func submit(
         _ work: RedisCall.Work, completion: @escaping @Sendable (Result<RedisValue, StoreError>) -> Void
     ) {
         let lane = pool[next.increment() % pool.count]
@@ -730,7 +731,7 @@ private final class Lane: Sendable {
 }
 
 /// A call waiting for a connection.
-private struct RedisCall: Sendable {
+struct RedisCall: Sendable {
     enum Work: Sendable {
         /// One script run, which may share a pipeline with others.
         case evaluate(RedisConnection.Evaluation)

@@ -9,6 +9,10 @@ import Testing
         try await Harness.with(redisPort: redis.port) { harness in
             let id = try await harness.start()
             #expect(try await harness.call("GET", "/healthz", key: .some(nil)).status == 200)
+            // A check before makes the later one take the path of a verification seen before,
+            // answered from the store's connection queue.
+            let wrong = try harness.code(for: id) == "123456" ? "654321" : "123456"
+            #expect(try await harness.check(id, wrong).status == 422)
             redis.stop()
             let start = try await harness.call("POST", "/v1/verifications", json: #"{"to":"+12025550111"}"#)
             #expect(start.status == 503)

@@ -1,0 +1,246 @@
+import Dispatch
+import Foundation
+import OTPServer
+import Testing
+
+@testable import OTPRedis
+@testable import OTPSQLite
+
+/// Calls that wait for a store's connection together: SQLite commits them in one transaction,
+/// Redis writes their scripts as one pipeline. Each test holds the connection's queue with a call
+/// that waits on a gate, queues the calls, then opens the gate, so they are sure to wait together.
+@Suite struct GroupedCallsTests {
+    /// Collects the answers of calls made with a completion, in any order.
+    final class Answers<Value: Sendable>: @unchecked Sendable {
+        // Guards both fields.
+        private let lock = NSLock()
+        private var values: [Int: Value] = [:]
+        private var waiter: (count: Int, continuation: CheckedContinuation<[Int: Value], Never>)?
+
+        func put(_ index: Int, _ value: Value) {
+            lock.lock()
+            values[index] = value
+            if let waiter, values.count >= waiter.count {
+                self.waiter = nil
+                let all = values
+                lock.unlock()
+                waiter.continuation.resume(returning: all)
+                return
+            }
+            lock.unlock()
+        }
+
+        func all(_ count: Int) async -> [Int: Value] {
+            await withCheckedContinuation { continuation in
+                lock.lock()
+                if values.count >= count {
+                    let all = values
+                    lock.unlock()
+                    continuation.resume(returning: all)
+                } else {
+                    waiter = (count, continuation)
+                    lock.unlock()
+                }
+            }
+        }
+    }
+
+    // MARK: - SQLite
+
+    /// Holds the store's queue with a call that waits on `gate`; returns once that call runs.
+    private static func hold(_ store: SQLiteStore, until gate: DispatchSemaphore) async {
+        let running = Answers<Bool>()
+        store.submit({ (_: SQLiteConnection) throws(StoreError) -> Bool in
+            running.put(0, true)
+            gate.wait()
+            return true
+        }) { _ in }
+        _ = await running.all(1)
+    }
+
+    private static func insertRate(_ key: String) -> @Sendable (SQLiteConnection) throws(StoreError) -> Bool {
+        { db throws(StoreError) in
+            let grouped = db.isInTransaction
+            try db.query("INSERT INTO otp_rates (key, arrival) VALUES (?, 1)", [.text(key)])
+            return grouped
+        }
+    }
+
+    private static func rateKeys(_ path: String) async throws -> Set<String> {
+        let reader = try SQLiteStore(path: path)
+        defer { Task { await reader.shutdown() } }
+        let answers = Answers<Result<[String], StoreError>>()
+        reader.submit({ db throws(StoreError) in
+            try db.query("SELECT key FROM otp_rates").compactMap { $0.first?.text }
+        }) { answers.put(0, $0) }
+        return Set(try #require(await answers.all(1)[0]).get())
+    }
+
+    @Test("SQLite: calls that wait together share one transaction; one that fails loses only its writes")
+    func sqliteGroup() async throws {
+        let path = temporaryDirectory() + "/group.sqlite3"
+        let store = try SQLiteStore(path: path)
+        let gate = DispatchSemaphore(value: 0)
+        let answers = Answers<Result<Bool, StoreError>>()
+        await Self.hold(store, until: gate)
+        store.submit(Self.insertRate("a")) { answers.put(1, $0) }
+        store.submit({ db throws(StoreError) -> Bool in
+            try db.query("INSERT INTO otp_rates (key, arrival) VALUES ('b', 1)")
+            throw StoreError("refused on purpose")
+        }) { answers.put(2, $0) }
+        store.submit(Self.insertRate("c")) { answers.put(3, $0) }
+        gate.signal()
+        let all = await answers.all(3)
+        #expect(try all[1]?.get() == true, "the waiting calls ran inside one transaction")
+        #expect(try all[3]?.get() == true)
+        #expect(throws: StoreError.self) { try all[2]?.get() }
+        await store.shutdown()
+        #expect(try await Self.rateKeys(path) == ["a", "c"], "committed, without the failed call's row")
+    }
+
+    @Test("SQLite: when SQLite rolls the whole transaction back, the calls before fail and the rest go on")
+    func sqliteRolledBack() async throws {
+        let path = temporaryDirectory() + "/rolled.sqlite3"
+        let store = try SQLiteStore(path: path)
+        let gate = DispatchSemaphore(value: 0)
+        let answers = Answers<Result<Bool, StoreError>>()
+        await Self.hold(store, until: gate)
+        store.submit(Self.insertRate("a")) { answers.put(1, $0) }
+        // What a full disk or an I/O error does: the transaction ends, not just the statement.
+        store.submit({ db throws(StoreError) -> Bool in
+            try db.query("ROLLBACK")
+            return true
+        }) { answers.put(2, $0) }
+        store.submit(Self.insertRate("c")) { answers.put(3, $0) }
+        store.submit(Self.insertRate("d")) { answers.put(4, $0) }
+        gate.signal()
+        let all = await answers.all(4)
+        #expect(throws: StoreError.self) { try all[1]?.get() }
+        #expect(throws: StoreError.self) { try all[2]?.get() }
+        #expect(try all[3]?.get() == true)
+        #expect(try all[4]?.get() == true)
+        await store.shutdown()
+        #expect(try await Self.rateKeys(path) == ["c", "d"])
+    }
+
+    @Test("SQLite: a call that waited past its deadline fails without running")
+    func sqliteDeadline() async throws {
+        let path = temporaryDirectory() + "/late.sqlite3"
+        let store = try SQLiteStore(path: path, deadline: .milliseconds(50))
+        let gate = DispatchSemaphore(value: 0)
+        let answers = Answers<Result<Bool, StoreError>>()
+        await Self.hold(store, until: gate)
+        store.submit(Self.insertRate("late")) { answers.put(1, $0) }
+        // The gate holds the queue past the call's deadline (a real wait: the deadline is the
+        // store's own monotonic clock, which no test clock drives).
+        try await Task.sleep(for: .milliseconds(120))
+        gate.signal()
+        let all = await answers.all(1)
+        #expect(throws: StoreError.self) { try all[1]?.get() }
+        await store.shutdown()
+        #expect(try await Self.rateKeys(path).isEmpty)
+    }
+
+    // MARK: - Redis
+
+    /// Holds the store's only connection with a call that waits on `gate`; returns once it runs.
+    private static func hold(_ store: RedisStore, until gate: DispatchSemaphore) async {
+        let running = Answers<Bool>()
+        store.submit(
+            .body { _ throws(StoreError) in
+                running.put(0, true)
+                gate.wait()
+                return .null
+            }
+        ) { _ in }
+        _ = await running.all(1)
+    }
+
+    private static func redisStore() throws -> RedisStore {
+        let port = try RedisTestServer.port.get()
+        return try RedisStore(
+            host: "127.0.0.1", port: port, keyPrefix: "otp-test:\(UUID().uuidString):", connections: 1)
+    }
+
+    /// A script that answers its argument, unique to this suite so flushing scripts is harmless.
+    private static let echo = "-- grouped calls test\nreturn ARGV[1]"
+
+    private static func echoCall(_ text: String) -> RedisCall.Work {
+        .evaluate(RedisConnection.Evaluation(script: echo, keys: [], arguments: [Array(text.utf8)]))
+    }
+
+    @Test("Redis: scripts that wait together go as one pipeline and each gets its own reply")
+    func redisPipeline() async throws {
+        let store = try Self.redisStore()
+        let gate = DispatchSemaphore(value: 0)
+        let answers = Answers<Result<RedisValue, StoreError>>()
+        await Self.hold(store, until: gate)
+        for index in 1...40 { store.submit(Self.echoCall("n\(index)")) { answers.put(index, $0) } }
+        gate.signal()
+        let all = await answers.all(40)
+        for index in 1...40 {
+            #expect(try all[index]?.get() == .string(Array("n\(index)".utf8)))
+        }
+        await store.shutdown()
+    }
+
+    @Test("Redis: a script Redis forgot in the middle of a pipeline is loaded again and answered")
+    func redisForgottenScript() async throws {
+        let store = try Self.redisStore()
+        let gate = DispatchSemaphore(value: 0)
+        let answers = Answers<Result<RedisValue, StoreError>>()
+        // The connection believes Redis has the script under a hash Redis does not know: what it
+        // meets after a `SCRIPT FLUSH` or a restart of Redis.
+        let forgotten = Answers<Result<RedisValue, StoreError>>()
+        store.submit(
+            .body { connection throws(StoreError) in
+                connection.scriptHashes[Self.echo] = String(repeating: "0", count: 40)
+                return .null
+            }
+        ) { forgotten.put(0, $0) }
+        _ = await forgotten.all(1)
+        await Self.hold(store, until: gate)
+        for index in 1...10 { store.submit(Self.echoCall("s\(index)")) { answers.put(index, $0) } }
+        gate.signal()
+        let all = await answers.all(10)
+        for index in 1...10 {
+            #expect(try all[index]?.get() == .string(Array("s\(index)".utf8)))
+        }
+        await store.shutdown()
+    }
+
+    @Test("Redis: a connection lost under a pipeline fails its scripts, and the next call reconnects")
+    func redisLostConnection() async throws {
+        let store = try Self.redisStore()
+        let other = try Self.redisStore()
+        let gate = DispatchSemaphore(value: 0)
+        let answers = Answers<Result<RedisValue, StoreError>>()
+        let idAnswer = Answers<Result<RedisValue, StoreError>>()
+        store.submit(.body { connection throws(StoreError) in try connection.command("CLIENT", "ID") }) {
+            idAnswer.put(0, $0)
+        }
+        guard case .integer(let id) = try #require(await idAnswer.all(1)[0]).get() else {
+            Issue.record("CLIENT ID gave no number")
+            return
+        }
+        await Self.hold(store, until: gate)
+        for index in 1...10 { store.submit(Self.echoCall("k\(index)")) { answers.put(index, $0) } }
+        let killed = Answers<Result<RedisValue, StoreError>>()
+        other.submit(
+            .body { connection throws(StoreError) in
+                try connection.command("CLIENT", "KILL", "ID", String(id))
+            }
+        ) { killed.put(0, $0) }
+        #expect(try await killed.all(1)[0]?.get() == .integer(1))
+        gate.signal()
+        let all = await answers.all(10)
+        for index in 1...10 {
+            #expect(throws: StoreError.self) { try all[index]?.get() }
+        }
+        let again = Answers<Result<RedisValue, StoreError>>()
+        store.submit(Self.echoCall("again")) { again.put(0, $0) }
+        #expect(try await again.all(1)[0]?.get() == .string(Array("again".utf8)))
+        await store.shutdown()
+        await other.shutdown()
+    }
+}
