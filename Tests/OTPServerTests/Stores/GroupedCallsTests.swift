@@ -6,8 +6,9 @@ import Testing
 @testable import OTPRedis
 @testable import OTPSQLite
 
-/// Calls that wait for a store's connection together: SQLite commits them in one transaction,
-/// Redis writes their scripts as one pipeline. Each test holds the connection's queue with a call
+/// Calls that wait for a store's connection together.
+///
+/// SQLite commits them in one transaction, Redis writes their scripts as one pipeline. Each test holds the connection's queue with a call
 /// that waits on a gate, queues the calls, then opens the gate, so they are sure to wait together.
 @Suite struct GroupedCallsTests {
     /// Collects the answers of calls made with a completion, in any order.
