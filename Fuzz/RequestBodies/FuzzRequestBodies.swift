@@ -26,6 +26,11 @@ public func fuzzRequestBodies(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt
 
 /// A start body: either a destination within the byte limit, or 400 invalid_request with a JSON body.
 func startBody(_ body: [UInt8]) {
+    // The decoder-free reading of the common body must agree with Foundation's decoder.
+    if let plain = RequestBodies.plainStart(body) {
+        require(
+            plain == RequestBodies.decodedStart(body), "the plain start reading differs from the decoder's")
+    }
     switch RequestBodies.start(body) {
     case .failure(let error):
         refusal(error)

@@ -101,3 +101,57 @@ import Testing
         #expect((try? RequestBodies.check(Array(#"{"code":482019}"#.utf8)).get()) == nil)
     }
 }
+
+@Suite struct StartBodyReadingTests {
+    @Test("the common start bodies are read without a decoder, and agree with the decoder on every shape")
+    func plainAndDecoded() throws {
+        typealias Body = RequestBodies.StartBody
+        let plain: [String: Body?] = [
+            #"{"to":"+12025550100"}"#: Body(to: "+12025550100"),
+            " {\n\t\"to\" :  \"+1 202 555 0100\"\r} ": Body(to: "+1 202 555 0100"),
+            #"{"to":"ana@example.org","channel":"email","locale":"de-AT"}"#:
+                Body(to: "ana@example.org", channel: "email", locale: "de-AT"),
+            #"{"channel":"sms","proof":"p.q","to":"+4915550100"}"#:
+                Body(to: "+4915550100", channel: "sms", proof: "p.q"),
+            #"{"to":"ü@例え.jp"}"#: Body(to: "ü@例え.jp"),
+            #"{"to":""}"#: Body(to: ""),
+            #"{"to":"+1","to":"+2"}"#: nil,
+            #"{"to":"a\"b"}"#: nil,
+            #"{"to":"+12025550100","x":"y"}"#: nil,
+            #"{"to":"+12025550100","channel":null}"#: nil,
+            #"{"to":"+12025550100","hosted":{"returnUrl":"https://a.example"}}"#: nil,
+            #"{"to":12025550100}"#: nil,
+            #"{"channel":"sms"}"#: nil,
+            #"{}"#: nil,
+            #"{"to":"+12025550100",}"#: nil,
+            #"{"to":"+12025550100"} x"#: nil,
+            #"[{"to":"+12025550100"}]"#: nil,
+            "{\"to\":\"+1202\u{01}5550100\"}": nil,
+        ]
+        for (body, expected) in plain {
+            let bytes = Array(body.utf8)
+            #expect(RequestBodies.plainStart(bytes) == expected, "\(body)")
+            if let expected {
+                #expect(RequestBodies.decodedStart(bytes) == expected, "the decoder agrees on \(body)")
+            }
+        }
+        #expect(
+            RequestBodies.plainStart([0x7B, 0x22, 0x74, 0x6F, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D]) == nil)
+        // Shapes the plain reading leaves to the decoder still work, or fail as before.
+        #expect(
+            try RequestBodies.start(Array(#"{"to":"+1202555\u0030100","x":1}"#.utf8)).get().to
+                == "+12025550100")
+        #expect(
+            try RequestBodies.start(Array(#"{"to":"+12025550100","channel":null}"#.utf8)).get().channel == nil
+        )
+        #expect((try? RequestBodies.start(Array(#"{"to":12025550100}"#.utf8)).get()) == nil)
+        #expect(
+            (try? RequestBodies.start(Array(#"{"to":"+12025550100","channel":"fax"}"#.utf8)).get()) == nil)
+    }
+}
+
+extension RequestBodies.StartBody {
+    init(to: String, channel: String? = nil, proof: String? = nil, locale: String? = nil) {
+        self.init(to: to, channel: channel, hosted: nil, proof: proof, locale: locale)
+    }
+}

@@ -14,7 +14,7 @@ enum RequestBodies {
     /// The longest code accepted, in bytes, before normalisation.
     static let maxCodeBytes = 256
 
-    private struct StartBody: Decodable {
+    struct StartBody: Decodable, Equatable {
         var to: String
         var channel: String?
         var hosted: HostedBody?
@@ -22,7 +22,7 @@ enum RequestBodies {
         var locale: String?
     }
 
-    private struct HostedBody: Decodable {
+    struct HostedBody: Decodable, Equatable {
         var returnUrl: String
         var state: String?
     }
@@ -42,7 +42,7 @@ enum RequestBodies {
 
     /// The destination and channel of a start body, or the reason it is not one.
     static func start(_ body: [UInt8]) -> Result<Start, APIError> {
-        guard let parsed = try? JSONDecoder().decode(StartBody.self, from: Data(body)) else {
+        guard let parsed = plainStart(body) ?? decodedStart(body) else {
             return .failure(
                 APIResponses.invalidRequest(
                     "The body must be a JSON object with a string \"to\", an optional \"channel\" and an "
@@ -95,6 +95,24 @@ enum RequestBodies {
         return .success(start)
     }
 
+    /// A start body, read by Foundation's decoder.
+    static func decodedStart(_ body: [UInt8]) -> StartBody? {
+        try? JSONDecoder().decode(StartBody.self, from: Data(body))
+    }
+
+    /// The start body most clients send, string members only (`{"to":"+12025550100"}`, perhaps
+    /// with `channel`, `locale` or `proof`), read without a decoder.
+    ///
+    /// Any other shape (a `hosted` object, escapes, other or repeated members, other values) is
+    /// `nil` and goes to ``decodedStart(_:)``. The fuzz target keeps the two equal.
+    static func plainStart(_ body: [UInt8]) -> StartBody? {
+        guard let members = plainStringMembers(body), let to = members["to"] else { return nil }
+        for name in members.keys where !["to", "channel", "locale", "proof"].contains(name) { return nil }
+        return StartBody(
+            to: to, channel: members["channel"], hosted: nil, proof: members["proof"],
+            locale: members["locale"])
+    }
+
     /// The code of a check body, or the reason it is not one.
     static func check(_ body: [UInt8]) -> Result<String, APIError> {
         guard let code = plainCode(body) ?? decodedCode(body) else {
@@ -117,40 +135,64 @@ enum RequestBodies {
     /// Any JSON whitespace is allowed; any other shape (escapes, other members, other bytes) is
     /// `nil` and goes to ``decodedCode(_:)``. The fuzz target keeps the two equal.
     static func plainCode(_ body: [UInt8]) -> String? {
+        guard let members = plainStringMembers(body), members.count == 1 else { return nil }
+        return members["code"]
+    }
+
+    /// The members of a JSON object whose values are all strings, when nothing about it needs a
+    /// decoder: no escapes or control characters in names or values, no member twice, valid UTF-8,
+    /// nothing but JSON whitespace around the tokens. Anything else is `nil`.
+    static func plainStringMembers(_ body: [UInt8]) -> [String: String]? {
         var index = 0
         func skipSpace() {
-            while index < body.count, [0x20, 0x09, 0x0A, 0x0D].contains(body[index]) { index += 1 }
-        }
-        func expect(_ bytes: [UInt8]) -> Bool {
-            guard index + bytes.count <= body.count, Array(body[index..<(index + bytes.count)]) == bytes
-            else {
-                return false
+            while index < body.count {
+                switch body[index] {
+                case 0x20, 0x09, 0x0A, 0x0D: index += 1
+                default: return
+                }
             }
-            index += bytes.count
+        }
+        func take(_ byte: UInt8) -> Bool {
+            guard index < body.count, body[index] == byte else { return false }
+            index += 1
             return true
         }
-        skipSpace()
-        guard expect([UInt8(ascii: "{")]) else { return nil }
-        skipSpace()
-        guard expect(Array(#""code""#.utf8)) else { return nil }
-        skipSpace()
-        guard expect([UInt8(ascii: ":")]) else { return nil }
-        skipSpace()
-        guard expect([UInt8(ascii: "\"")]) else { return nil }
-        let start = index
-        while index < body.count, body[index] != UInt8(ascii: "\"") {
-            // An escape or a control character: the decoder's job.
-            if body[index] == UInt8(ascii: "\\") || body[index] < 0x20 { return nil }
+        /// A string with no escapes and no control characters.
+        func plainString() -> String? {
+            guard take(UInt8(ascii: "\"")) else { return nil }
+            let start = index
+            while index < body.count, body[index] != UInt8(ascii: "\"") {
+                // An escape or a control character: the decoder's job.
+                if body[index] == UInt8(ascii: "\\") || body[index] < 0x20 { return nil }
+                index += 1
+            }
+            guard index < body.count else { return nil }
+            let end = index
             index += 1
+            return String(validating: body[start..<end], as: UTF8.self)
         }
-        guard index < body.count else { return nil }
-        let end = index
-        index += 1
+        var members: [String: String] = [:]
         skipSpace()
-        guard expect([UInt8(ascii: "}")]) else { return nil }
+        guard take(UInt8(ascii: "{")) else { return nil }
+        skipSpace()
+        if !take(UInt8(ascii: "}")) {
+            while true {
+                skipSpace()
+                guard let name = plainString() else { return nil }
+                skipSpace()
+                guard take(UInt8(ascii: ":")) else { return nil }
+                skipSpace()
+                guard let value = plainString(), members.updateValue(value, forKey: name) == nil else {
+                    return nil
+                }
+                skipSpace()
+                if take(UInt8(ascii: "}")) { break }
+                guard take(UInt8(ascii: ",")) else { return nil }
+            }
+        }
         skipSpace()
         guard index == body.count else { return nil }
-        return String(validating: body[start..<end], as: UTF8.self)
+        return members
     }
 
     /// Whether an `Idempotency-Key` value has 1–255 printable ASCII characters.

@@ -112,7 +112,12 @@ public enum MessageTemplate {
     public static func gsmSeptets(_ text: String) -> Int? {
         var septets = 0
         for scalar in text.unicodeScalars {
-            if gsmBasic.contains(scalar) {
+            // Most text is ASCII: a table lookup, no hashing.
+            if scalar.value < 128 {
+                let cost = gsmASCIICost[Int(scalar.value)]
+                guard cost > 0 else { return nil }
+                septets += Int(cost)
+            } else if gsmBasic.contains(scalar) {
                 septets += 1
             } else if gsmExtension.contains(scalar) {
                 septets += 2
@@ -222,4 +227,10 @@ public enum MessageTemplate {
 
     /// The GSM 03.38 extension table: an escape septet and one more each.
     private static let gsmExtension: Set<Unicode.Scalar> = Set("^{}\\[~]|€\u{0C}".unicodeScalars)
+
+    /// Septets per ASCII character: 1 in the default alphabet, 2 in the extension table, 0 for none.
+    private static let gsmASCIICost: [UInt8] = (0..<128).map { value in
+        let scalar = Unicode.Scalar(UInt8(value))
+        return gsmBasic.contains(scalar) ? 1 : gsmExtension.contains(scalar) ? 2 : 0
+    }
 }

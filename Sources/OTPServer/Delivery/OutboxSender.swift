@@ -36,6 +36,24 @@ public struct OutboxSender: CodeSender {
             self.body = body
             self.sentAt = sentAt
         }
+
+        /// The entry as `WireCoding.encoder()` writes it (sorted keys), built straight to bytes.
+        public var json: [UInt8] {
+            var out: [UInt8] = []
+            out.reserveCapacity(160 + body.utf8.count)
+            out.append(contentsOf: #"{"body":"#.utf8)
+            WireJSON.string(body, into: &out)
+            out.append(contentsOf: #","channel":"#.utf8)
+            WireJSON.string(channel.rawValue, into: &out)
+            out.append(contentsOf: #","sentAt":""#.utf8)
+            WireJSON.timestamp(sentAt, into: &out)
+            out.append(contentsOf: #"","to":"#.utf8)
+            WireJSON.string(to, into: &out)
+            out.append(contentsOf: #","verificationId":"#.utf8)
+            WireJSON.string(verificationId, into: &out)
+            out.append(UInt8(ascii: "}"))
+            return out
+        }
     }
 
     /// The outbox file.
@@ -54,9 +72,7 @@ public struct OutboxSender: CodeSender {
             verificationId: message.verificationID, channel: message.channel, to: message.to,
             body: message.text,
             sentAt: now())
-        guard var line = try? WireCoding.encoder().encode(entry) else {
-            throw DeliveryError("could not encode the outbox entry")
-        }
+        var line = entry.json
         line.append(0x0A)
         let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT, 0o600)
         guard descriptor >= 0 else { throw DeliveryError("could not open the outbox file (errno \(errno))") }

@@ -108,21 +108,25 @@ public struct Destination: Sendable, Hashable {
     }
 
     private static func maskPhone(_ address: String) -> String {
-        let digits = String(address.dropFirst())
-        let code = CallingCodes.callingCode(ofDigits: digits)
-        let national = Array(digits.dropFirst(code.count))
+        let digits = Array(address.utf8.dropFirst())
+        let codeLength = CallingCodes.callingCodeLength(ofDigits: digits)
+        let nationalCount = digits.count - codeLength
         // Keep the last four digits while at least three stay hidden.
-        let shown = min(4, max(0, national.count - 3))
-        let hidden = national.count - shown
-        var groups: [String] = []
-        var left = hidden
+        let shown = min(4, max(0, nationalCount - 3))
+        var out: [UInt8] = [UInt8(ascii: "+")]
+        out.reserveCapacity(40)
+        out.append(contentsOf: digits[..<codeLength])
+        var left = nationalCount - shown
         while left > 0 {
-            let size = min(3, left)
-            groups.append(String(repeating: "•", count: size))
-            left -= size
+            out.append(UInt8(ascii: " "))
+            for _ in 0..<min(3, left) { out.append(contentsOf: "•".utf8) }
+            left -= 3
         }
-        let tail = String(national.suffix(shown))
-        return (["+" + code] + groups + (tail.isEmpty ? [] : [tail])).joined(separator: " ")
+        if shown > 0 {
+            out.append(UInt8(ascii: " "))
+            out.append(contentsOf: digits[(digits.count - shown)...])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     private static func maskEmail(_ address: String) -> String {

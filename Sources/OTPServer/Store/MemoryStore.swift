@@ -411,8 +411,8 @@ private struct MemoryState {
     }
 
     /// Adds an event to the outbox, once per id, when the store records events.
-    private mutating func note(_ event: LifecycleEvent?) {
-        guard recordsEvents, let event,
+    private mutating func note(_ event: @autoclosure () -> LifecycleEvent?) {
+        guard recordsEvents, let event = event(),
             noted[event.verificationID, default: []].insert(event.id).inserted
         else { return }
         outbox.append(StoredEvent(event: event, dueAt: event.at))

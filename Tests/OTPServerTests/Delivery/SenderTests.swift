@@ -17,6 +17,32 @@ func temporaryDirectory() -> String {
 }
 
 @Suite struct SenderTests {
+    @Test(
+        "an outbox line is byte for byte what the wire encoder writes, escapes and all",
+        arguments: [
+            "Your code is 123456", "Quotes \" and \\ backslash / slash", "Lines\nand\ttabs\r\u{08}\u{0C}",
+            "Control \u{01}\u{1F} characters", "Ünïcødé • ☃ 😀 日本語 عربي", "",
+        ])
+    func outboxLineMatchesEncoder(body: String) throws {
+        for seconds in [0.0, 1_795_000_000.123, 1_795_000_000.9999, 4_102_444_799.5] {
+            let entry = OutboxSender.Entry(
+                verificationId: "vf_\u{7F}x\"y", channel: .email, to: "a+b@example.org", body: body,
+                sentAt: Date(timeIntervalSince1970: seconds))
+            let encoded = try WireCoding.encoder().encode(entry)
+            #expect(String(decoding: entry.json, as: UTF8.self) == String(decoding: encoded, as: UTF8.self))
+        }
+    }
+
+    @Test(
+        "whole numbers are written as the encoder writes them",
+        arguments: [0, 7, -1, 10, 99, 100, -100, 1_000_000, Int.max, Int.min, Int.min + 1])
+    func numbers(value: Int) throws {
+        var out: [UInt8] = []
+        WireJSON.number(value, into: &out)
+        let encoded = try JSONEncoder().encode(value)
+        #expect(String(decoding: out, as: UTF8.self) == String(decoding: encoded, as: UTF8.self))
+    }
+
     @Test("the outbox appends one JSON object per message with the full destination")
     func outbox() async throws {
         let path = temporaryDirectory() + "/outbox.jsonl"
