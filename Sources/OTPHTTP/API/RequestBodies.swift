@@ -139,8 +139,9 @@ enum RequestBodies {
         return members["code"]
     }
 
-    /// The members of a JSON object whose values are all strings, when nothing about it needs a
-    /// decoder: no escapes or control characters in names or values, no member twice, valid UTF-8,
+    /// The members of a JSON object whose values are all strings, when nothing about it needs a decoder.
+    ///
+    /// That is: no escapes or control characters in names or values, no member twice, valid UTF-8,
     /// nothing but JSON whitespace around the tokens. Anything else is `nil`.
     static func plainStringMembers(_ body: [UInt8]) -> [String: String]? {
         var index = 0
