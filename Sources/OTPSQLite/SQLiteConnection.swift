@@ -32,10 +32,22 @@ final class SQLiteConnection: @unchecked Sendable {
         try execute("PRAGMA foreign_keys=OFF")
         // A group's savepoints keep the pages they may roll back in memory, not in a temporary file.
         try execute("PRAGMA temp_store=MEMORY")
+        // A store's checkpointer (``SQLiteCheckpointer``) copies the WAL back on its own thread;
+        // a commit checkpoints only if the WAL has grown past this many pages (40 MiB) anyway.
+        try execute("PRAGMA wal_autocheckpoint=\(Self.walPagesBeforeCommitCheckpoints)")
     }
 
     private var isClosed = false
     private var busyTimeoutMilliseconds: Int32 = 0
+
+    /// The WAL size, in pages, past which a commit runs a checkpoint itself.
+    static let walPagesBeforeCommitCheckpoints = 10_000
+
+    /// Copies what the WAL holds back into the database as far as no reader needs it, without
+    /// waiting for any lock (`PRAGMA wal_checkpoint(PASSIVE)`).
+    func checkpoint() {
+        _ = try? execute("PRAGMA wal_checkpoint(PASSIVE)")
+    }
 
     /// How long the next statements wait for another writer's lock before failing with `SQLITE_BUSY`.
     func setBusyTimeout(milliseconds: Int32) {
