@@ -35,9 +35,9 @@ public enum HTTPReply: Sendable {
     /// Answer with a response already made, but no earlier than an instant: the connection is
     /// suspended and one timer thread per server resumes it, with no task per request.
     case at(ContinuousClock.Instant, HTTPResponse)
-    /// Suspend the connection and hand `start` the request's ``HTTPAnswer``, which any thread sends
-    /// once: for work that calls back, such as a store judging a check on its own thread, with no
-    /// task per request.
+    /// Hand `start` the request's ``HTTPAnswer``, which any thread sends once: for work that calls
+    /// back, such as a store judging a check on its own thread, with no task per request. An answer
+    /// sent before `start` returns goes out without suspending the connection.
     case deferred(@Sendable (HTTPAnswer) -> Void)
 }
 

@@ -179,38 +179,13 @@ func otpAccessHandler(
     case .now(let response):
         return queue(response, on: connection, state: state, core: core)
     case .later(let work):
-        state.suspended = true
-        core.suspensionBegan()
-        MHD_suspend_connection(connection)
-        let handle = ConnectionHandle(raw: connection)
-        core.suspended(handle)
-        Task {
-            let response = await work()
-            state.setPending(response)
-            core.suspensionEnded()
-            core.resume(handle)
+        // A task on Swift's pool. (Started on this thread instead, `Task.immediate`, it was measured
+        // slower: the task is made all the same, and the thread serves no other connection meanwhile.)
+        return deferAnswer(on: connection, state: state, core: core) { answer in
+            Task { answer.send(await work()) }
         }
-        return .YES
     case .deferred(let start):
-        state.suspended = true
-        core.suspensionBegan()
-        MHD_suspend_connection(connection)
-        let handle = ConnectionHandle(raw: connection)
-        core.suspended(handle)
-        start(
-            HTTPAnswer { response, due in
-                let finish: @Sendable () -> Void = {
-                    state.setPending(response)
-                    core.suspensionEnded()
-                    core.resume(handle)
-                }
-                if let due, ContinuousClock.now < due {
-                    core.answerTimer.schedule(at: due, finish)
-                } else {
-                    finish()
-                }
-            })
-        return .YES
+        return deferAnswer(on: connection, state: state, core: core, start)
     case .at(let due, let response):
         guard ContinuousClock.now < due else {
             return queue(response, on: connection, state: state, core: core)
@@ -226,6 +201,98 @@ func otpAccessHandler(
             core.resume(handle)
         }
         return .YES
+    }
+}
+
+/// Runs `start` with the request's answer, then answers at once if `start` already did (and its
+/// instant has come), or suspends the connection until the answer comes from another thread.
+private func deferAnswer(
+    on connection: OpaquePointer, state: RequestState, core: ServerCore,
+    _ start: (HTTPAnswer) -> Void
+) -> MHD_Result {
+    let handoff = AnswerHandoff()
+    start(HTTPAnswer { response, due in handoff.answer(response, due) })
+    if let response = handoff.takeEarly(at: ContinuousClock.now) {
+        return queue(response, on: connection, state: state, core: core)
+    }
+    state.suspended = true
+    core.suspensionBegan()
+    MHD_suspend_connection(connection)
+    let handle = ConnectionHandle(raw: connection)
+    core.suspended(handle)
+    handoff.suspended { response, due in
+        let finish: @Sendable () -> Void = {
+            state.setPending(response)
+            core.suspensionEnded()
+            core.resume(handle)
+        }
+        if let due, ContinuousClock.now < due {
+            core.answerTimer.schedule(at: due, finish)
+        } else {
+            finish()
+        }
+    }
+    return .YES
+}
+
+/// Hands a deferred answer from the thread that makes it to the connection's: kept while the
+/// handler still runs (so it answers without suspending), delivered once the connection is suspended.
+final class AnswerHandoff: @unchecked Sendable {
+    typealias Deliver = @Sendable (HTTPResponse, ContinuousClock.Instant?) -> Void
+
+    private enum Stage {
+        case inHandler
+        case answered(HTTPResponse, ContinuousClock.Instant?)
+        case suspended(Deliver)
+        case done
+    }
+
+    // Guards `stage`.
+    private let lock = NSLock()
+    private var stage = Stage.inHandler
+
+    /// The answer, from any thread: kept, or delivered when the connection already waits.
+    func answer(_ response: HTTPResponse, _ due: ContinuousClock.Instant?) {
+        lock.lock()
+        switch stage {
+        case .inHandler:
+            stage = .answered(response, due)
+            lock.unlock()
+        case .suspended(let deliver):
+            stage = .done
+            lock.unlock()
+            deliver(response, due)
+        case .answered, .done:
+            lock.unlock()
+        }
+    }
+
+    /// The answer given while the handler ran, taken if there was one whose instant has come by
+    /// `now` (the connection's thread); one held for later stays for ``suspended(_:)``.
+    func takeEarly(at now: ContinuousClock.Instant) -> HTTPResponse? {
+        lock.withLock {
+            guard case .answered(let response, let due) = stage, due.map({ now >= $0 }) ?? true else {
+                return nil
+            }
+            stage = .done
+            return response
+        }
+    }
+
+    /// Once the connection is suspended: delivers an answer that came meanwhile, or a later one.
+    func suspended(_ deliver: @escaping Deliver) {
+        lock.lock()
+        switch stage {
+        case .inHandler:
+            stage = .suspended(deliver)
+            lock.unlock()
+        case .answered(let response, let due):
+            stage = .done
+            lock.unlock()
+            deliver(response, due)
+        case .suspended, .done:
+            lock.unlock()
+        }
     }
 }
 
