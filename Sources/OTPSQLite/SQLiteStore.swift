@@ -516,10 +516,7 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, LifecycleEv
             (key: String) throws(StoreError) in try arrival(db, key: key)
         }
         for (key, arrival) in arrivals {
-            try db.query(
-                "INSERT INTO otp_rates (key, arrival) VALUES (?, ?) "
-                    + "ON CONFLICT (key) DO UPDATE SET arrival = excluded.arrival",
-                [.text(key), .integer(arrival)])
+            try db.query(SQL.storeArrival, [.text(key), .integer(arrival)])
         }
         return decision
     }
@@ -717,9 +714,7 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, LifecycleEv
     /// Writes a changed record back.
     private static func write(_ db: SQLiteConnection, _ record: VerificationRecord) throws(StoreError) {
         try db.query(
-            "UPDATE otp_verifications SET code_hash = ?, state = ?, attempts_left = ?, sends_used = ?, "
-                + "expires_at = ?, resend_available_at = ?, purge_at = ?, lease_token = ?, lease_until = ? "
-                + "WHERE id = ?",
+            SQL.updateVerification,
             [
                 .blob(record.codeHash), .text(record.state.rawValue), .integer(Int64(record.attemptsLeft)),
                 .integer(Int64(record.sendsUsed)), .integer(StoreTime.milliseconds(record.expiresAt)),
@@ -744,11 +739,7 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, LifecycleEv
     }
 
     private static func read(_ db: SQLiteConnection, id: String) throws(StoreError) -> VerificationRecord? {
-        let rows = try db.query(
-            "SELECT id, channel, destination, code_length, code_hash, state, attempts_left, sends_used, created_at, "
-                + "expires_at, resend_available_at, purge_at, lease_token, lease_until, locale "
-                + "FROM otp_verifications WHERE id = ?",
-            [.text(id)])
+        let rows = try db.query(SQL.readVerification, [.text(id)])
         guard let row = rows.first else { return nil }
         return try record(from: row)
     }
@@ -865,4 +856,20 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     deinit {
         timer.cancel()
     }
+}
+
+/// The statements of the hot paths, made once: built with `+` at each call, they cost an allocation
+/// and a copy per check before SQLite saw them.
+private enum SQL {
+    static let readVerification =
+        "SELECT id, channel, destination, code_length, code_hash, state, attempts_left, sends_used, created_at, "
+        + "expires_at, resend_available_at, purge_at, lease_token, lease_until, locale "
+        + "FROM otp_verifications WHERE id = ?"
+    static let updateVerification =
+        "UPDATE otp_verifications SET code_hash = ?, state = ?, attempts_left = ?, sends_used = ?, "
+        + "expires_at = ?, resend_available_at = ?, purge_at = ?, lease_token = ?, lease_until = ? "
+        + "WHERE id = ?"
+    static let storeArrival =
+        "INSERT INTO otp_rates (key, arrival) VALUES (?, ?) "
+        + "ON CONFLICT (key) DO UPDATE SET arrival = excluded.arrival"
 }

@@ -20,7 +20,11 @@ import urllib.error
 import urllib.request
 
 from selenium import webdriver
-from selenium.common.exceptions import JavascriptException
+from selenium.common.exceptions import (
+    JavascriptException,
+    NoSuchElementException,
+    StaleElementReferenceException,
+)
 from selenium.webdriver.chrome.service import Service
 
 OTP_BIN = os.environ.get("OTP_BIN", ".build/debug/otp")
@@ -50,9 +54,15 @@ def wait_until(condition, timeout=10.0, interval=0.05, what="condition"):
     deadline = time.monotonic() + timeout
     last = None
     while time.monotonic() < deadline:
-        last = condition()
-        if last:
-            return last
+        try:
+            last = condition()
+        except (NoSuchElementException, StaleElementReferenceException) as error:
+            # Between two documents (a form posted, the answer page not yet parsed) the element
+            # is missing or gone for a moment: not yet, rather than a failure.
+            last = error
+        else:
+            if last:
+                return last
         time.sleep(interval)
     raise AssertionError(f"timed out after {timeout} s waiting for {what} (last: {last!r})")
 
