@@ -473,7 +473,8 @@ class Expiry(HostedPageTest):
         self.page.wait_status("This code has expired.", timeout=LIFETIME + 3)
         self.assertEqual(self.page.phase(), "expired")
         self.assertEqual(self.page.status()[1], "error")
-        self.assertIn("otp-shake", self.page.animations())
+        # The shake starts with the next frame after the sentence, not with it.
+        wait_until(lambda: "otp-shake" in self.page.animations(), timeout=2, what="the expiry shake")
         wait_until(lambda: ("assertive", "This code has expired.") in self.page.announced(), timeout=2,
                    what="the expiry announced")
         self.assertTrue(self.page.js("return document.getElementById('otp-input').readOnly"))
