@@ -1,6 +1,10 @@
 import CHiredis
 import OTPServer
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A Redis reply, decoded.
 enum RedisValue: Equatable {
     case string([UInt8])
@@ -63,6 +67,19 @@ final class RedisConnection: @unchecked Sendable {
 
     deinit {
         if let context { redisFree(context) }
+    }
+
+    /// Puts the connection's socket out of reach of Redis as a lost connection would be, for the
+    /// tests of a connection lost under a pipeline: writes still go somewhere, but the only answer
+    /// is the end of the stream. Returns the descriptor that stands for Redis, which the caller closes.
+    func loseConnection() -> Int32? {
+        guard let context else { return nil }
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else { return nil }
+        dup2(pair[0], context.pointee.fd)
+        Glibc.close(pair[0])
+        shutdown(pair[1], Int32(SHUT_WR))
+        return pair[1]
     }
 
     /// Closes the connection for good: later commands throw instead of reconnecting.
@@ -188,26 +205,28 @@ final class RedisConnection: @unchecked Sendable {
         _ arguments: [[UInt8]],
         _ body: (Int32, UnsafeMutablePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int>?) -> Result
     ) -> Result {
-        var joined: [CChar] = []
+        var joined: [UInt8] = []
         joined.reserveCapacity(arguments.reduce(0) { $0 + $1.count } + 1)
         var lengths: [Int] = []
         lengths.reserveCapacity(arguments.count)
         for argument in arguments {
-            joined.append(contentsOf: argument.lazy.map { CChar(bitPattern: $0) })
+            joined.append(contentsOf: argument)
             lengths.append(argument.count)
         }
         if joined.isEmpty { joined.append(0) }
-        return joined.withUnsafeBufferPointer { buffer in
-            var pointers: [UnsafePointer<CChar>?] = []
-            pointers.reserveCapacity(arguments.count)
-            var offset = 0
-            for length in lengths {
-                pointers.append(buffer.baseAddress.map { $0 + offset })
-                offset += length
-            }
-            return pointers.withUnsafeMutableBufferPointer { pointerBuffer in
-                lengths.withUnsafeBufferPointer { lengthBuffer in
-                    body(Int32(arguments.count), pointerBuffer.baseAddress, lengthBuffer.baseAddress)
+        return joined.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { buffer in
+                var pointers: [UnsafePointer<CChar>?] = []
+                pointers.reserveCapacity(arguments.count)
+                var offset = 0
+                for length in lengths {
+                    pointers.append(buffer.baseAddress.map { $0 + offset })
+                    offset += length
+                }
+                return pointers.withUnsafeMutableBufferPointer { pointerBuffer in
+                    lengths.withUnsafeBufferPointer { lengthBuffer in
+                        body(Int32(arguments.count), pointerBuffer.baseAddress, lengthBuffer.baseAddress)
+                    }
                 }
             }
         }

@@ -602,10 +602,9 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
         let connection = lane.connection
         var index = 0
         while index < calls.count {
-            // The oldest call waiting bounds the time Redis may take.
-            connection.deadline = calls[index].due
             defer { connection.deadline = nil }
             if case .body(let body) = calls[index].work {
+                connection.deadline = calls[index].due
                 calls[index].completion(Result { () throws(StoreError) in try body(connection) })
                 index += 1
                 continue
@@ -618,6 +617,9 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
                 evaluations.append(evaluation)
                 end += 1
             }
+            // The youngest call bounds the pipeline's time: bounded by the oldest, one call near its
+            // deadline would fail every other call written with it.
+            connection.deadline = calls[index..<end].map(\.due).max()
             for (call, result) in zip(calls[index..<end], connection.evaluateAll(evaluations)) {
                 call.completion(result)
             }

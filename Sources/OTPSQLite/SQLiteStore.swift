@@ -34,8 +34,6 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, LifecycleEv
     /// Calls waiting for `queue`; the call that finds it empty schedules the drain that runs them all.
     private let pending = Locked<[PendingCall]>([])
     private let deadline: Duration
-    /// Copies the WAL back into the database off the store's queue, so commits seldom do.
-    private let checkpointer: SQLiteCheckpointer?
     /// Whether state changes write ``LifecycleEvent``s to the `otp_events` outbox.
     private let recordsEvents: Bool
 
@@ -65,7 +63,6 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, LifecycleEv
         self.connection = connection
         self.deadline = deadline
         queue = DispatchQueue(label: "otp.sqlite-store")
-        checkpointer = path == ":memory:" || path.isEmpty ? nil : SQLiteCheckpointer(path: path)
     }
 
     private static func createSchema(_ connection: SQLiteConnection) throws(StoreError) {
@@ -550,7 +547,6 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, LifecycleEv
 
     /// Closes the database once the calls already queued have run; later calls throw.
     public func shutdown() async {
-        checkpointer?.stop()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.async {
                 self.connection?.close()
@@ -819,43 +815,6 @@ private struct PendingCall {
     let execute: (SQLiteConnection) -> Ran
     /// Answers the caller with an error without running the body.
     let fail: (StoreError) -> Void
-}
-
-/// A second connection that checkpoints the WAL every 100 ms on a queue of its own.
-///
-/// In WAL mode the commit that takes the WAL past `wal_autocheckpoint` pages copies it back into
-/// the database and syncs it, holding up every call queued behind it: under steady writes that
-/// was a fifth of a start's time. A passive checkpoint here does the same work beside the store's
-/// queue, never waiting for a lock, while the store's own connection checkpoints only if this one
-/// falls far behind (``SQLiteConnection/walPagesBeforeCommitCheckpoints``).
-final class SQLiteCheckpointer: @unchecked Sendable {
-    // `connection` is used only on `queue`; `timer` is set in `init` and cancelled in `stop`.
-    private var connection: SQLiteConnection?
-    private let queue = DispatchQueue(label: "otp.sqlite-checkpoint", qos: .utility)
-    private let timer: DispatchSourceTimer
-
-    init?(path: String) {
-        guard let connection = try? SQLiteConnection(path: path, synchronous: .normal) else { return nil }
-        self.connection = connection
-        timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(
-            deadline: .now() + .milliseconds(100), repeating: .milliseconds(100), leeway: .milliseconds(20))
-        timer.setEventHandler { [weak self] in self?.connection?.checkpoint() }
-        timer.resume()
-    }
-
-    /// Stops the timer and closes the connection; a checkpoint under way finishes first.
-    func stop() {
-        timer.cancel()
-        queue.sync {
-            connection?.close()
-            connection = nil
-        }
-    }
-
-    deinit {
-        timer.cancel()
-    }
 }
 
 /// The statements of the hot paths, made once: built with `+` at each call, they cost an allocation

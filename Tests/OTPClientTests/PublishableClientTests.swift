@@ -39,8 +39,12 @@ final class RecordingGuard: StartGuard, @unchecked Sendable {
         let baseURL = try #require(URL(string: running.url))
         let client = VerificationClient(baseURL: baseURL, publishableKey: key, proof: { "attested" })
         let verification = try await client.start(to: "+15550100", channel: nil)
-        #expect(guardian.seen == ["attested"])
+        // The client sends a start again, with the same key, after a network error (a slow machine's
+        // timeout): the guard then sees the proof twice, and the server still sends one code.
+        let firstStart = guardian.seen
+        #expect(!firstStart.isEmpty && firstStart.allSatisfy { $0 == "attested" }, "\(firstStart)")
         let body = try String(contentsOfFile: outbox, encoding: .utf8)
+        #expect(body.split(separator: "\n").count == 1, "one code sent")
         let code = try #require(body.range(of: "code is ").map { String(body[$0.upperBound...].prefix(6)) })
         let approved = try await client.check(id: verification.id, code: code)
         #expect(approved.status == .approved)
@@ -50,7 +54,8 @@ final class RecordingGuard: StartGuard, @unchecked Sendable {
         await #expect(throws: VerificationFailure.self) {
             _ = try await unproven.start(to: "+15550101", channel: nil)
         }
-        #expect(guardian.seen == ["attested", nil])
+        #expect(guardian.seen.dropFirst(firstStart.count).allSatisfy { $0 == nil })
+        #expect(guardian.seen.count > firstStart.count, "the start without a proof was asked about")
         await running.stop()
     }
 }

@@ -30,8 +30,14 @@ import Testing
         let h = Harness(store: try await kind.makeStore())
         let (v, code) = try await h.started()
         let outcomes = await concurrentWrongChecks([h.verifier], id: v.id, code: code, count: 200)
-        #expect(outcomes.filter { $0 == .incorrectCode }.count == v.attemptsLeft)
-        #expect(outcomes.filter { $0 == .locked }.count == 200 - v.attemptsLeft)
+        #expect(
+            outcomes.filter { $0 == .incorrectCode }.count == v.attemptsLeft,
+            "\(outcomes.map { String(describing: $0) }.reduce(into: [String: Int]()) { $0[$1, default: 0] += 1 })"
+        )
+        #expect(
+            outcomes.filter { $0 == .locked }.count == 200 - v.attemptsLeft,
+            "\(outcomes.map { String(describing: $0) }.reduce(into: [String: Int]()) { $0[$1, default: 0] += 1 })"
+        )
         let after = try await h.verifier.status(id: v.id)
         #expect(after.status == .locked)
         #expect(after.attemptsLeft == 0)
