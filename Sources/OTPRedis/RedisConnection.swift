@@ -69,9 +69,11 @@ final class RedisConnection: @unchecked Sendable {
         if let context { redisFree(context) }
     }
 
-    /// Puts the connection's socket out of reach of Redis as a lost connection would be, for the
-    /// tests of a connection lost under a pipeline: writes still go somewhere, but the only answer
-    /// is the end of the stream. Returns the descriptor that stands for Redis, which the caller closes.
+    /// Puts the connection's socket out of reach of Redis, as a lost connection would be.
+    ///
+    /// For the tests of a connection lost under a pipeline: writes still go somewhere, but the only
+    /// answer is the end of the stream. Returns the descriptor that stands for Redis, which the
+    /// caller closes.
     func loseConnection() -> Int32? {
         guard let context else { return nil }
         var pair: [Int32] = [-1, -1]
