@@ -32,17 +32,47 @@ final class SQLiteConnection: @unchecked Sendable {
         try execute("PRAGMA foreign_keys=OFF")
         // A group's savepoints keep the pages they may roll back in memory, not in a temporary file.
         try execute("PRAGMA temp_store=MEMORY")
-        // The commit that takes the WAL past this many pages copies it back into the database and
-        // syncs it while every queued call waits; at SQLite's 1,000 that was a fifth of a start's
-        // time under steady writes (`pwrite` and `fdatasync` in the profile).
-        try execute("PRAGMA wal_autocheckpoint=\(Self.walPagesBeforeCommitCheckpoints)")
+    }
+
+    /// Hands checkpoints to `checkpointer` instead of the commit that crosses SQLite's 1,000 pages.
+    ///
+    /// That commit copied the WAL back into the database and synced it while every queued call
+    /// waited: a fifth of a start's time under steady writes (`pwrite` and `fdatasync` in the
+    /// profile), and the p99 of every call behind it. Past ``walPagesBeforeCommitCheckpoints``,
+    /// when the checkpointer falls that far behind, the commit checkpoints itself again.
+    func checkpointAside(with checkpointer: SQLiteCheckpointer) {
+        walHookTarget = Unmanaged.passUnretained(checkpointer)
+        sqlite3_wal_hook(
+            handle,
+            { context, database, name, pages in
+                guard let context else { return SQLITE_OK }
+                if pages >= SQLiteConnection.walPagesBeforeCommitCheckpoints {
+                    sqlite3_wal_checkpoint_v2(database, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+                } else if pages >= SQLiteConnection.walPagesBeforeCheckpointAside {
+                    Unmanaged<SQLiteCheckpointer>.fromOpaque(context).takeUnretainedValue().request()
+                }
+                return SQLITE_OK
+            }, walHookTarget?.toOpaque())
+    }
+
+    /// The checkpointer the WAL hook calls; the store keeps it alive as long as this connection.
+    private var walHookTarget: Unmanaged<SQLiteCheckpointer>?
+
+    /// The WAL size, in pages, past which the checkpointer is asked to copy it back (SQLite's own
+    /// automatic checkpoint starts here).
+    static let walPagesBeforeCheckpointAside: Int32 = 1_000
+
+    /// The WAL size, in pages (40 MiB at 4 KiB), past which a commit checkpoints itself.
+    static let walPagesBeforeCommitCheckpoints: Int32 = 10_000
+
+    /// Copies what the WAL holds back into the database as far as no reader needs it, without
+    /// waiting for a lock (`PRAGMA wal_checkpoint(PASSIVE)`).
+    func checkpoint() {
+        _ = try? execute("PRAGMA wal_checkpoint(PASSIVE)")
     }
 
     private var isClosed = false
     private var busyTimeoutMilliseconds: Int32 = 0
-
-    /// The WAL size, in pages (40 MiB at 4 KiB), past which a commit runs a checkpoint.
-    static let walPagesBeforeCommitCheckpoints = 10_000
 
     /// How long the next statements wait for another writer's lock before failing with `SQLITE_BUSY`.
     func setBusyTimeout(milliseconds: Int32) {

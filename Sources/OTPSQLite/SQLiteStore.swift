@@ -34,6 +34,8 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, LifecycleEv
     /// Calls waiting for `queue`; the call that finds it empty schedules the drain that runs them all.
     private let pending = Locked<[PendingCall]>([])
     private let deadline: Duration
+    /// Copies the WAL back into the database beside the store's queue, when a commit asks.
+    private let checkpointer: SQLiteCheckpointer
     /// Whether state changes write ``LifecycleEvent``s to the `otp_events` outbox.
     private let recordsEvents: Bool
 
@@ -63,6 +65,8 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, LifecycleEv
         self.connection = connection
         self.deadline = deadline
         queue = DispatchQueue(label: "otp.sqlite-store")
+        checkpointer = SQLiteCheckpointer(path: path)
+        connection.checkpointAside(with: checkpointer)
     }
 
     private static func createSchema(_ connection: SQLiteConnection) throws(StoreError) {
@@ -547,6 +551,7 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, LifecycleEv
 
     /// Closes the database once the calls already queued have run; later calls throw.
     public func shutdown() async {
+        checkpointer.stop()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.async {
                 self.connection?.close()
@@ -831,4 +836,44 @@ private enum SQL {
     static let storeArrival =
         "INSERT INTO otp_rates (key, arrival) VALUES (?, ?) "
         + "ON CONFLICT (key) DO UPDATE SET arrival = excluded.arrival"
+}
+
+/// Checkpoints the WAL on a queue and a connection of its own, when a commit asks
+/// (``SQLiteConnection/checkpointAside(with:)``): nothing runs while the store is idle.
+final class SQLiteCheckpointer: @unchecked Sendable {
+    private let path: String
+    private let queue = DispatchQueue(label: "otp.sqlite-checkpoint")
+    // `connection` and `stopped` are used on `queue` only; `requested` is guarded by `lock`.
+    private var connection: SQLiteConnection?
+    private var stopped = false
+    private let lock = NSLock()
+    private var requested = false
+
+    init(path: String) {
+        self.path = path
+    }
+
+    /// Asks for one checkpoint soon; asks made while one is waiting add nothing.
+    func request() {
+        let first = lock.withLock {
+            defer { requested = true }
+            return !requested
+        }
+        guard first else { return }
+        queue.async { [self] in
+            lock.withLock { requested = false }
+            guard !stopped else { return }
+            if connection == nil { connection = try? SQLiteConnection(path: path, synchronous: .normal) }
+            connection?.checkpoint()
+        }
+    }
+
+    /// Closes the checkpointer's connection once a checkpoint under way is done; later asks do nothing.
+    func stop() {
+        queue.sync {
+            stopped = true
+            connection?.close()
+            connection = nil
+        }
+    }
 }
