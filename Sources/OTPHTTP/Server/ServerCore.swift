@@ -190,17 +190,36 @@ func otpAccessHandler(
         guard ContinuousClock.now < due else {
             return queue(response, on: connection, state: state, core: core)
         }
-        state.suspended = true
-        core.suspensionBegan()
-        MHD_suspend_connection(connection)
-        let handle = ConnectionHandle(raw: connection)
-        core.suspended(handle)
-        core.answerTimer.schedule(at: due) {
-            state.setPending(response)
-            core.suspensionEnded()
-            core.resume(handle)
-        }
+        let handle = suspend(connection, state: state, core: core)
+        answerSuspended(handle, with: response, at: due, state: state, core: core)
         return .YES
+    }
+}
+
+/// Suspends a connection until its answer comes from another thread.
+private func suspend(_ connection: OpaquePointer, state: RequestState, core: ServerCore) -> ConnectionHandle {
+    state.suspended = true
+    core.suspensionBegan()
+    MHD_suspend_connection(connection)
+    let handle = ConnectionHandle(raw: connection)
+    core.suspended(handle)
+    return handle
+}
+
+/// Answers a suspended connection: at once, or at `due` on the server's timer thread.
+private func answerSuspended(
+    _ handle: ConnectionHandle, with response: HTTPResponse, at due: ContinuousClock.Instant?,
+    state: RequestState, core: ServerCore
+) {
+    let finish: @Sendable () -> Void = {
+        state.setPending(response)
+        core.suspensionEnded()
+        core.resume(handle)
+    }
+    if let due, ContinuousClock.now < due {
+        core.answerTimer.schedule(at: due, finish)
+    } else {
+        finish()
     }
 }
 
@@ -215,22 +234,9 @@ private func deferAnswer(
     if let response = handoff.takeEarly(at: ContinuousClock.now) {
         return queue(response, on: connection, state: state, core: core)
     }
-    state.suspended = true
-    core.suspensionBegan()
-    MHD_suspend_connection(connection)
-    let handle = ConnectionHandle(raw: connection)
-    core.suspended(handle)
+    let handle = suspend(connection, state: state, core: core)
     handoff.suspended { response, due in
-        let finish: @Sendable () -> Void = {
-            state.setPending(response)
-            core.suspensionEnded()
-            core.resume(handle)
-        }
-        if let due, ContinuousClock.now < due {
-            core.answerTimer.schedule(at: due, finish)
-        } else {
-            finish()
-        }
+        answerSuspended(handle, with: response, at: due, state: state, core: core)
     }
     return .YES
 }

@@ -54,31 +54,20 @@ extension Verifier {
         let now = currentTime()
         do throws(VerifierError) {
             if let attempt = try knownAttempt(id: id, code: code, clientAddress: clientAddress) {
-                let outcome: CheckOutcome
-                do {
-                    outcome = try store.checkImmediately(attempt, now: now)
-                } catch {
-                    throw .storeUnavailable(error)
+                let outcome = try storeCallNow { () throws(StoreError) in
+                    try store.checkImmediately(attempt, now: now)
                 }
                 return .success(try judged(outcome, at: now))
             }
             guard VerificationID.isWellFormed(id) else { throw .notFound }
-            let found: VerificationRecord?
-            do {
-                found = try store.recordImmediately(id: id)
-            } catch {
-                throw .storeUnavailable(error)
-            }
+            let found = try storeCallNow { () throws(StoreError) in try store.recordImmediately(id: id) }
             guard let record = found else { throw .notFound }
             guard
                 case .attempt(let attempt) = try plan(
                     record, code: code, clientAddress: clientAddress, now: now)
             else { return nil }
-            let outcome: CheckOutcome
-            do {
-                outcome = try store.checkImmediately(attempt, now: now)
-            } catch {
-                throw .storeUnavailable(error)
+            let outcome = try storeCallNow { () throws(StoreError) in
+                try store.checkImmediately(attempt, now: now)
             }
             return .success(try judged(outcome, at: now))
         } catch {

@@ -127,6 +127,15 @@ public final class Verifier: Sendable {
         return found
     }
 
+    /// ``storeCall(_:)`` for a store call made on the caller's thread.
+    func storeCallNow<Result>(_ body: () throws(StoreError) -> Result) throws(VerifierError) -> Result {
+        do {
+            return try body()
+        } catch {
+            throw .storeUnavailable(error)
+        }
+    }
+
     /// Runs a store call, turning its failure into ``VerifierError/Kind/storeUnavailable`` with the store's error.
     func storeCall<Result>(
         _ body: () async throws(StoreError) -> Result

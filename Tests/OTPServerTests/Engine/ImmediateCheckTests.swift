@@ -16,90 +16,18 @@ import Testing
         }
     }
 
-    /// One step of a check script.
-    enum Step: CaseIterable {
-        case right, wrong, malformed, unknownID, otherAddress, advanceMinute
-    }
-
-    private static func run(
-        _ step: Step, _ harness: Harness, id: String, code: String, immediate: Bool
-    ) async -> String {
-        let candidate: String
-        var idToCheck = id
-        var address = "192.0.2.1"
-        switch step {
-        case .right: candidate = code
-        case .wrong: candidate = Harness.wrong(code)
-        case .malformed: candidate = "12"
-        case .unknownID:
-            candidate = code
-            idToCheck = "ver_" + String(repeating: "A", count: 22)
-        case .otherAddress:
-            candidate = Harness.wrong(code)
-            address = "198.51.100.7"
-        case .advanceMinute:
-            harness.clock.advance(by: .seconds(60))
-            return "advanced"
-        }
-        let result: Result<Verification, VerifierError>
-        if immediate {
-            guard
-                let answer = harness.verifier.checkImmediately(
-                    id: idToCheck, code: candidate, clientAddress: address)
-            else {
-                // Only a malformed code may take the asynchronous path.
-                return step == .malformed
-                    ? await run(step, harness, id: id, code: code, immediate: false) : "nil"
-            }
-            result = answer
-        } else {
-            do throws(VerifierError) {
-                result = .success(
-                    try await harness.verifier.check(id: idToCheck, code: candidate, clientAddress: address))
-            } catch {
-                result = .failure(error)
-            }
-        }
-        switch result {
-        case .success(let verification):
-            return "ok \(verification.status) \(verification.attemptsLeft)"
-        case .failure(let error):
-            return "error \(error)"
-        }
-    }
-
     @Test(
         "seeded scripts of checks give the same answers and leave the same record, immediate or not",
         arguments: ImmediateKind.allCases, 0..<12)
     func sameAsAsynchronous(kind: ImmediateKind, seed: UInt64) async throws {
-        var script = SeededGenerator(seed: seed)
-        // Weighted so most scripts meet a limit, the lock or the expiry before an approval.
-        let weighted: [Step] = [
-            .wrong, .wrong, .wrong, .wrong, .otherAddress, .otherAddress, .malformed, .malformed, .unknownID,
-            .advanceMinute, .advanceMinute, .right,
-        ]
-        let steps = (0..<16).map { _ in weighted.randomElement(using: &script)! }
-        let policy = relaxedPolicy {
-            // Low enough that scripts meet the limits as often as the lock and the approval.
-            $0.maxAttempts = 6
-            $0.checksPerAddress = RateLimit(limit: 4, window: .seconds(600))
-            $0.failedChecksPerDestination = RateLimit(limit: 3, window: .seconds(600))
-        }
-        var transcripts: [[String]] = []
-        var finals: [Verification] = []
-        for immediate in [false, true] {
-            let harness = Harness(
-                store: try kind.makeStore(), policy: policy, random: SeededGenerator(seed: 1000 + seed))
-            let (started, code) = try await harness.started()
-            var transcript: [String] = []
-            for step in steps {
-                transcript.append(
-                    await Self.run(step, harness, id: started.id, code: code, immediate: immediate))
-            }
-            transcripts.append(transcript)
-            finals.append(try await harness.verifier.status(id: started.id))
-            await harness.store.shutdown()
-        }
+        let steps = CheckScript.steps(seed: seed)
+        let (transcripts, finals) = try await CheckScript.transcripts(
+            steps, seed: 1000 + seed, store: { try kind.makeStore() },
+            fast: { verifier, id, code, address in
+                verifier.checkImmediately(id: id, code: code, clientAddress: address)
+            },
+            // Only a malformed code may take the asynchronous path.
+            fallsBack: { $0 == .malformed })
         #expect(transcripts[0] == transcripts[1], "steps: \(steps)")
         #expect(finals[0] == finals[1])
         #expect(!transcripts[1].contains("nil"))

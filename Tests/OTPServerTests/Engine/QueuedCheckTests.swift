@@ -18,11 +18,6 @@ import Testing
         }
     }
 
-    /// One step of a check script.
-    enum Step: CaseIterable {
-        case right, wrong, malformed, unknownID, otherAddress, advanceMinute
-    }
-
     /// The queued check's answer, or `nil` when the verifier left it to the asynchronous path.
     static func queued(
         _ verifier: Verifier, id: String, code: String, address: String = "192.0.2.1"
@@ -33,78 +28,18 @@ import Testing
         return await box.value()
     }
 
-    private static func run(
-        _ step: Step, _ harness: Harness, id: String, code: String, queued: Bool
-    ) async -> String {
-        let candidate: String
-        var idToCheck = id
-        var address = "192.0.2.1"
-        switch step {
-        case .right: candidate = code
-        case .wrong: candidate = Harness.wrong(code)
-        case .malformed: candidate = "12"
-        case .unknownID:
-            candidate = code
-            idToCheck = "ver_" + String(repeating: "A", count: 22)
-        case .otherAddress:
-            candidate = Harness.wrong(code)
-            address = "198.51.100.7"
-        case .advanceMinute:
-            harness.clock.advance(by: .seconds(60))
-            return "advanced"
-        }
-        var answer: Result<Verification, VerifierError>?
-        if queued {
-            answer = await Self.queued(harness.verifier, id: idToCheck, code: candidate, address: address)
-        }
-        let result: Result<Verification, VerifierError>
-        if let answer {
-            result = answer
-        } else {
-            do throws(VerifierError) {
-                result = .success(
-                    try await harness.verifier.check(id: idToCheck, code: candidate, clientAddress: address))
-            } catch {
-                result = .failure(error)
-            }
-        }
-        switch result {
-        case .success(let verification):
-            return "ok \(verification.status) \(verification.attemptsLeft)"
-        case .failure(let error):
-            return "error \(error)"
-        }
-    }
-
     @Test(
         "seeded scripts of checks give the same answers and leave the same record, queued or not",
         arguments: QueuedKind.allCases, 0..<8)
     func sameAsAsynchronous(kind: QueuedKind, seed: UInt64) async throws {
-        var script = SeededGenerator(seed: seed)
-        let weighted: [Step] = [
-            .wrong, .wrong, .wrong, .wrong, .otherAddress, .otherAddress, .malformed, .malformed, .unknownID,
-            .advanceMinute, .advanceMinute, .right,
-        ]
-        let steps = (0..<16).map { _ in weighted.randomElement(using: &script)! }
-        let policy = relaxedPolicy {
-            $0.maxAttempts = 6
-            $0.checksPerAddress = RateLimit(limit: 4, window: .seconds(600))
-            $0.failedChecksPerDestination = RateLimit(limit: 3, window: .seconds(600))
-        }
-        var transcripts: [[String]] = []
-        var finals: [Verification] = []
-        for queued in [false, true] {
-            let harness = Harness(
-                store: try await kind.makeStore(), policy: policy, random: SeededGenerator(seed: 2000 + seed))
-            let (started, code) = try await harness.started()
-            var transcript: [String] = []
-            for step in steps {
-                transcript.append(await Self.run(step, harness, id: started.id, code: code, queued: queued))
-            }
-            transcripts.append(transcript)
-            finals.append(try await harness.verifier.status(id: started.id))
-            await harness.store.shutdown()
-        }
+        let steps = CheckScript.steps(seed: seed)
+        let (transcripts, finals) = try await CheckScript.transcripts(
+            steps, seed: 2000 + seed, store: { try await kind.makeStore() },
+            fast: { verifier, id, code, address in
+                await Self.queued(verifier, id: id, code: code, address: address)
+            },
+            // A verification not seen yet, an unknown id or a malformed code is left to the asynchronous path.
+            fallsBack: { _ in true })
         #expect(transcripts[0] == transcripts[1], "steps: \(steps)")
         #expect(finals[0] == finals[1])
     }
