@@ -25,8 +25,19 @@ public final class ServerMetrics: Sendable {
         }
     }
 
+    /// A request's labels, kept apart until the text is written: counting one then needs no string.
+    private struct RequestLabels: Hashable {
+        var route: String
+        var method: String
+        var status: Int?
+
+        var text: String {
+            "route=\"\(route)\",method=\"\(method)\",status=\"\(status.map(String.init) ?? "none")\""
+        }
+    }
+
     private struct State {
-        var requests: [String: Int] = [:]
+        var requests: [RequestLabels: Int] = [:]
         var latency: [String: Histogram] = [:]
         var checks: [String: Int] = [:]
         var sends: [String: Int] = [:]
@@ -45,9 +56,12 @@ public final class ServerMetrics: Sendable {
     /// Counts a finished request and its duration.
     public func recordRequest(route: String, method: String, status: Int?, duration: Duration) {
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        let methodLabel = ["GET", "HEAD", "POST"].contains(method) ? method : "OTHER"
-        let statusLabel = status.map(String.init) ?? "none"
-        let key = "route=\"\(route)\",method=\"\(methodLabel)\",status=\"\(statusLabel)\""
+        let methodLabel =
+            switch method {
+            case "GET", "HEAD", "POST": method
+            default: "OTHER"
+            }
+        let key = RequestLabels(route: route, method: methodLabel, status: status)
         let first = Self.latencyBuckets.firstIndex { seconds <= $0 } ?? Self.latencyBuckets.count
         state.withLock { state in
             state.requests[key, default: 0] += 1
@@ -111,7 +125,7 @@ public final class ServerMetrics: Sendable {
         }
         family(
             "otp_http_requests_total", "counter", "HTTP requests by route template, method and status.",
-            snapshot.requests)
+            Dictionary(snapshot.requests.map { ($0.key.text, $0.value) }, uniquingKeysWith: +))
         out += "# HELP otp_http_request_duration_seconds Time from request head to response sent.\n"
         out += "# TYPE otp_http_request_duration_seconds histogram\n"
         for route in snapshot.latency.keys.sorted() {

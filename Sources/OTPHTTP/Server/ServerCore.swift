@@ -343,20 +343,25 @@ func otpConnectionNotified(
 }
 
 private func readHead(of connection: OpaquePointer, into state: RequestState, core: ServerCore) {
+    // Names go to C through `withCString`: an implicit conversion copies a short string to the heap.
     for name in core.queryNames {
-        if let value = MHD_lookup_connection_value(connection, .GET_ARGUMENT_KIND, name) {
+        if let value = name.withCString({ MHD_lookup_connection_value(connection, .GET_ARGUMENT_KIND, $0) }) {
             state.query[name] = String(cString: value)
         }
     }
+    state.headers.reserveCapacity(core.headerNames.count)
     for name in core.headerNames {
-        if let value = MHD_lookup_connection_value(connection, .HEADER_KIND, name) {
+        if let value = name.withCString({ MHD_lookup_connection_value(connection, .HEADER_KIND, $0) }) {
             state.headers[name] = String(cString: value)
         }
     }
-    var buffer = [CChar](repeating: 0, count: 64)
-    if otp_mhd_client_address(connection, &buffer, buffer.count) == 0 {
-        state.peerAddress = String(
-            decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+        guard let base = buffer.baseAddress, otp_mhd_client_address(connection, base, buffer.count) == 0
+        else {
+            return
+        }
+        base[buffer.count - 1] = 0
+        state.peerAddress = String(cString: base)
     }
     if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
         let declared = Int(String(cString: length)), declared > core.bodyLimit
@@ -405,7 +410,9 @@ private func queue(
     guard let made else { return .NO }
     defer { MHD_destroy_response(made) }
     for header in response.headers {
-        _ = MHD_add_response_header(made, header.name, header.value)
+        _ = header.name.withCString { name in
+            header.value.withCString { value in MHD_add_response_header(made, name, value) }
+        }
     }
     if core.isStopping || state.bodyTooLarge {
         _ = MHD_add_response_header(made, "Connection", "close")

@@ -14,7 +14,7 @@ struct CodeHasher: Sendable {
 
     /// The stored form of a code for a verification, or `nil` when the crypto library failed.
     func hash(id: String, code: String) -> [UInt8]? {
-        key.authenticationCode(Array(id.utf8) + [0] + Array(code.utf8))
+        key.authenticationCode(joining: id, code)
     }
 
     /// Whether a candidate code is the one whose hash the store kept, compared in constant time.
@@ -31,7 +31,6 @@ struct CodeHasher: Sendable {
 
     /// An opaque store key for a value such as a destination or an address: 32 hex digits.
     func opaqueKey(_ purpose: String, _ value: String) -> String? {
-        let mac = key.authenticationCode(Array("\(purpose)\u{0}\(value)".utf8))
-        return Hex.encode(mac.prefix(16))
+        Hex.encode(key.authenticationCode(joining: purpose, value).prefix(16))
     }
 }

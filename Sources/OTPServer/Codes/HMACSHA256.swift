@@ -39,19 +39,44 @@ public enum HMACSHA256 {
 
         /// The 32-byte HMAC-SHA256 of `message` under this key.
         public func authenticationCode(_ message: [UInt8]) -> [UInt8] {
+            message.withUnsafeBytes { authenticationCode(bytes: $0) }
+        }
+
+        /// The HMAC-SHA256 of `first ‖ 0x00 ‖ second` in UTF-8.
+        ///
+        /// The message is put together on the stack rather than in an array of its own. The zero
+        /// byte keeps the split unambiguous.
+        public func authenticationCode(joining first: String, _ second: String) -> [UInt8] {
+            let firstCount = first.utf8.count
+            let length = firstCount + 1 + second.utf8.count
+            return withUnsafeTemporaryAllocation(byteCount: length, alignment: 1) { buffer in
+                var first = first
+                var second = second
+                first.withUTF8 {
+                    UnsafeMutableRawBufferPointer(rebasing: buffer[..<firstCount]).copyMemory(
+                        from: UnsafeRawBufferPointer($0))
+                }
+                buffer[firstCount] = 0
+                second.withUTF8 {
+                    UnsafeMutableRawBufferPointer(rebasing: buffer[(firstCount + 1)...]).copyMemory(
+                        from: UnsafeRawBufferPointer($0))
+                }
+                return authenticationCode(bytes: UnsafeRawBufferPointer(buffer))
+            }
+        }
+
+        private func authenticationCode(bytes message: UnsafeRawBufferPointer) -> [UInt8] {
             #if canImport(CryptoKit)
                 return Array(HMAC<SHA256>.authenticationCode(for: message, using: key))
             #else
-                var out = [UInt8](repeating: 0, count: byteCount)
-                withUnsafePointer(to: prepared) { state in
-                    message.withUnsafeBufferPointer { messageBuffer in
-                        out.withUnsafeMutableBufferPointer { outBuffer in
-                            otp_hmac_sha256_with(
-                                state, messageBuffer.baseAddress, messageBuffer.count, outBuffer.baseAddress)
-                        }
+                return [UInt8](unsafeUninitializedCapacity: byteCount) { out, initialized in
+                    withUnsafePointer(to: prepared) { state in
+                        otp_hmac_sha256_with(
+                            state, message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count,
+                            out.baseAddress)
                     }
+                    initialized = byteCount
                 }
-                return out
             #endif
         }
     }

@@ -20,12 +20,13 @@ public enum ClientAddress {
         if let percent = address.firstIndex(of: "%") {
             address = String(address[..<percent])
         }
+        // `withCString`: the implicit conversion would copy a short address to the heap.
         var v4 = in_addr()
-        if inet_pton(AF_INET, address, &v4) == 1 {
+        if address.withCString({ inet_pton(AF_INET, $0, &v4) }) == 1 {
             return "4:" + address
         }
         var v6 = in6_addr()
-        guard inet_pton(AF_INET6, address, &v6) == 1 else { return "?:" + text }
+        guard address.withCString({ inet_pton(AF_INET6, $0, &v6) }) == 1 else { return "?:" + text }
         let bytes = withUnsafeBytes(of: &v6) { Array($0) }
         let mappedPrefix: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF]
         if Array(bytes.prefix(12)) == mappedPrefix {

@@ -137,6 +137,14 @@ public struct Destination: Sendable, Hashable {
 
 extension String {
     func trimmingWhitespace() -> String {
+        // Most text has nothing to trim: the same string back, without a copy. A printable ASCII
+        // byte other than a space is no whitespace, and is told so without Unicode's tables.
+        func isKept(_ scalar: Unicode.Scalar?) -> Bool {
+            guard let scalar else { return false }
+            if scalar.value > 0x20 && scalar.value < 0x7F { return true }
+            return !scalar.properties.isWhitespace
+        }
+        if isKept(unicodeScalars.first), isKept(unicodeScalars.last) { return self }
         var scalars = Substring(self).unicodeScalars
         while let first = scalars.first, first.properties.isWhitespace { scalars.removeFirst() }
         while let last = scalars.last, last.properties.isWhitespace { scalars.removeLast() }

@@ -136,23 +136,28 @@ extension Verifier {
         _ shape: CheckShape, code: String, clientAddress: String
     ) throws(VerifierError) -> CheckPlan {
         let addressKey = ClientAddress.limitKey(clientAddress)
-        var failed = [RatePermit(key: shape.failedKey, limit: policy.failedChecksPerDestination)]
+        var failed: [RatePermit] = []
+        failed.reserveCapacity(2)
+        failed.append(RatePermit(key: shape.failedKey, limit: policy.failedChecksPerDestination))
         if let perPair = policy.failedChecksPerDestinationAndAddress {
             failed.append(
                 RatePermit(
                     key: try limitKey("fa", shape.destinationKey + "\u{0}" + addressKey), limit: perPair))
         }
-        let perAddress = RatePermit(key: try limitKey("ca", addressKey), limit: policy.checksPerAddress)
+        var permits: [RatePermit] = []
+        permits.reserveCapacity(failed.count + 1)
+        permits.append(RatePermit(key: try limitKey("ca", addressKey), limit: policy.checksPerAddress))
+        permits.append(contentsOf: failed)
 
         let format = CodeFormat(length: shape.codeLength, kind: .digits)
         let candidate = CodeNormalizer.normalizeUncut(code, for: format)
         guard candidate.count == format.length else {
-            return .malformed(format, permits: [perAddress] + failed, failed: failed)
+            return .malformed(format, permits: permits, failed: failed)
         }
         return .attempt(
             CheckAttempt(
                 id: shape.id, candidateHash: try hash(id: shape.id, code: candidate),
-                permits: [perAddress] + failed, refundsOnApproval: failed))
+                permits: permits, refundsOnApproval: failed))
     }
 
     /// The store's one atomic step for a check whose verification was seen before and whose code

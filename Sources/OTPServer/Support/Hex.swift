@@ -3,12 +3,16 @@ public enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
 
     /// Two lower-case hexadecimal digits per byte.
-    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        var out: [UInt8] = []
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
+    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+        // Written straight into the string's storage: one allocation, none for 7 bytes or fewer.
+        String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+            var index = 0
+            for byte in bytes {
+                out[index] = digits[Int(byte >> 4)]
+                out[index + 1] = digits[Int(byte & 0x0F)]
+                index += 2
+            }
+            return index
         }
-        return String(decoding: out, as: UTF8.self)
     }
 }

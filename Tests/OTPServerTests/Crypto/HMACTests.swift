@@ -68,6 +68,39 @@ import Testing
         #expect(key.authenticationCode(vector.data) == expected)
     }
 
+    @Test(
+        "a joined message, first ‖ 0x00 ‖ second, gives the code of those bytes (values from Python's hmac)",
+        arguments: [
+            (
+                "what do ya", "want for nothing?",
+                "42b4c08329a84bc32d09fd144b387c697f41fc088aa400bb44dc6cc936f6c849"
+            ),
+            ("", "", "b673dc17f22b360d267af4bf852334fa37e194200550ac22ff29d55ee5fc8e90"),
+            ("vérif", "código 🔑", "c178a8b50686de1646d7f0221d9cca769c5518c650d590bf351750a96fa2f132"),
+        ])
+    func joined(first: String, second: String, mac: String) {
+        let key = HMACSHA256.Key(Array("Jefe".utf8))
+        #expect(key.authenticationCode(joining: first, second) == Self.bytes(mac))
+        #expect(key.authenticationCode(Array(first.utf8) + [0] + Array(second.utf8)) == Self.bytes(mac))
+        // Where the zero byte falls is part of the message.
+        #expect(key.authenticationCode(joining: first + "x", second) != Self.bytes(mac))
+        // A string longer than a small one, and one past a typical stack buffer, take the same path.
+        let long = String(repeating: "0123456789", count: 500)
+        #expect(
+            key.authenticationCode(joining: long, second)
+                == key.authenticationCode(Array(long.utf8) + [0] + Array(second.utf8)))
+    }
+
+    @Test("hex: two lower-case digits per byte, from arrays and slices, short and long")
+    func hex() {
+        #expect(Hex.encode([UInt8]()) == "")
+        #expect(Hex.encode([0x00, 0x0F, 0xF0, 0xFF, 0xAB, 0x5C]) == "000ff0ffab5c")
+        #expect(Hex.encode([UInt8](0...255)[250...]) == "fafbfcfdfeff")
+        let long = Hex.encode([UInt8](0...255))
+        #expect(long.count == 512)
+        #expect(long.hasPrefix("000102") && long.hasSuffix("fdfeff"))
+    }
+
     @Test("HMAC-SHA256 matches RFC 4231 case 5 truncated to 128 bits")
     func rfc4231Truncated() throws {
         let mac = try #require(
