@@ -4,14 +4,14 @@
 
 #include <sqlite3.h>
 
-// sqlite3_bind_text with SQLITE_TRANSIENT: SQLite copies the text before the call returns.
-static inline int otp_sqlite3_bind_text(sqlite3_stmt *statement, int index, const char *text, int length) {
-    return sqlite3_bind_text(statement, index, text, length, SQLITE_TRANSIENT);
+// sqlite3_bind_text with SQLITE_STATIC: the bytes must stay put until the binding is cleared.
+static inline int otp_sqlite3_bind_text_static(sqlite3_stmt *statement, int index, const char *text, int length) {
+    return sqlite3_bind_text(statement, index, text, length, SQLITE_STATIC);
 }
 
-// sqlite3_bind_blob with SQLITE_TRANSIENT: SQLite copies the bytes before the call returns.
-static inline int otp_sqlite3_bind_blob(sqlite3_stmt *statement, int index, const void *bytes, int length) {
-    return sqlite3_bind_blob(statement, index, bytes, length, SQLITE_TRANSIENT);
+// sqlite3_bind_blob with SQLITE_STATIC: the bytes must stay put until the binding is cleared.
+static inline int otp_sqlite3_bind_blob_static(sqlite3_stmt *statement, int index, const void *bytes, int length) {
+    return sqlite3_bind_blob(statement, index, bytes, length, SQLITE_STATIC);
 }
 
 #endif

@@ -8,6 +8,10 @@ import OTPServer
 final class SQLiteConnection: @unchecked Sendable {
     private let handle: OpaquePointer
     private var statements: [String: OpaquePointer] = [:]
+    /// Where ``query(_:_:)`` copies its text and blob parameters, bound in place (`SQLITE_STATIC`)
+    /// instead of SQLite copying each into memory of its own; grown as needed, and reused because
+    /// every query clears its bindings before it returns.
+    private var parameterBytes = UnsafeMutableRawBufferPointer.allocate(byteCount: 512, alignment: 8)
 
     init(path: String, synchronous: SQLiteStore.Durability) throws(StoreError) {
         // SQLite creates the WAL and shared-memory files with the database file's mode: making the
@@ -94,6 +98,8 @@ final class SQLiteConnection: @unchecked Sendable {
         }
         statements = [:]
         sqlite3_close_v2(handle)
+        parameterBytes.deallocate()
+        parameterBytes = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     }
 
     /// Runs SQL that takes no parameters, stepping through any rows it returns.
@@ -116,9 +122,7 @@ final class SQLiteConnection: @unchecked Sendable {
             sqlite3_reset(statement)
             sqlite3_clear_bindings(statement)
         }
-        for (offset, parameter) in parameters.enumerated() {
-            try bind(parameter, at: Int32(offset + 1), in: statement)
-        }
+        try bind(parameters, in: statement)
         var rows: [[SQLiteValue]] = []
         while true {
             let status = sqlite3_step(statement)
@@ -171,6 +175,12 @@ final class SQLiteConnection: @unchecked Sendable {
         }
     }
 
+    /// Rolls the group's transaction back, if SQLite has not already, keeping none of its writes.
+    func abandonGroup() {
+        inGroup = false
+        if isInTransaction { _ = try? query("ROLLBACK") }
+    }
+
     /// Marks where one call of a group begins.
     func openSavepoint() throws(StoreError) {
         try query("SAVEPOINT otp_call")
@@ -198,25 +208,58 @@ final class SQLiteConnection: @unchecked Sendable {
         return statement
     }
 
-    private func bind(_ value: SQLiteValue, at index: Int32, in statement: OpaquePointer) throws(StoreError) {
-        let status: Int32
-        switch value {
-        case .null:
-            status = sqlite3_bind_null(statement, index)
-        case .integer(let number):
-            status = sqlite3_bind_int64(statement, index, number)
-        case .text(let text):
-            let length = Int32(text.utf8.count)
-            status = text.withCString { otp_sqlite3_bind_text(statement, index, $0, length) }
-        case .blob(let bytes):
-            status = bytes.withUnsafeBytes { buffer in
-                guard let base = buffer.baseAddress, !buffer.isEmpty else {
-                    return sqlite3_bind_zeroblob(statement, index, 0)
-                }
-                return otp_sqlite3_bind_blob(statement, index, base, Int32(buffer.count))
+    /// Binds the parameters in order: numbers and nulls by value, text and blobs from a copy in
+    /// ``parameterBytes``, which stays put until the query clears its bindings.
+    private func bind(_ parameters: [SQLiteValue], in statement: OpaquePointer) throws(StoreError) {
+        var needed = 0
+        for parameter in parameters {
+            switch parameter {
+            case .text(let text): needed += text.utf8.count
+            case .blob(let bytes): needed += bytes.count
+            case .null, .integer: break
             }
         }
-        guard status == SQLITE_OK else { throw error("bind") }
+        if needed > parameterBytes.count {
+            parameterBytes.deallocate()
+            parameterBytes = .allocate(byteCount: max(needed, parameterBytes.count * 2), alignment: 8)
+        }
+        guard let base = parameterBytes.baseAddress else { throw error("bind") }
+        var offset = 0
+        for (position, parameter) in parameters.enumerated() {
+            let index = Int32(position + 1)
+            let status: Int32
+            switch parameter {
+            case .null:
+                status = sqlite3_bind_null(statement, index)
+            case .integer(let number):
+                status = sqlite3_bind_int64(statement, index, number)
+            case .text(let text):
+                let start = offset
+                var text = text
+                text.withUTF8 { utf8 in
+                    UnsafeMutableRawBufferPointer(rebasing: parameterBytes[start..<start + utf8.count])
+                        .copyMemory(from: UnsafeRawBufferPointer(utf8))
+                    offset += utf8.count
+                }
+                // An empty text is still text, not NULL: SQLite needs a pointer for it.
+                let pointer = (base + start).assumingMemoryBound(to: CChar.self)
+                status = otp_sqlite3_bind_text_static(statement, index, pointer, Int32(offset - start))
+            case .blob(let bytes):
+                if bytes.isEmpty {
+                    status = sqlite3_bind_zeroblob(statement, index, 0)
+                } else {
+                    let start = offset
+                    bytes.withUnsafeBytes { source in
+                        UnsafeMutableRawBufferPointer(rebasing: parameterBytes[start..<start + source.count])
+                            .copyMemory(from: source)
+                    }
+                    offset += bytes.count
+                    status = otp_sqlite3_bind_blob_static(
+                        statement, index, base + start, Int32(bytes.count))
+                }
+            }
+            guard status == SQLITE_OK else { throw error("bind") }
+        }
     }
 
     private func column(_ statement: OpaquePointer, _ index: Int32) -> SQLiteValue {

@@ -650,6 +650,53 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, LifecycleEv
             first.execute(connection).answer(nil)
             return
         }
+        // First without a savepoint per call: two statements fewer per call. A call that fails,
+        // or SQLite ending the transaction, undoes the whole attempt, and the group runs again with
+        // the savepoints, so a failure still costs only its own call's writes. Nothing is answered
+        // before a commit, so no caller sees the attempt that was undone.
+        do throws(StoreError) {
+            try connection.beginGroup()
+        } catch {
+            for call in live { call.fail(error) }
+            return
+        }
+        var ran: [PendingCall.Ran] = []
+        ran.reserveCapacity(live.count)
+        var again: [PendingCall] = []
+        again.reserveCapacity(live.count)
+        var clean = true
+        for (index, call) in live.enumerated() {
+            if index > 0, call.due <= ContinuousClock.now {
+                call.fail(StoreError("sqlite: timed out waiting for the store"))
+                continue
+            }
+            again.append(call)
+            guard clean else { continue }
+            let outcome = call.execute(connection)
+            if outcome.failed || !connection.isInTransaction {
+                clean = false
+            } else {
+                ran.append(outcome)
+            }
+        }
+        if clean {
+            do throws(StoreError) {
+                try connection.commitGroup()
+            } catch {
+                for done in ran { done.answer(error) }
+                return
+            }
+            for done in ran { done.answer(nil) }
+            return
+        }
+        connection.abandonGroup()
+        runGroupWithSavepoints(again, on: connection)
+    }
+
+    /// Runs a group's calls in one transaction, each in a savepoint of its own, so a call that fails
+    /// loses only its own writes.
+    private func runGroupWithSavepoints(_ live: [PendingCall], on connection: SQLiteConnection) {
+        guard !live.isEmpty else { return }
         do throws(StoreError) {
             try connection.beginGroup()
         } catch {

@@ -99,6 +99,58 @@ import Testing
         #expect(try await Self.rateKeys(path) == ["a", "c"], "committed, without the failed call's row")
     }
 
+    /// Counts how many times each call's body ran.
+    final class Runs: @unchecked Sendable {
+        private let lock = NSLock()
+        private var counts: [String: Int] = [:]
+        func add(_ name: String) { lock.withLock { counts[name, default: 0] += 1 } }
+        var all: [String: Int] { lock.withLock { counts } }
+    }
+
+    @Test(
+        "SQLite: a group with no failure runs each call once; one failure runs the group again with savepoints"
+    )
+    func sqliteRunsAgainOnlyOnFailure() async throws {
+        let path = temporaryDirectory() + "/again.sqlite3"
+        let store = try SQLiteStore(path: path)
+        let runs = Runs()
+        func counted(
+            _ name: String, failing: Bool = false
+        ) -> @Sendable (SQLiteConnection) throws(StoreError) -> Bool {
+            { db throws(StoreError) in
+                runs.add(name)
+                try db.query("INSERT INTO otp_rates (key, arrival) VALUES (?, 1)", [.text(name)])
+                if failing { throw StoreError("refused on purpose") }
+                return true
+            }
+        }
+        let gate = DispatchSemaphore(value: 0)
+        let answers = Answers<Result<Bool, StoreError>>()
+        await Self.hold(store, until: gate)
+        for (index, name) in ["a", "b", "c"].enumerated() {
+            store.submit(counted(name)) { answers.put(index, $0) }
+        }
+        gate.signal()
+        _ = await answers.all(3)
+        #expect(runs.all == ["a": 1, "b": 1, "c": 1])
+
+        let second = DispatchSemaphore(value: 0)
+        let more = Answers<Result<Bool, StoreError>>()
+        await Self.hold(store, until: second)
+        store.submit(counted("d")) { more.put(0, $0) }
+        store.submit(counted("e", failing: true)) { more.put(1, $0) }
+        store.submit(counted("f")) { more.put(2, $0) }
+        second.signal()
+        let all = await more.all(3)
+        #expect(try all[0]?.get() == true)
+        #expect(throws: StoreError.self) { try all[1]?.get() }
+        #expect(try all[2]?.get() == true)
+        // d and e ran in the first attempt, which e's failure undid; f never ran in it.
+        #expect(runs.all == ["a": 1, "b": 1, "c": 1, "d": 2, "e": 2, "f": 1])
+        await store.shutdown()
+        #expect(try await Self.rateKeys(path) == ["a", "b", "c", "d", "f"])
+    }
+
     @Test("SQLite: when SQLite rolls the whole transaction back, the calls before fail and the rest go on")
     func sqliteRolledBack() async throws {
         let path = temporaryDirectory() + "/rolled.sqlite3"
