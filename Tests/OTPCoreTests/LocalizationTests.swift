@@ -6,6 +6,23 @@ import Testing
 @Suite struct LocalizationTests {
     let wall = Date(timeIntervalSince1970: 1_795_000_000)
 
+    @Test("placeholders fill in one pass: a missing argument stays as written, an argument's braces stay text")
+    func filling() {
+        #expect(
+            StringCatalog.string(.suggestionLabel, in: .english, ["code": "123 456", "source": "Messages"])
+                == "Fill in code 123 456, Messages")
+        #expect(
+            StringCatalog.string(.suggestionLabel, in: .english, ["code": "{source}", "source": "é{code}"])
+                == "Fill in code {source}, é{code}")
+        #expect(
+            StringCatalog.string(.suggestionLabel, in: .english, ["source": "Mail", "unused": 7])
+                == "Fill in code {code}, Mail")
+        #expect(StringCatalog.string(.suggestionLabel, in: .english) == "Fill in code {code}, {source}")
+        #expect(
+            StringCatalog.string(.suggestionLabel, in: .arabic, ["code": "٤٢", "source": "SMS"])
+                == "إدخال الرمز ٤٢، SMS")
+    }
+
     @Test("every key is in every language", arguments: TextLanguage.allCases)
     func everyKey(language: TextLanguage) {
         let table = StringCatalog.table(language)

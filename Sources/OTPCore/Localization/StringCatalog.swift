@@ -89,26 +89,33 @@ public enum StringCatalog {
 
     /// Fills `{name}` placeholders in one pass; a placeholder without an argument stays as it is,
     /// and an argument's own text is never searched for placeholders.
+    ///
+    /// Works on the UTF-8 bytes and finds a placeholder's argument by comparing bytes: no string
+    /// is made for a name, and none is hashed.
     private static func fill(_ template: String, _ arguments: [String: TextArgument]) -> String {
         let open = UInt8(ascii: "{")
         let close = UInt8(ascii: "}")
-        guard template.utf8.contains(open) else { return template }
+        let bytes = template.utf8
+        guard bytes.contains(open) else { return template }
         var result = ""
-        result.reserveCapacity(template.utf8.count + 16)
-        var rest = template[...]
-        while let start = rest.utf8.firstIndex(of: open),
-            let end = rest.utf8[start...].firstIndex(of: close)
+        result.reserveCapacity(bytes.count + 16)
+        var copied = bytes.startIndex
+        var cursor = bytes.startIndex
+        while let start = bytes[cursor...].firstIndex(of: open),
+            let end = bytes[start...].firstIndex(of: close)
         {
-            result += rest[..<start]
-            let name = String(rest[rest.utf8.index(after: start)..<end])
-            if let value = arguments[name] {
-                result += value.rendered
-            } else {
-                result += rest[start...end]
+            let name = bytes[bytes.index(after: start)..<end]
+            if let value = arguments.first(where: { $0.key.utf8.elementsEqual(name) })?.value {
+                result += template[copied..<start]
+                switch value {
+                case .number(let number): result += String(number)
+                case .text(let text): result += text
+                }
+                copied = bytes.index(after: end)
             }
-            rest = rest[rest.utf8.index(after: end)...]
+            cursor = bytes.index(after: end)
         }
-        result += rest
+        result += template[copied...]
         return result
     }
 }
