@@ -6,7 +6,7 @@ import Testing
 @Suite struct LocalizationTests {
     let wall = Date(timeIntervalSince1970: 1_795_000_000)
 
-    @Test("placeholders fill in one pass: a missing argument stays as written, an argument's braces stay text")
+    @Test("placeholders fill in one pass: a missing argument stays as written, braces in an argument stay")
     func filling() {
         #expect(
             StringCatalog.string(.suggestionLabel, in: .english, ["code": "123 456", "source": "Messages"])
