@@ -10,6 +10,7 @@
 #include <openssl/sha.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/random.h>
 
 // An HMAC-SHA256 key prepared once (RFC 2104): the SHA-256 states after the inner and the outer
 // padded key. Computing a code then costs two hash finishes, no allocation and no lookup.
@@ -159,6 +160,12 @@ static inline int otp_aes256gcm_open(const unsigned char *key, const unsigned ch
              EVP_DecryptFinal_ex(context, plain + (cipher_length ? length : 0), &length) == 1;
     EVP_CIPHER_CTX_free(context);
     return ok ? 1 : 0;
+}
+
+// Fills `length` bytes from the kernel's random source (what SystemRandomNumberGenerator reads,
+// 8 bytes a call); returns 1 when every byte was filled. Up to 256 bytes are never cut short.
+static inline int otp_system_random(void *bytes, size_t length) {
+    return getrandom(bytes, length, 0) == (ssize_t)length ? 1 : 0;
 }
 
 #endif

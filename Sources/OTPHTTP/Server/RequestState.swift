@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// What the server keeps about one request between libmicrohttpd's calls.
 ///
@@ -22,8 +21,7 @@ final class RequestState: @unchecked Sendable {
     var suspended = false
     /// Set when the answer was written on the socket in full, past libmicrohttpd.
     var answeredOnSocket = false
-    /// Inline, unlike an `NSLock`, which is two allocations per request.
-    private let pending = Mutex<HTTPResponse?>(nil)
+    private let pending = InlineLock<HTTPResponse?>(nil)
 
     init(method: String, path: String, started: ContinuousClock.Instant, socket: Int32?) {
         self.method = method

@@ -1,6 +1,5 @@
 import CMicroHTTPD
 import Foundation
-import Synchronization
 
 /// The part of a server that libmicrohttpd's callbacks reach through their closure pointer.
 final class ServerCore: @unchecked Sendable {
@@ -247,15 +246,14 @@ private func deferAnswer(
 final class AnswerHandoff: @unchecked Sendable {
     typealias Deliver = @Sendable (HTTPResponse, ContinuousClock.Instant?) -> Void
 
-    private enum Stage {
+    private enum Stage: Sendable {
         case inHandler
         case answered(HTTPResponse, ContinuousClock.Instant?)
         case suspended(Deliver)
         case done
     }
 
-    /// Inline, unlike an `NSLock`, which is two allocations per request.
-    private let stage = Mutex(Stage.inHandler)
+    private let stage = InlineLock(Stage.inHandler)
 
     /// The answer, from any thread: kept, or delivered when the connection already waits.
     func answer(_ response: HTTPResponse, _ due: ContinuousClock.Instant?) {

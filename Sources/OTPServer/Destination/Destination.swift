@@ -72,15 +72,24 @@ public struct Destination: Sendable, Hashable {
     private static let invalid = VerifierError.invalidDestination
 
     private static func parsePhone(_ text: String) -> Destination? {
-        let kept = text.unicodeScalars.filter { !" -()\t".unicodeScalars.contains($0) }
-        guard kept.first == "+" else { return nil }
+        // On bytes: a number is ASCII, so any other byte leaves a non-digit behind and fails below.
+        var kept: [UInt8] = []
+        kept.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: " "), UInt8(ascii: "-"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "\t"):
+                continue
+            default:
+                kept.append(byte)
+            }
+        }
+        guard kept.first == UInt8(ascii: "+") else { return nil }
         let digits = kept.dropFirst()
-        guard (7...15).contains(digits.count), digits.allSatisfy({ ("0"..."9").contains($0) }),
-            digits.first != "0"
+        guard (7...15).contains(digits.count),
+            digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+            digits.first != UInt8(ascii: "0")
         else { return nil }
-        var scalars = String.UnicodeScalarView()
-        scalars.append(contentsOf: kept)
-        return Destination(channel: .sms, address: String(scalars))
+        return Destination(channel: .sms, address: String(decoding: kept, as: UTF8.self))
     }
 
     private static func parseEmail(_ text: String) -> Destination? {

@@ -8,7 +8,7 @@ import Testing
         arguments: [
             ("+15550100", "+15550100"), ("+1 (555) 555-0100", "+15555550100"),
             (" +44 7700 900123 ", "+447700900123"),
-            ("+861012345678", "+861012345678"),
+            ("+861012345678", "+861012345678"), ("+1\t555-555 (0100)", "+15555550100"),
         ])
     func phones(text: String, address: String) throws {
         let destination = try Destination.parse(text, channel: nil)
@@ -20,7 +20,7 @@ import Testing
         "malformed phone numbers are invalid_destination",
         arguments: [
             "", "   ", "15555550100", "+", "+123456", "+1234567890123456", "+05555550100", "+1555.555.0100",
-            "+1555555010a", "++15555550100", "+1 555 ５５５ 0100",
+            "+1555555010a", "++15555550100", "+1 555 ５５５ 0100", "+١٥٥٥٥٥٥٠١٠٠", "+1555\u{00A0}5550100",
         ])
     func badPhones(text: String) {
         #expect(throws: VerifierError.invalidDestination) {
