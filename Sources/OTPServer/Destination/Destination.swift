@@ -77,7 +77,8 @@ public struct Destination: Sendable, Hashable {
         kept.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: " "), UInt8(ascii: "-"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "\t"):
+            case UInt8(ascii: " "), UInt8(ascii: "-"), UInt8(ascii: "("), UInt8(ascii: ")"),
+                UInt8(ascii: "\t"):
                 continue
             default:
                 kept.append(byte)
