@@ -21,7 +21,8 @@ final class RequestState: @unchecked Sendable {
     var suspended = false
     /// Set when the answer was written on the socket in full, past libmicrohttpd.
     var answeredOnSocket = false
-    private let pending = InlineLock<HTTPResponse?>(nil)
+    private let lock = NSLock()
+    private var pending: HTTPResponse?
 
     init(method: String, path: String, started: ContinuousClock.Instant, socket: Int32?) {
         self.method = method
@@ -32,12 +33,12 @@ final class RequestState: @unchecked Sendable {
 
     /// Stores the answer of a suspended request (any thread).
     func setPending(_ response: HTTPResponse) {
-        pending.withLock { $0 = response }
+        lock.withLock { pending = response }
     }
 
     /// Takes the stored answer, if any (the connection's thread).
     func takePending() -> HTTPResponse? {
-        pending.withLock { pending in
+        lock.withLock {
             defer { pending = nil }
             return pending
         }

@@ -253,11 +253,14 @@ final class AnswerHandoff: @unchecked Sendable {
         case done
     }
 
-    private let stage = InlineLock(Stage.inHandler)
+    // Guards `stage`. (Swift's `Mutex` would save its two allocations, but ThreadSanitizer does
+    // not see its futex and reports every use as a race.)
+    private let lock = NSLock()
+    private var stage = Stage.inHandler
 
     /// The answer, from any thread: kept, or delivered when the connection already waits.
     func answer(_ response: HTTPResponse, _ due: ContinuousClock.Instant?) {
-        let deliver: Deliver? = stage.withLock { stage in
+        let deliver: Deliver? = lock.withLock {
             switch stage {
             case .inHandler:
                 stage = .answered(response, due)
@@ -275,7 +278,7 @@ final class AnswerHandoff: @unchecked Sendable {
     /// The answer given while the handler ran, taken if there was one whose instant has come by
     /// `now` (the connection's thread); one held for later stays for ``suspended(_:)``.
     func takeEarly(at now: ContinuousClock.Instant) -> HTTPResponse? {
-        stage.withLock { stage in
+        lock.withLock {
             guard case .answered(let response, let due) = stage, due.map({ now >= $0 }) ?? true else {
                 return nil
             }
@@ -286,7 +289,7 @@ final class AnswerHandoff: @unchecked Sendable {
 
     /// Once the connection is suspended: delivers an answer that came meanwhile, or a later one.
     func suspended(_ deliver: @escaping Deliver) {
-        let early: (HTTPResponse, ContinuousClock.Instant?)? = stage.withLock { stage in
+        let early: (HTTPResponse, ContinuousClock.Instant?)? = lock.withLock {
             switch stage {
             case .inHandler:
                 stage = .suspended(deliver)
