@@ -656,12 +656,7 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, LifecycleEv
         // or SQLite ending the transaction, undoes the whole attempt, and the group runs again with
         // the savepoints, so a failure still costs only its own call's writes. Nothing is answered
         // before a commit, so no caller sees the attempt that was undone.
-        do throws(StoreError) {
-            try connection.beginGroup()
-        } catch {
-            for call in live { call.fail(error) }
-            return
-        }
+        guard Self.beginGroup(for: live, on: connection) else { return }
         var ran: [PendingCall.Ran] = []
         ran.reserveCapacity(live.count)
         var again: [PendingCall] = []
@@ -682,29 +677,41 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, LifecycleEv
             }
         }
         if clean {
-            do throws(StoreError) {
-                try connection.commitGroup()
-            } catch {
-                for done in ran { done.answer(error) }
-                return
-            }
-            for done in ran { done.answer(nil) }
+            Self.commitGroup(answering: ran, on: connection)
             return
         }
         connection.abandonGroup()
         runGroupWithSavepoints(again, on: connection)
     }
 
+    /// Opens a group's transaction; when it cannot, fails every call of the group and says so.
+    private static func beginGroup(for calls: [PendingCall], on connection: SQLiteConnection) -> Bool {
+        do throws(StoreError) {
+            try connection.beginGroup()
+            return true
+        } catch {
+            for call in calls { call.fail(error) }
+            return false
+        }
+    }
+
+    /// Commits a group's transaction, then answers the calls that ran in it: each with `nil`, or
+    /// all with the error that lost their writes.
+    private static func commitGroup(answering ran: [PendingCall.Ran], on connection: SQLiteConnection) {
+        do throws(StoreError) {
+            try connection.commitGroup()
+        } catch {
+            for done in ran { done.answer(error) }
+            return
+        }
+        for done in ran { done.answer(nil) }
+    }
+
     /// Runs a group's calls in one transaction, each in a savepoint of its own, so a call that fails
     /// loses only its own writes.
     private func runGroupWithSavepoints(_ live: [PendingCall], on connection: SQLiteConnection) {
         guard !live.isEmpty else { return }
-        do throws(StoreError) {
-            try connection.beginGroup()
-        } catch {
-            for call in live { call.fail(error) }
-            return
-        }
+        guard Self.beginGroup(for: live, on: connection) else { return }
         var ran: [PendingCall.Ran] = []
         ran.reserveCapacity(live.count)
         for (index, call) in live.enumerated() {
@@ -732,13 +739,7 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, LifecycleEv
                 return
             }
         }
-        do throws(StoreError) {
-            try connection.commitGroup()
-        } catch {
-            for done in ran { done.answer(error) }
-            return
-        }
-        for done in ran { done.answer(nil) }
+        Self.commitGroup(answering: ran, on: connection)
     }
 
     /// Reads a record, applies a transition and writes it back, in one immediate transaction.
