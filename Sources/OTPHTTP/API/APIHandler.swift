@@ -206,6 +206,20 @@ public struct APIHandler: HTTPHandler {
             caller?.isPublishable == true || settings.appliesToSecretKeys ? settings : nil
         }
         let proof = body.proof
+        let hosted = self.hosted
+        let answer: @Sendable (Result<StartResult, VerifierError>) -> HTTPResponse = { result in
+            switch result {
+            case .success(let started):
+                return Self.startAnswer(started, link: link, hosted: hosted, route: route)
+            case .failure(let error):
+                return Self.refusal(error, route: route, metrics: metrics, events: events)
+            }
+        }
+        // Taken on this thread when the store and the sender can (no task, no suspension); a start
+        // the guard judges, or any other, runs as a task.
+        if judged == nil, let result = verifier.startImmediately(startRequest) {
+            return .now(answer(result))
+        }
         return .later {
             if let judged,
                 let refused = await Self.judge(
@@ -214,22 +228,28 @@ public struct APIHandler: HTTPHandler {
                 return refused
             }
             do throws(VerifierError) {
-                let result = try await verifier.start(startRequest)
-                var response = APIResponses.verification(
-                    result.verification, status: result.created ? 201 : 200, route: route)
-                if let link, let hosted,
-                    let url = hosted.pageURL(
-                        for: HostedLink(
-                            verificationID: result.verification.id, returnURL: link.returnURL,
-                            state: link.state))
-                {
-                    ResponseJSON.add("hostedUrl", url, to: &response.body)
-                }
-                return response
+                return answer(.success(try await verifier.start(startRequest)))
             } catch {
-                return Self.refusal(error, route: route, metrics: metrics, events: events)
+                return answer(.failure(error))
             }
         }
+    }
+
+    /// The answer to a start: 201 for a new verification, 200 for a replay, with the hosted page's
+    /// link when the start asked for one.
+    private static func startAnswer(
+        _ result: StartResult, link: (returnURL: String, state: String)?, hosted: HostedHandler?, route: Route
+    ) -> HTTPResponse {
+        var response = APIResponses.verification(
+            result.verification, status: result.created ? 201 : 200, route: route)
+        if let link, let hosted,
+            let url = hosted.pageURL(
+                for: HostedLink(
+                    verificationID: result.verification.id, returnURL: link.returnURL, state: link.state))
+        {
+            ResponseJSON.add("hostedUrl", url, to: &response.body)
+        }
+        return response
     }
 
     private func check(

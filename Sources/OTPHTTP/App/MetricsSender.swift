@@ -1,25 +1,52 @@
+import OTPCore
 import OTPServer
 
 /// Counts every message handed to a sender by channel and result, then passes the outcome on.
 ///
 /// A message to a test destination is not sent at all: it is counted with the result `test`.
-struct MetricsSender: CodeSender {
+struct MetricsSender: ImmediateCodeSender {
     let base: any CodeSender
     let metrics: ServerMetrics
     var testDestinations: Set<String> = []
 
     func send(_ message: OutgoingMessage) async throws(DeliveryError) {
-        if testDestinations.contains(message.to.lowercased()) {
-            metrics.recordSend(channel: message.channel, result: "test")
-            return
-        }
+        if counted(test: message) { return }
         do {
             try await base.send(message)
-            metrics.recordSend(channel: message.channel, succeeded: true)
-            if message.channel == .sms { metrics.recordSMSSegments(SMSSegments.count(message.text)) }
+            counted(sent: message, succeeded: true)
         } catch {
-            metrics.recordSend(channel: message.channel, succeeded: false)
+            counted(sent: message, succeeded: false)
             throw error
         }
+    }
+
+    func sendsImmediately(_ channel: Channel) -> Bool {
+        (base as? any ImmediateCodeSender)?.sendsImmediately(channel) ?? false
+    }
+
+    func sendImmediately(_ message: OutgoingMessage) throws(DeliveryError) {
+        if counted(test: message) { return }
+        guard let base = base as? any ImmediateCodeSender else {
+            throw DeliveryError("the sender does not deliver on this thread")
+        }
+        do {
+            try base.sendImmediately(message)
+            counted(sent: message, succeeded: true)
+        } catch {
+            counted(sent: message, succeeded: false)
+            throw error
+        }
+    }
+
+    /// Counts a message to a test destination, which is not sent; `false` for any other.
+    private func counted(test message: OutgoingMessage) -> Bool {
+        guard testDestinations.contains(message.to.lowercased()) else { return false }
+        metrics.recordSend(channel: message.channel, result: "test")
+        return true
+    }
+
+    private func counted(sent message: OutgoingMessage, succeeded: Bool) {
+        metrics.recordSend(channel: message.channel, succeeded: succeeded)
+        if succeeded, message.channel == .sms { metrics.recordSMSSegments(SMSSegments.count(message.text)) }
     }
 }

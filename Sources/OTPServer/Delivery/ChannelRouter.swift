@@ -4,7 +4,7 @@ import OTPCore
 ///
 /// `otp serve --sender smtp://… --sender twilio` routes email to SMTP and SMS to Twilio; the
 /// channels a server offers are those that have a sender.
-public struct ChannelRouter: CodeSender {
+public struct ChannelRouter: ImmediateCodeSender {
     /// The sender for each channel.
     public let routes: [Channel: any CodeSender]
 
@@ -22,5 +22,18 @@ public struct ChannelRouter: CodeSender {
             throw DeliveryError("no sender is configured for \(message.channel.rawValue)")
         }
         try await sender.send(message)
+    }
+
+    /// Whether the channel's sender delivers on the caller's thread.
+    public func sendsImmediately(_ channel: Channel) -> Bool {
+        (routes[channel] as? any ImmediateCodeSender)?.sendsImmediately(channel) ?? false
+    }
+
+    /// Hands the message to its channel's sender, on the caller's thread.
+    public func sendImmediately(_ message: OutgoingMessage) throws(DeliveryError) {
+        guard let sender = routes[message.channel] as? any ImmediateCodeSender else {
+            throw DeliveryError("no sender is configured for \(message.channel.rawValue) on this thread")
+        }
+        try sender.sendImmediately(message)
     }
 }

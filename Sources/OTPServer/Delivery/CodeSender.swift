@@ -49,3 +49,17 @@ public protocol CodeSender: Sendable {
     /// Delivers one message, or throws when the provider refused it or could not be reached.
     func send(_ message: OutgoingMessage) async throws(DeliveryError)
 }
+
+/// A sender that can deliver on the caller's thread, without suspending: a write to a file or a
+/// terminal, not a request to a provider.
+///
+/// The server's HTTP threads use it, with an ``ImmediateStartStore``, to answer a start where the
+/// request arrived. ``sendImmediately(_:)`` means exactly what ``CodeSender/send(_:)`` means.
+public protocol ImmediateCodeSender: CodeSender {
+    /// Whether messages of `channel` go out on the caller's thread; when `false`,
+    /// ``sendImmediately(_:)`` is not called for them and ``CodeSender/send(_:)`` is.
+    func sendsImmediately(_ channel: Channel) -> Bool
+
+    /// ``CodeSender/send(_:)``, on the caller's thread.
+    func sendImmediately(_ message: OutgoingMessage) throws(DeliveryError)
+}

@@ -1,3 +1,5 @@
+import OTPCore
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -10,12 +12,20 @@
 ///
 /// This is the one place in OTPKit where a code is printed, on purpose, so a developer can
 /// sign in without a phone. Never use it in production. The destination is masked.
-public struct ConsoleSender: CodeSender {
+public struct ConsoleSender: ImmediateCodeSender {
     /// Creates a console sender.
     public init() {}
 
     /// Writes the message to standard error.
     public func send(_ message: OutgoingMessage) async throws(DeliveryError) {
+        try sendImmediately(message)
+    }
+
+    /// Every channel goes out on the caller's thread: standard error is local.
+    public func sendsImmediately(_ channel: Channel) -> Bool { true }
+
+    /// Writes the message to standard error, on the caller's thread.
+    public func sendImmediately(_ message: OutgoingMessage) throws(DeliveryError) {
         let destination = Destination.mask(channel: message.channel, address: message.to)
         let body = message.text.split(separator: "\n", omittingEmptySubsequences: false)
             .map { "  | \($0)" }.joined(separator: "\n")

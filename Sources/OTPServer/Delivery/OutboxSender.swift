@@ -14,7 +14,7 @@ import OTPCore
 /// Each line is `{"verificationId", "channel", "to", "body", "sentAt"}` with the full
 /// destination. The file is created with mode 0600, since it holds codes; each line is
 /// written with one `write` to a file opened for appending, so lines never interleave.
-public struct OutboxSender: CodeSender {
+public struct OutboxSender: ImmediateCodeSender {
     /// One line of the outbox.
     public struct Entry: Codable, Sendable, Equatable {
         /// The verification the code belongs to.
@@ -68,6 +68,14 @@ public struct OutboxSender: CodeSender {
 
     /// Appends the message as one line.
     public func send(_ message: OutgoingMessage) async throws(DeliveryError) {
+        try sendImmediately(message)
+    }
+
+    /// Every channel goes out on the caller's thread: the outbox is a local file.
+    public func sendsImmediately(_ channel: Channel) -> Bool { true }
+
+    /// Appends the message as one line, on the caller's thread.
+    public func sendImmediately(_ message: OutgoingMessage) throws(DeliveryError) {
         let entry = Entry(
             verificationId: message.verificationID, channel: message.channel, to: message.to,
             body: message.text,

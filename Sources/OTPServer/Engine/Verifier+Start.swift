@@ -11,15 +11,7 @@ extension Verifier {
     /// cancels the verification, frees the idempotency key and throws `deliveryFailed`.
     public func start(_ request: StartRequest) async throws(VerifierError) -> StartResult {
         let now = currentTime()
-        let destination = try Destination.parse(request.to, channel: request.channel)
-        guard policy.channels.contains(destination.channel) else {
-            throw .channelNotSupported(destination.channel)
-        }
-        if let allowed = policy.allowedCallingCodes, let code = destination.callingCode,
-            !allowed.contains(code)
-        {
-            throw .callingCodeNotAllowed
-        }
+        let destination = try startDestination(request)
         var claim: IdempotencyClaim?
         if let clientKey = request.idempotencyKey, let key = request.scopedIdempotencyKey {
             guard Self.isValidIdempotencyKey(clientKey) else { throw .invalidIdempotencyKey }
@@ -32,7 +24,118 @@ extension Verifier {
             claim = IdempotencyClaim(
                 key: key, fingerprint: request.fingerprint, expiresAt: now.adding(policy.codeLifetime))
         }
+        let plan = try startPlan(request, destination: destination)
+        try await acquire(plan.permits, now: now)
 
+        let (record, code) = try newRecord(plan, request: request, now: now)
+        let inserted: InsertOutcome
+        do {
+            inserted = try await storeCall { () async throws(StoreError) in
+                try await store.insert(record, claim: claim, now: now)
+            }
+        } catch {
+            // The reply may have been lost after the store wrote: undo what may be there, so the key
+            // is not held by a verification whose code was never sent.
+            _ = try? await store.cancel(id: record.id, now: now)
+            if let claim { try? await store.releaseIdempotencyKey(claim.key, verificationID: record.id) }
+            await release(plan.permits, now: now)
+            throw error
+        }
+        if case .replay(let entry) = inserted {
+            // Another start with the same key won the race; this one sends nothing.
+            await release(plan.permits, now: now)
+            if let replay = try await replay(entry, request: request, now: now) { return replay }
+            throw .storeUnavailable(StoreError("the verification behind a live idempotency key is gone"))
+        }
+
+        do {
+            try await sender.send(message(for: record, code: code, request: request))
+        } catch {
+            _ = try? await store.cancel(id: record.id, now: now)
+            if let claim { try? await store.releaseIdempotencyKey(claim.key, verificationID: record.id) }
+            await release(plan.caps, now: now)
+            throw .deliveryFailed(.start, error)
+        }
+        return StartResult(verification: view(record, at: now), created: true)
+    }
+
+    /// ``start(_:)`` on the caller's thread, when the store is an ``ImmediateStartStore`` and the
+    /// sender of the request's channel an ``ImmediateCodeSender``; `nil`, with nothing done, when
+    /// the start needs the asynchronous path (another store or sender, or an idempotency key, whose
+    /// replays and races take several store calls).
+    ///
+    /// The answer, every change to the store and the message sent are those of ``start(_:)``:
+    /// the same judgements in the same order, and the same undoing when the store or the sender
+    /// fails. The caller's thread may block for the store's steps and the send: call it from a
+    /// thread that may.
+    public func startImmediately(_ request: StartRequest) -> Result<StartResult, VerifierError>? {
+        guard request.idempotencyKey == nil, let store = immediateStartStore,
+            let sender = sender as? any ImmediateCodeSender
+        else { return nil }
+        let now = currentTime()
+        do throws(VerifierError) {
+            let destination = try startDestination(request)
+            guard sender.sendsImmediately(destination.channel) else { return nil }
+            let plan = try startPlan(request, destination: destination)
+            if !plan.permits.isEmpty {
+                let decision = try storeCallNow { () throws(StoreError) in
+                    try store.acquireImmediately(plan.permits, now: now)
+                }
+                if case .denied(let wait, let key) = decision {
+                    throw .rateLimited(retryAfter: .milliseconds(wait), limit: Self.limit(ofKey: key))
+                }
+            }
+            let (record, code) = try newRecord(plan, request: request, now: now)
+            do throws(VerifierError) {
+                _ = try storeCallNow { () throws(StoreError) in
+                    try store.insertImmediately(record, claim: nil, now: now)
+                }
+            } catch {
+                _ = try? store.cancelImmediately(id: record.id, now: now)
+                if !plan.permits.isEmpty { try? store.releaseImmediately(plan.permits, now: now) }
+                throw error
+            }
+            do throws(DeliveryError) {
+                try sender.sendImmediately(message(for: record, code: code, request: request))
+            } catch {
+                _ = try? store.cancelImmediately(id: record.id, now: now)
+                if !plan.caps.isEmpty { try? store.releaseImmediately(plan.caps, now: now) }
+                throw .deliveryFailed(.start, error)
+            }
+            return .success(StartResult(verification: view(record, at: now), created: true))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// What a start takes before its code is made: the rate permits, and the send caps among them
+    /// (given back when the send fails), and the fixed code of a test destination.
+    private struct StartPlan {
+        var destination: Destination
+        var permits: [RatePermit]
+        var caps: [RatePermit]
+        var fixedCode: String?
+    }
+
+    /// The request's destination, judged: it parses, and its channel and calling code are allowed.
+    private func startDestination(_ request: StartRequest) throws(VerifierError) -> Destination {
+        let destination = try Destination.parse(request.to, channel: request.channel)
+        guard policy.channels.contains(destination.channel) else {
+            throw .channelNotSupported(destination.channel)
+        }
+        if let allowed = policy.allowedCallingCodes, let code = destination.callingCode,
+            !allowed.contains(code)
+        {
+            throw .callingCodeNotAllowed
+        }
+        return destination
+    }
+
+    /// The permits a start takes: per destination, per address (and per address for publishable
+    /// keys), then the send caps; none for a test destination without limits.
+    private func startPlan(
+        _ request: StartRequest, destination: Destination
+    ) throws(VerifierError) -> StartPlan {
         var permits = [
             RatePermit(key: try limitKey("sd", destination.limitKey), limit: policy.startsPerDestination),
             RatePermit(
@@ -53,49 +156,32 @@ extension Verifier {
             caps = []
         }
         permits += caps
-        try await acquire(permits, now: now)
+        return StartPlan(destination: destination, permits: permits, caps: caps, fixedCode: fixedCode)
+    }
 
+    /// A new pending verification for a planned start, and its code.
+    private func newRecord(
+        _ plan: StartPlan, request: StartRequest, now: Date
+    ) throws(VerifierError) -> (VerificationRecord, String) {
         let id = newID(owner: request.owner)
-        let code = fixedCode ?? newCode()
+        let code = plan.fixedCode ?? newCode()
         let expiresAt = now.adding(policy.codeLifetime)
         let record = VerificationRecord(
-            id: id, channel: destination.channel, destination: destination.address,
+            id: id, channel: plan.destination.channel, destination: plan.destination.address,
             codeLength: policy.codeFormat.length, codeHash: try hash(id: id, code: code), state: .pending,
             attemptsLeft: policy.maxAttempts, sendsUsed: 1, createdAt: now, expiresAt: expiresAt,
             resendAvailableAt: policy.maxSends > 1 ? now.adding(policy.cooldown(afterSend: 1)) : nil,
             purgeAt: purgeTime(after: expiresAt), locale: (request.locale ?? policy.defaultLocale).rawValue)
-        let inserted: InsertOutcome
-        do {
-            inserted = try await storeCall { () async throws(StoreError) in
-                try await store.insert(record, claim: claim, now: now)
-            }
-        } catch {
-            // The reply may have been lost after the store wrote: undo what may be there, so the key
-            // is not held by a verification whose code was never sent.
-            _ = try? await store.cancel(id: id, now: now)
-            if let claim { try? await store.releaseIdempotencyKey(claim.key, verificationID: id) }
-            await release(permits, now: now)
-            throw error
-        }
-        if case .replay(let entry) = inserted {
-            // Another start with the same key won the race; this one sends nothing.
-            await release(permits, now: now)
-            if let replay = try await replay(entry, request: request, now: now) { return replay }
-            throw .storeUnavailable(StoreError("the verification behind a live idempotency key is gone"))
-        }
+        return (record, code)
+    }
 
-        let message = MessageTemplate.message(
-            verificationID: id, channel: destination.channel, to: destination.address, code: code,
+    /// The first message of a new verification.
+    private func message(
+        for record: VerificationRecord, code: String, request: StartRequest
+    ) -> OutgoingMessage {
+        MessageTemplate.message(
+            verificationID: record.id, channel: record.channel, to: record.destination, code: code,
             policy: policy, language: request.locale)
-        do {
-            try await sender.send(message)
-        } catch {
-            _ = try? await store.cancel(id: id, now: now)
-            if let claim { try? await store.releaseIdempotencyKey(claim.key, verificationID: id) }
-            await release(caps, now: now)
-            throw .deliveryFailed(.start, error)
-        }
-        return StartResult(verification: view(record, at: now), created: true)
     }
 
     /// The answer to a start whose idempotency key is live: the same verification, or a refusal for another body.

@@ -17,6 +17,8 @@ public final class Verifier: Sendable {
     /// The store, when it can judge a check on the caller's thread.
     let immediateStore: (any ImmediateCheckStore)?
     let queuedStore: (any QueuedCheckStore)?
+    /// The store, when it can take a start's steps on the caller's thread.
+    let immediateStartStore: (any ImmediateStartStore)?
     /// The AES-256-GCM key TOTP factor secrets are sealed under, derived from the server's secret once.
     let factorBoxKey: [UInt8]
     /// What checks need of verifications already seen, by id (``CheckShape``).
@@ -56,6 +58,7 @@ public final class Verifier: Sendable {
         self.store = store
         self.immediateStore = store as? any ImmediateCheckStore
         self.queuedStore = store as? any QueuedCheckStore
+        self.immediateStartStore = store as? any ImmediateStartStore
         self.sender = sender
         self.hasher = CodeHasher(secret: secret)
         self.factorBoxKey = hasher.mac(Array("otpkit totp secret box v1".utf8))

@@ -3,9 +3,14 @@ import Foundation
 /// A store in the process's memory: for tests, development and single-instance servers that may forget.
 ///
 /// Each method is one atomic step under one lock, and runs on the caller's thread: a check is
-/// judged without leaving it (``ImmediateCheckStore``). Expired records go when
+/// judged, and a start's steps taken, without leaving it (``ImmediateCheckStore``,
+/// ``ImmediateStartStore``). The records are spread over 64 dictionaries, so that growing one
+/// never holds the lock for long. Expired records go when
 /// ``purgeExpired(now:)`` runs; after ``shutdown()`` the store holds nothing and every call throws.
-public final class MemoryStore: VerificationStore, ImmediateCheckStore, LifecycleEventStore, TOTPFactorStore {
+public final class MemoryStore: VerificationStore, ImmediateCheckStore, ImmediateStartStore,
+    LifecycleEventStore,
+    TOTPFactorStore
+{
     private let state: Locked<MemoryState>
 
     /// Creates an empty store; with `recordsEvents`, it keeps an outbox of ``LifecycleEvent``s.
@@ -195,6 +200,28 @@ public final class MemoryStore: VerificationStore, ImmediateCheckStore, Lifecycl
         try state.withLock { (state) throws(StoreError) in try state.release(permits, now: now) }
     }
 
+    /// Takes every permit or none, on the caller's thread.
+    public func acquireImmediately(_ permits: [RatePermit], now: Date) throws(StoreError) -> RateDecision {
+        try acquire(permits, now: now)
+    }
+
+    /// Gives permits back, on the caller's thread.
+    public func releaseImmediately(_ permits: [RatePermit], now: Date) throws(StoreError) {
+        try release(permits, now: now)
+    }
+
+    /// Stores a new verification and its idempotency key unless the key is live, on the caller's thread.
+    public func insertImmediately(
+        _ record: VerificationRecord, claim: IdempotencyClaim?, now: Date
+    ) throws(StoreError) -> InsertOutcome {
+        try insert(record, claim: claim, now: now)
+    }
+
+    /// Cancels a pending verification, noting the event at `now`, on the caller's thread.
+    public func cancelImmediately(id: String, now: Date) throws(StoreError) -> TransitionOutcome {
+        try cancel(id: id, now: now)
+    }
+
     /// Judges a check in one step: refusal, permits, attempt, comparison, approval and refunds.
     public func check(_ attempt: CheckAttempt, now: Date) throws(StoreError) -> CheckOutcome {
         try checkImmediately(attempt, now: now)
@@ -221,7 +248,7 @@ public final class MemoryStore: VerificationStore, ImmediateCheckStore, Lifecycl
 
 /// What a ``MemoryStore`` holds; every method runs under the store's lock.
 private struct MemoryState {
-    var records: [String: VerificationRecord] = [:]
+    var records = RecordShards()
     var idempotency: [String: IdempotencyEntry] = [:]
     var arrivals: [String: Int64] = [:]
     var isShutDown = false
@@ -370,7 +397,7 @@ private struct MemoryState {
     mutating func purgeExpired(now: Date) throws(StoreError) -> Int {
         try open()
         let before = records.count
-        records = records.filter { $0.value.purgeAt > now }
+        records.keep { $0.purgeAt > now }
         noted = noted.filter { records[$0.key] != nil }
         idempotency = idempotency.filter { $0.value.expiresAt > now }
         let nowMilliseconds = StoreTime.milliseconds(now)
@@ -384,7 +411,7 @@ private struct MemoryState {
     /// Forgets everything; every later call throws.
     mutating func shutdown() {
         isShutDown = true
-        records = [:]
+        records.removeAll()
         idempotency = [:]
         arrivals = [:]
         outbox = []

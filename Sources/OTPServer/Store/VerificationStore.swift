@@ -114,6 +114,28 @@ public protocol ImmediateCheckStore: VerificationStore {
     func checkImmediately(_ attempt: CheckAttempt, now: Date) throws(StoreError) -> CheckOutcome
 }
 
+/// A store that can take a start's steps on the caller's thread, without suspending.
+///
+/// The server's HTTP threads use it, with an ``ImmediateCodeSender``, to answer a start where the
+/// request arrived. Each method means exactly what the ``VerificationStore`` method of the same
+/// name means; they may block the calling thread for as long as the store's own step takes, so
+/// only threads that may block call them.
+public protocol ImmediateStartStore: VerificationStore {
+    /// ``VerificationStore/acquire(_:now:)``, on the caller's thread.
+    func acquireImmediately(_ permits: [RatePermit], now: Date) throws(StoreError) -> RateDecision
+
+    /// ``VerificationStore/release(_:now:)``, on the caller's thread.
+    func releaseImmediately(_ permits: [RatePermit], now: Date) throws(StoreError)
+
+    /// ``VerificationStore/insert(_:claim:now:)``, on the caller's thread.
+    func insertImmediately(
+        _ record: VerificationRecord, claim: IdempotencyClaim?, now: Date
+    ) throws(StoreError) -> InsertOutcome
+
+    /// ``VerificationStore/cancel(id:now:)``, on the caller's thread.
+    func cancelImmediately(id: String, now: Date) throws(StoreError) -> TransitionOutcome
+}
+
 /// A store that judges a check on its own thread and calls back with the outcome.
 ///
 /// Stores that queue their work (SQLite's connection queue, a Redis connection's pipeline) answer

@@ -1,0 +1,55 @@
+/// A memory store's verifications by id, spread over a fixed number of dictionaries.
+///
+/// One dictionary of a million records doubles its storage in one step, moving every record while
+/// the store's lock is held: about a hundred milliseconds in which no start or check is answered.
+/// Spread over ``shardCount`` dictionaries, each grows on its own, and a growth moves a
+/// sixty-fourth of the records.
+struct RecordShards {
+    /// How many dictionaries the records are spread over; a power of two.
+    static let shardCount = 64
+
+    private var shards = [[String: VerificationRecord]](repeating: [:], count: Self.shardCount)
+
+    /// The number of records held.
+    private(set) var count = 0
+
+    /// Which dictionary holds an id: FNV-1a over its bytes (ids are random, so any mix of bytes spreads them).
+    static func shard(of id: String) -> Int {
+        var hash: UInt32 = 2_166_136_261
+        for byte in id.utf8 {
+            hash = (hash ^ UInt32(byte)) &* 16_777_619
+        }
+        return Int(hash & UInt32(shardCount - 1))
+    }
+
+    /// The record with an id; setting `nil` removes it.
+    subscript(id: String) -> VerificationRecord? {
+        get { shards[Self.shard(of: id)][id] }
+        set {
+            let index = Self.shard(of: id)
+            let before = shards[index].count
+            shards[index][id] = newValue
+            count += shards[index].count - before
+        }
+    }
+
+    /// Every record, in no particular order.
+    var values: [VerificationRecord] {
+        shards.flatMap(\.values)
+    }
+
+    /// Keeps only the records for which `keep` is true.
+    mutating func keep(where keep: (VerificationRecord) -> Bool) {
+        count = 0
+        for index in shards.indices {
+            shards[index] = shards[index].filter { keep($0.value) }
+            count += shards[index].count
+        }
+    }
+
+    /// Forgets every record.
+    mutating func removeAll() {
+        shards = [[String: VerificationRecord]](repeating: [:], count: Self.shardCount)
+        count = 0
+    }
+}
