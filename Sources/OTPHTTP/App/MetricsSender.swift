@@ -6,8 +6,17 @@ import OTPServer
 /// A message to a test destination is not sent at all: it is counted with the result `test`.
 struct MetricsSender: ImmediateCodeSender {
     let base: any CodeSender
+    /// `base`, when it can deliver on the caller's thread (found once rather than per message).
+    private let immediateBase: (any ImmediateCodeSender)?
     let metrics: ServerMetrics
-    var testDestinations: Set<String> = []
+    let testDestinations: Set<String>
+
+    init(base: any CodeSender, metrics: ServerMetrics, testDestinations: Set<String> = []) {
+        self.base = base
+        immediateBase = base as? any ImmediateCodeSender
+        self.metrics = metrics
+        self.testDestinations = testDestinations
+    }
 
     func send(_ message: OutgoingMessage) async throws(DeliveryError) {
         if counted(test: message) { return }
@@ -21,12 +30,12 @@ struct MetricsSender: ImmediateCodeSender {
     }
 
     func sendsImmediately(_ channel: Channel) -> Bool {
-        (base as? any ImmediateCodeSender)?.sendsImmediately(channel) ?? false
+        immediateBase?.sendsImmediately(channel) ?? false
     }
 
     func sendImmediately(_ message: OutgoingMessage) throws(DeliveryError) {
         if counted(test: message) { return }
-        guard let base = base as? any ImmediateCodeSender else {
+        guard let base = immediateBase else {
             throw DeliveryError("the sender does not deliver on this thread")
         }
         do {

@@ -7,10 +7,13 @@ import OTPCore
 public struct ChannelRouter: ImmediateCodeSender {
     /// The sender for each channel.
     public let routes: [Channel: any CodeSender]
+    /// The routes whose senders can deliver on the caller's thread, found once rather than per message.
+    private let immediateRoutes: [Channel: any ImmediateCodeSender]
 
     /// Creates a router over one sender per channel.
     public init(routes: [Channel: any CodeSender]) {
         self.routes = routes
+        immediateRoutes = routes.compactMapValues { $0 as? any ImmediateCodeSender }
     }
 
     /// The channels that have a sender.
@@ -26,12 +29,12 @@ public struct ChannelRouter: ImmediateCodeSender {
 
     /// Whether the channel's sender delivers on the caller's thread.
     public func sendsImmediately(_ channel: Channel) -> Bool {
-        (routes[channel] as? any ImmediateCodeSender)?.sendsImmediately(channel) ?? false
+        immediateRoutes[channel]?.sendsImmediately(channel) ?? false
     }
 
     /// Hands the message to its channel's sender, on the caller's thread.
     public func sendImmediately(_ message: OutgoingMessage) throws(DeliveryError) {
-        guard let sender = routes[message.channel] as? any ImmediateCodeSender else {
+        guard let sender = immediateRoutes[message.channel] else {
             throw DeliveryError("no sender is configured for \(message.channel.rawValue) on this thread")
         }
         try sender.sendImmediately(message)

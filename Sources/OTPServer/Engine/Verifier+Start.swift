@@ -70,7 +70,7 @@ extension Verifier {
     /// thread that may.
     public func startImmediately(_ request: StartRequest) -> Result<StartResult, VerifierError>? {
         guard request.idempotencyKey == nil, let store = immediateStartStore,
-            let sender = sender as? any ImmediateCodeSender
+            let sender = immediateSender
         else { return nil }
         let now = currentTime()
         do throws(VerifierError) {

@@ -26,6 +26,8 @@ public final class Verifier: Sendable {
     /// How many verifications' check shapes are kept at most.
     static let checkShapeLimit = 10_000
     let sender: any CodeSender
+    /// The sender, when it can deliver on the caller's thread.
+    let immediateSender: (any ImmediateCodeSender)?
     let hasher: CodeHasher
     let clock: @Sendable () -> Date
     let random: SharedRandom
@@ -60,6 +62,7 @@ public final class Verifier: Sendable {
         self.queuedStore = store as? any QueuedCheckStore
         self.immediateStartStore = store as? any ImmediateStartStore
         self.sender = sender
+        self.immediateSender = sender as? any ImmediateCodeSender
         self.hasher = CodeHasher(secret: secret)
         self.factorBoxKey = hasher.mac(Array("otpkit totp secret box v1".utf8))
         self.clock = now

@@ -179,18 +179,17 @@ import Testing
             StartRequest(to: "ada@example.com", clientAddress: "192.0.2.1"))
         #expect(started.created)
 
-        let notImmediateSender = Verifier(
-            store: MemoryStore(), sender: RecordingSender(), policy: onePerDestination, secret: testSecret,
-            now: { clock.date })
-        #expect(
-            notImmediateSender.startImmediately(StartRequest(to: "+15555550100", clientAddress: "192.0.2.1"))
-                == nil)
-        let notImmediateStore = Verifier(
-            store: FaultyStore(), sender: ImmediateSender(), policy: onePerDestination, secret: testSecret,
-            now: { clock.date })
-        #expect(
-            notImmediateStore.startImmediately(StartRequest(to: "+15555550100", clientAddress: "192.0.2.1"))
-                == nil)
+        // A sender that awaits, or a store that does, leaves the start to the asynchronous path.
+        let others: [(any VerificationStore, any CodeSender)] = [
+            (MemoryStore(), RecordingSender()), (FaultyStore(), ImmediateSender()),
+        ]
+        for (store, sender) in others {
+            let other = Verifier(
+                store: store, sender: sender, policy: onePerDestination, secret: testSecret,
+                now: { clock.date })
+            #expect(
+                other.startImmediately(StartRequest(to: "+15555550100", clientAddress: "192.0.2.1")) == nil)
+        }
     }
 
     @Test("a shut-down store answers store_unavailable, and nothing is sent")
