@@ -24,6 +24,20 @@ enum RedisValue: Equatable {
     }
 }
 
+/// A Lua script that connections know by identity.
+///
+/// A connection keeps each script's hash under the script object, not under its text: looking a
+/// hash up then never hashes the text (the check's script is about 5 KB; hashing it twice per call
+/// was a tenth of our server's work on a Redis check). Scripts are made once, as `static let`s.
+final class RedisScript: Sendable {
+    /// The script's Lua source.
+    let text: String
+
+    init(_ text: String) {
+        self.text = text
+    }
+}
+
 /// One connection to Redis, reconnecting after an I/O error.
 ///
 /// Not thread-safe by itself (a `redisContext` is not): ``RedisStore`` owns each connection
@@ -35,10 +49,17 @@ final class RedisConnection: @unchecked Sendable {
     private let username: String?
     private let password: String?
     private var context: UnsafeMutablePointer<redisContext>?
-    /// The hash of each script loaded on this connection (internal so a test can make Redis
-    /// appear to have forgotten one, as `SCRIPT FLUSH` or a restart does, without flushing a
-    /// server other tests share).
-    var scriptHashes: [String: String] = [:]
+    /// The hash of each script loaded on this connection, by the script's identity (internal so a
+    /// test can make Redis appear to have forgotten one, as `SCRIPT FLUSH` or a restart does,
+    /// without flushing a server other tests share).
+    var scriptHashes: [ObjectIdentifier: LoadedScript] = [:]
+
+    /// A script loaded on this connection and its hash; holding the script keeps its identity from
+    /// being reused by another object while the hash is kept.
+    struct LoadedScript {
+        let script: RedisScript
+        let hash: [UInt8]
+    }
 
     /// How long connecting and each command may take.
     static let timeoutMilliseconds = 2000
@@ -93,11 +114,20 @@ final class RedisConnection: @unchecked Sendable {
 
     /// Sends one command and returns its reply; a Redis error reply is returned, not thrown.
     func command(_ arguments: [[UInt8]]) throws(StoreError) -> RedisValue {
+        var command = RedisArguments(capacity: arguments.count)
+        for argument in arguments { command.append(argument) }
+        return try run(command)
+    }
+
+    /// Sends one command laid out in a buffer and returns its reply.
+    private func run(_ command: RedisArguments) throws(StoreError) -> RedisValue {
         guard !isClosed else { throw StoreError("redis: the store is shut down") }
         if context == nil { try connect() }
         guard let context else { throw StoreError("redis: not connected") }
         try applyTimeout(to: context)
-        let reply = Self.send(arguments, on: context)
+        let reply = command.withArgv { count, pointers, lengths in
+            otp_redis_command(context, count, pointers, lengths)
+        }
         guard let reply else {
             let reason = String(cString: otp_redis_error_text(context))
             redisFree(context)
@@ -119,19 +149,35 @@ final class RedisConnection: @unchecked Sendable {
     }
 
     /// Runs a Lua script by its hash, loading it first when Redis does not know it.
-    func evaluate(_ script: String, keys: [String], arguments: [[UInt8]]) throws(StoreError) -> RedisValue {
-        let tail = keys.map { Array($0.utf8) } + arguments
-        if let hash = scriptHashes[script] {
-            let reply = try command(
-                [Array("EVALSHA".utf8), Array(hash.utf8), Array(String(keys.count).utf8)] + tail)
+    func evaluate(
+        _ script: RedisScript, keys: [String], arguments: [[UInt8]]
+    ) throws(StoreError) -> RedisValue {
+        if let hash = scriptHashes[ObjectIdentifier(script)]?.hash {
+            let reply = try run(Self.evalsha(hash, keys: keys, arguments: arguments))
             guard case .error(let message) = reply, message.hasPrefix("NOSCRIPT") else { return reply }
         }
-        guard case .string(let hashBytes) = try command("SCRIPT", "LOAD", script) else {
+        let hash = try load(script)
+        return try run(Self.evalsha(hash, keys: keys, arguments: arguments))
+    }
+
+    /// Loads a script and keeps its hash.
+    private func load(_ script: RedisScript) throws(StoreError) -> [UInt8] {
+        guard case .string(let hash) = try command("SCRIPT", "LOAD", script.text) else {
             throw StoreError("redis: SCRIPT LOAD failed")
         }
-        let hash = String(decoding: hashBytes, as: UTF8.self)
-        scriptHashes[script] = hash
-        return try command([Array("EVALSHA".utf8), hashBytes, Array(String(keys.count).utf8)] + tail)
+        scriptHashes[ObjectIdentifier(script)] = LoadedScript(script: script, hash: hash)
+        return hash
+    }
+
+    /// An `EVALSHA` command, its arguments laid out once.
+    private static func evalsha(_ hash: [UInt8], keys: [String], arguments: [[UInt8]]) -> RedisArguments {
+        var command = RedisArguments(capacity: 3 + keys.count + arguments.count)
+        command.append("EVALSHA")
+        command.append(hash)
+        command.append(String(keys.count))
+        for key in keys { command.append(key) }
+        for argument in arguments { command.append(argument) }
+        return command
     }
 
     /// Shortens the socket timeout when the call has waited for the connection (setting it costs two
@@ -192,51 +238,9 @@ final class RedisConnection: @unchecked Sendable {
         }
     }
 
-    private static func send(
-        _ arguments: [[UInt8]], on context: UnsafeMutablePointer<redisContext>
-    )
-        -> UnsafeMutablePointer<redisReply>?
-    {
-        withArgv(arguments) { count, pointers, lengths in otp_redis_command(context, count, pointers, lengths)
-        }
-    }
-
-    /// Calls `body` with the arguments as C's argument count, pointers and lengths, all pointing
-    /// into one buffer.
-    private static func withArgv<Result>(
-        _ arguments: [[UInt8]],
-        _ body: (Int32, UnsafeMutablePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int>?) -> Result
-    ) -> Result {
-        var joined: [UInt8] = []
-        joined.reserveCapacity(arguments.reduce(0) { $0 + $1.count } + 1)
-        var lengths: [Int] = []
-        lengths.reserveCapacity(arguments.count)
-        for argument in arguments {
-            joined.append(contentsOf: argument)
-            lengths.append(argument.count)
-        }
-        if joined.isEmpty { joined.append(0) }
-        return joined.withUnsafeBufferPointer { bytes in
-            bytes.withMemoryRebound(to: CChar.self) { buffer in
-                var pointers: [UnsafePointer<CChar>?] = []
-                pointers.reserveCapacity(arguments.count)
-                var offset = 0
-                for length in lengths {
-                    pointers.append(buffer.baseAddress.map { $0 + offset })
-                    offset += length
-                }
-                return pointers.withUnsafeMutableBufferPointer { pointerBuffer in
-                    lengths.withUnsafeBufferPointer { lengthBuffer in
-                        body(Int32(arguments.count), pointerBuffer.baseAddress, lengthBuffer.baseAddress)
-                    }
-                }
-            }
-        }
-    }
-
     /// One script run of a pipeline.
     struct Evaluation: Sendable {
-        let script: String
+        let script: RedisScript
         let keys: [String]
         let arguments: [[UInt8]]
     }
@@ -258,11 +262,8 @@ final class RedisConnection: @unchecked Sendable {
         do throws(StoreError) {
             guard !isClosed else { throw StoreError("redis: the store is shut down") }
             if self.context == nil { try connect() }
-            for evaluation in evaluations where scriptHashes[evaluation.script] == nil {
-                guard case .string(let hash) = try command("SCRIPT", "LOAD", evaluation.script) else {
-                    throw StoreError("redis: SCRIPT LOAD failed")
-                }
-                scriptHashes[evaluation.script] = String(decoding: hash, as: UTF8.self)
+            for evaluation in evaluations where scriptHashes[ObjectIdentifier(evaluation.script)] == nil {
+                _ = try load(evaluation.script)
             }
             guard let opened = self.context else { throw StoreError("redis: not connected") }
             try applyTimeout(to: opened)
@@ -271,11 +272,9 @@ final class RedisConnection: @unchecked Sendable {
             return evaluations.map { _ in .failure(error) }
         }
         for evaluation in evaluations {
-            let hash = Array((scriptHashes[evaluation.script] ?? "").utf8)
-            let arguments =
-                [Array("EVALSHA".utf8), hash, Array(String(evaluation.keys.count).utf8)]
-                + evaluation.keys.map { Array($0.utf8) } + evaluation.arguments
-            let appended = Self.withArgv(arguments) { count, pointers, lengths in
+            let hash = scriptHashes[ObjectIdentifier(evaluation.script)]?.hash ?? []
+            let command = Self.evalsha(hash, keys: evaluation.keys, arguments: evaluation.arguments)
+            let appended = command.withArgv { count, pointers, lengths in
                 otp_redis_append(context, count, pointers, lengths)
             }
             guard appended == REDIS_OK else {
@@ -331,6 +330,52 @@ final class RedisConnection: @unchecked Sendable {
         guard let pointer, count > 0 else { return [] }
         return pointer.withMemoryRebound(to: UInt8.self, capacity: count) {
             Array(UnsafeBufferPointer(start: $0, count: count))
+        }
+    }
+}
+
+/// A command's arguments laid out in one buffer, for hiredis's argument vector.
+struct RedisArguments {
+    private var bytes: [UInt8] = []
+    private var lengths: [Int] = []
+
+    init(capacity: Int) {
+        lengths.reserveCapacity(capacity)
+        bytes.reserveCapacity(capacity * 24)
+    }
+
+    mutating func append(_ argument: [UInt8]) {
+        bytes.append(contentsOf: argument)
+        lengths.append(argument.count)
+    }
+
+    mutating func append(_ argument: String) {
+        var argument = argument
+        argument.withUTF8 { bytes.append(contentsOf: $0) }
+        lengths.append(argument.utf8.count)
+    }
+
+    /// Calls `body` with C's argument count, pointers and lengths, all pointing into the buffer.
+    func withArgv<Result>(
+        _ body: (Int32, UnsafeMutablePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int>?) -> Result
+    ) -> Result {
+        var bytes = bytes
+        if bytes.isEmpty { bytes.append(0) }
+        return bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { characters in
+                var pointers: [UnsafePointer<CChar>?] = []
+                pointers.reserveCapacity(lengths.count)
+                var offset = 0
+                for length in lengths {
+                    pointers.append(characters.baseAddress.map { $0 + offset })
+                    offset += length
+                }
+                return pointers.withUnsafeMutableBufferPointer { pointerBuffer in
+                    lengths.withUnsafeBufferPointer { lengthBuffer in
+                        body(Int32(lengths.count), pointerBuffer.baseAddress, lengthBuffer.baseAddress)
+                    }
+                }
+            }
         }
     }
 }

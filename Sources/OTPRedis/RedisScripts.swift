@@ -85,7 +85,7 @@ enum RedisScripts {
           if wait > 0 then return nil, wait, refusing end
           for i = 1, count do
             local key = KEYS[first + i - 1]
-            redis.call('SET', key, string.format('%d', arrivals[i]), 'PX', math.max(1, arrivals[i] - now))
+            redis.call('SET', key, string.format('%d', arrivals[i]), 'PX', string.format('%d', math.max(1, arrivals[i] - now)))
           end
           return arrivals
         end
@@ -98,7 +98,7 @@ enum RedisScripts {
     /// ARGV: now, claimed ("1"/"0"), fingerprint, claim expiry, record id, record key prefix, the
     /// event prefix (empty: no events), then the record's field pairs. Records and keys past their
     /// time go when ``purge`` runs, never here.
-    static let insert =
+    static let insert = RedisScript(
         prelude + events + """
             local now = tonumber(ARGV[1])
             if ARGV[2] == '1' then
@@ -122,12 +122,12 @@ enum RedisScripts {
               redis.call('ZADD', ARGV[7] .. 'exp', r.exp, r.id)
             end
             return {'inserted', ''}
-            """
+            """)
 
     /// Takes one attempt (`VerificationRecord.takeAttempt`).
     ///
     /// KEYS: record. ARGV: now.
-    static let takeAttempt =
+    static let takeAttempt = RedisScript(
         prelude + """
             local r = load(KEYS[1])
             if not r then return {'notFound', ''} end
@@ -136,73 +136,74 @@ enum RedisScripts {
             if s == 'expired' or s == 'locked' then return answer(s, '', KEYS[1]) end
             redis.call('HINCRBY', KEYS[1], 'att', -1)
             return answer('taken', '', KEYS[1])
-            """
+            """)
 
     /// Judges a check in one step (`VerificationRecord.checkRefusal`, the permits all or none,
     /// `VerificationRecord.check`, then the refunds when approved).
     ///
     /// KEYS: record, then one counter per permit. ARGV: now, the candidate's hash, then per permit
     /// its interval, its window and "1" when it is given back on approval, then the event prefix
-    /// (empty: no events). The hashes are compared byte by byte to the end, whatever differs, so
-    /// the time taken does not depend on where.
-    static let check =
+    /// (empty: no events), then the revision of the record the caller holds (empty: none).
+    ///
+    /// It reads only what judging needs. A wrong code, the common answer (and an attacker's), is
+    /// answered `{'incorrect', 'held', 'att', …, 'lt', …, 'lu', …}` when the caller holds the
+    /// record's revision: the fields a check or a lease can change. Only a finished resend changes
+    /// the others, and it moves the revision (`rev`, absent for `0`). Every other answer carries
+    /// the whole record as stored after the step. The hashes are compared byte by byte to the end
+    /// with arithmetic only, whatever differs, so the time taken does not depend on where.
+    static let check = RedisScript(
         prelude + permits + events + """
-            -- The record as the script leaves it, from the copy it loaded and the writes it mirrors:
-            -- one HGETALL fewer than reading it back.
-            local function judged(outcome, extra, r)
-              local reply = {outcome, extra}
-              for field, value in pairs(r) do
-                reply[#reply + 1] = field
-                reply[#reply + 1] = value
-              end
-              return reply
-            end
             local now = tonumber(ARGV[1])
-            local evp = ARGV[3 + 3 * (#KEYS - 1)]
-            local r = load(KEYS[1])
-            if not r then return {'notFound', ''} end
-            local s = status(r, now)
-            if s == 'approved' or s == 'canceled' then return judged('notPending', '', r) end
-            if s == 'expired' or s == 'locked' then return judged(s, '', r) end
-            local arrivals, wait, refusing = take(now, 2, #KEYS - 1, 3, 3)
+            local count = #KEYS - 1
+            local evp = ARGV[3 + 3 * count]
+            local held = ARGV[4 + 3 * count]
+            local f = redis.call('HMGET', KEYS[1], 'st', 'exp', 'att', 'hash', 'rev', 'lt', 'lu')
+            if not f[1] then return {'notFound', ''} end
+            if f[1] ~= 'pending' then return answer('notPending', '', KEYS[1]) end
+            if now >= tonumber(f[2]) then return answer('expired', '', KEYS[1]) end
+            if tonumber(f[3]) <= 0 then return answer('locked', '', KEYS[1]) end
+            local arrivals, wait, refusing = take(now, 2, count, 3, 3)
             if not arrivals then
-              return judged('rateLimited', string.format('%d', wait) .. ':' .. refusing, r)
+              return answer('rateLimited', string.format('%d', wait) .. ':' .. refusing, KEYS[1])
             end
-            r.att = string.format('%d', redis.call('HINCRBY', KEYS[1], 'att', -1))
-            local kept = r.hash
-            local candidate = ARGV[2]
+            local left = redis.call('HINCRBY', KEYS[1], 'att', -1)
+            local kept = {string.byte(f[4], 1, -1)}
+            local candidate = {string.byte(ARGV[2], 1, -1)}
             local diff = 0
             if #kept ~= #candidate then diff = 1 end
             for i = 1, math.min(#kept, #candidate) do
-              diff = bit.bor(diff, bit.bxor(string.byte(kept, i), string.byte(candidate, i)))
+              local d = kept[i] - candidate[i]
+              diff = diff + d * d
             end
             if diff ~= 0 then
-              if tonumber(r.att) == 0 then note(evp, r, 'max_attempts_reached', ARGV[1], now) end
-              return judged('incorrect', '', r)
+              if left == 0 and evp ~= '' then
+                note(evp, load(KEYS[1]), 'max_attempts_reached', ARGV[1], now)
+              end
+              if held ~= '' and held == (f[5] or '0') then
+                return {'incorrect', 'held', 'att', string.format('%d', left), 'lt', f[6] or '', 'lu', f[7] or ''}
+              end
+              return answer('incorrect', '', KEYS[1])
             end
             redis.call('HSET', KEYS[1], 'st', 'approved', 'lt', '', 'lu', '')
-            r.st = 'approved'
-            r.lt = ''
-            r.lu = ''
-            note(evp, r, 'approved', ARGV[1], now)
-            for i = 1, #KEYS - 1 do
+            if evp ~= '' then note(evp, load(KEYS[1]), 'approved', ARGV[1], now) end
+            for i = 1, count do
               if ARGV[3 * i + 2] == '1' then
                 local arrival = arrivals[i] - tonumber(ARGV[3 * i])
                 if arrival > now then
-                  redis.call('SET', KEYS[i + 1], string.format('%d', arrival), 'PX', arrival - now)
+                  redis.call('SET', KEYS[i + 1], string.format('%d', arrival), 'PX', string.format('%d', arrival - now))
                 else
                   redis.call('DEL', KEYS[i + 1])
                 end
               end
             end
-            return judged('approved', '', r)
-            """
+            return answer('approved', '', KEYS[1])
+            """)
 
     /// Approves or cancels a pending verification.
     ///
     /// KEYS: record. ARGV: the new state, `approved` or `canceled`; the event prefix (empty: no
     /// event) and now.
-    static let settle =
+    static let settle = RedisScript(
         prelude + events + """
             local r = load(KEYS[1])
             if not r then return {'notFound', ''} end
@@ -210,12 +211,12 @@ enum RedisScripts {
             redis.call('HSET', KEYS[1], 'st', ARGV[1], 'lt', '', 'lu', '')
             if ARGV[2] ~= '' then note(ARGV[2], r, ARGV[1], ARGV[3], tonumber(ARGV[3])) end
             return answer('done', '', KEYS[1])
-            """
+            """)
 
     /// Claims the next send (`VerificationRecord.beginResend`).
     ///
     /// KEYS: record. ARGV: lease token, lease end, max sends, now.
-    static let beginResend =
+    static let beginResend = RedisScript(
         prelude + """
             local r = load(KEYS[1])
             if not r then return {'notFound', ''} end
@@ -226,13 +227,13 @@ enum RedisScripts {
             if r.lt ~= '' and now < tonumber(r.lu) then return answer('tooSoon', r.lu, KEYS[1]) end
             redis.call('HSET', KEYS[1], 'lt', ARGV[1], 'lu', ARGV[2])
             return answer('begun', '', KEYS[1])
-            """
+            """)
 
     /// Puts a resend's new code in place while its lease is held.
     ///
     /// KEYS: record, record index. ARGV: token, hash, attempts, sends, expiry, next resend, purge time,
     /// now, id, the event prefix (empty: no events; else the new expiry joins the sweep's index).
-    static let finishResend =
+    static let finishResend = RedisScript(
         prelude + """
             local r = load(KEYS[1])
             if not r then return {'notFound', ''} end
@@ -240,48 +241,52 @@ enum RedisScripts {
             if r.lt ~= ARGV[1] then return answer('leaseLost', '', KEYS[1]) end
             redis.call('HSET', KEYS[1], 'hash', ARGV[2], 'att', ARGV[3], 'sent', ARGV[4], 'exp', ARGV[5],
               'rav', ARGV[6], 'pur', ARGV[7], 'lt', '', 'lu', '')
+            -- The fields a check answers without (code, times, sends) changed: a new revision.
+            redis.call('HINCRBY', KEYS[1], 'rev', 1)
             redis.call('PEXPIRE', KEYS[1], math.max(1, tonumber(ARGV[7]) - tonumber(ARGV[8])))
             redis.call('ZADD', KEYS[2], ARGV[7], ARGV[9])
             if ARGV[10] ~= '' then redis.call('ZADD', ARGV[10] .. 'exp', ARGV[5], ARGV[9]) end
             return answer('done', '', KEYS[1])
-            """
+            """)
 
     /// Gives up a resend's lease.
     ///
     /// KEYS: record. ARGV: token.
-    static let abandonResend =
+    static let abandonResend = RedisScript(
         prelude + """
             local r = load(KEYS[1])
             if r and r.lt == ARGV[1] then redis.call('HSET', KEYS[1], 'lt', '', 'lu', '') end
             return {'done', ''}
-            """
+            """)
 
     /// Frees an idempotency key that still belongs to the verification.
     ///
     /// KEYS: idempotency key, key index. ARGV: verification id.
-    static let releaseKey = """
+    static let releaseKey = RedisScript(
+        """
         if redis.call('HGET', KEYS[1], 'vid') == ARGV[1] then
           redis.call('DEL', KEYS[1])
           redis.call('ZREM', KEYS[2], KEYS[1])
         end
         return 1
-        """
+        """)
 
     /// Takes every rate permit or none (GCRA, as `RatePermit.admit`).
     ///
     /// KEYS: counters. ARGV: now, then interval and window per counter. Takes all or none.
-    static let acquire =
+    static let acquire = RedisScript(
         permits + """
                 local now = tonumber(ARGV[1])
                 local arrivals, wait, refusing = take(now, 1, #KEYS, 2, 2)
                 if not arrivals then return {'denied', string.format('%.0f', wait), 'i', tostring(refusing)} end
                 return {'allowed', ''}
-            """
+            """)
 
     /// Gives rate permits back (as `RatePermit.refund`).
     ///
     /// KEYS: counters. ARGV: now, then the interval per counter.
-    static let release = """
+    static let release = RedisScript(
+        """
         local now = tonumber(ARGV[1])
         for i, key in ipairs(KEYS) do
           local stored = redis.call('GET', key)
@@ -295,13 +300,14 @@ enum RedisScripts {
           end
         end
         return 1
-        """
+        """)
 
     /// Hands out each due verification's head event, leased until a time.
     ///
     /// ARGV: event prefix, now, lease end, limit. Replies seven fields per event: id, kind,
     /// verification, channel, masked destination, time, failures.
-    static let claimEvents = """
+    static let claimEvents = RedisScript(
+        """
         local evp = ARGV[1]
         local vids = redis.call('ZRANGEBYSCORE', evp .. 'evdue', '-inf', ARGV[2], 'LIMIT', 0, tonumber(ARGV[4]))
         local reply = {}
@@ -316,12 +322,13 @@ enum RedisScripts {
           end
         end
         return reply
-        """
+        """)
 
     /// Removes a delivered event; the verification's next event, if any, becomes due.
     ///
     /// ARGV: event prefix, event id.
-    static let eventDelivered = """
+    static let eventDelivered = RedisScript(
+        """
         local evp = ARGV[1]
         local key = evp .. 'ev:' .. ARGV[2]
         local vid = redis.call('HGET', key, 'vid')
@@ -337,12 +344,13 @@ enum RedisScripts {
           redis.call('ZREM', evp .. 'evdue', vid)
         end
         return 1
-        """
+        """)
 
     /// Counts a failed delivery and sets when the event is due again.
     ///
     /// ARGV: event prefix, event id, retry time.
-    static let eventFailed = """
+    static let eventFailed = RedisScript(
+        """
         local evp = ARGV[1]
         local key = evp .. 'ev:' .. ARGV[2]
         local vid = redis.call('HGET', key, 'vid')
@@ -352,12 +360,12 @@ enum RedisScripts {
           redis.call('ZADD', evp .. 'evdue', ARGV[3], vid)
         end
         return 1
-        """
+        """)
 
     /// Notes `expired` for pending codes past their lifetime, from the index of expiries.
     ///
     /// ARGV: event prefix, now, limit, record key prefix. Returns how many it wrote.
-    static let noteExpiries =
+    static let noteExpiries = RedisScript(
         prelude + events + """
             local evp = ARGV[1]
             local now = tonumber(ARGV[2])
@@ -371,12 +379,18 @@ enum RedisScripts {
               end
             end
             return written
-            """
+            """)
+
+    /// Stores a factor whole, replacing any under its key.
+    ///
+    /// KEYS: factor. ARGV: the factor's field pairs.
+    static let insertFactor = RedisScript(
+        "redis.call('DEL', KEYS[1]) redis.call('HSET', KEYS[1], unpack(ARGV)) return 1")
 
     /// Judges an authenticator code (`TOTPFactor.judge`).
     ///
     /// KEYS: factor. ARGV: the matched time step (empty: none), the failure limit.
-    static let judgeFactor =
+    static let judgeFactor = RedisScript(
         prelude + """
             local r = load(KEYS[1])
             if not r then return {'notFound', ''} end
@@ -392,12 +406,12 @@ enum RedisScripts {
             if r.st == 'unconfirmed' then confirming = '1' end
             redis.call('HSET', KEYS[1], 'ls', ARGV[1], 'f', '0', 'st', 'active')
             return answer('accepted', confirming, KEYS[1])
-            """
+            """)
 
     /// Uses a recovery code (`TOTPFactor.recover`); every stored HMAC is compared to the end.
     ///
     /// KEYS: factor. ARGV: the code's HMAC, the failure limit.
-    static let recoverFactor =
+    static let recoverFactor = RedisScript(
         prelude + """
             local r = load(KEYS[1])
             if not r then return {'notFound', ''} end
@@ -420,23 +434,24 @@ enum RedisScripts {
             redis.call('HSET', KEYS[1], 'rc', string.sub(stored, 1, found - 1) .. string.sub(stored, found + 32),
               'f', '0')
             return answer('used', '', KEYS[1])
-            """
+            """)
 
     /// Replaces a factor's recovery codes, if it exists.
     ///
     /// KEYS: factor. ARGV: the concatenated HMACs.
-    static let replaceRecoveryCodes =
+    static let replaceRecoveryCodes = RedisScript(
         prelude + """
             if redis.call('EXISTS', KEYS[1]) == 0 then return {'notFound', ''} end
             redis.call('HSET', KEYS[1], 'rc', ARGV[1])
             return answer('done', '', KEYS[1])
-            """
+            """)
 
     /// Deletes one batch of records and idempotency keys whose time has passed.
     ///
     /// KEYS: record index, key index. ARGV: now, record key prefix, batch size.
     /// Returns the records deleted and whether a full batch was taken.
-    static let purge = """
+    static let purge = RedisScript(
+        """
         local now = ARGV[1]
         local batch = tonumber(ARGV[3])
         local deleted = 0
@@ -453,5 +468,5 @@ enum RedisScripts {
         local full = 0
         if #ids == batch or #keys == batch then full = 1 end
         return {deleted, full}
-        """
+        """)
 }

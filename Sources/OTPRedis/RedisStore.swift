@@ -20,6 +20,9 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
     private let prefix: String
     /// Whether state changes write ``LifecycleEvent``s to the outbox, in the same script.
     private let recordsEvents: Bool
+    /// The record each recent check read in full, by id, so that a wrong code's reply need carry
+    /// only what the check changed (see ``RedisScripts/check``).
+    private let heldRecords = Locked<[String: HeldRecord]>([:])
 
     /// Connects to Redis and keeps every key under a prefix.
     ///
@@ -137,10 +140,11 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
 
     /// Judges a check in one Lua script: refusal, permits, attempt, comparison, approval and refunds.
     public func check(_ attempt: CheckAttempt, now: Date) async throws(StoreError) -> CheckOutcome {
-        let evaluation = checkEvaluation(attempt, now: now)
+        let held = heldRecord(attempt.id)
+        let evaluation = checkEvaluation(attempt, now: now, held: held)
         let reply = try await evaluate(
             evaluation.script, keys: evaluation.keys, arguments: evaluation.arguments)
-        return try Self.checkOutcome(reply, attempt: attempt)
+        return try checkOutcome(reply, attempt: attempt, held: held)
     }
 
     /// Judges a check as ``check(_:now:)`` does, answering on the connection's queue; checks
@@ -149,14 +153,20 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
         _ attempt: CheckAttempt, now: Date,
         completion: @escaping @Sendable (Result<CheckOutcome, StoreError>) -> Void
     ) {
-        submit(.evaluate(checkEvaluation(attempt, now: now))) { reply in
+        let held = heldRecord(attempt.id)
+        submit(.evaluate(checkEvaluation(attempt, now: now, held: held))) { reply in
             completion(
-                Result { () throws(StoreError) in try Self.checkOutcome(try reply.get(), attempt: attempt) })
+                Result { () throws(StoreError) in
+                    try self.checkOutcome(try reply.get(), attempt: attempt, held: held)
+                })
         }
     }
 
-    private func checkEvaluation(_ attempt: CheckAttempt, now: Date) -> RedisConnection.Evaluation {
+    private func checkEvaluation(
+        _ attempt: CheckAttempt, now: Date, held: HeldRecord?
+    ) -> RedisConnection.Evaluation {
         var arguments = [Self.time(now), attempt.candidateHash]
+        arguments.reserveCapacity(4 + 3 * attempt.permits.count)
         for permit in attempt.permits {
             arguments.append(Array(String(permit.intervalMilliseconds).utf8))
             arguments.append(Array(String(permit.windowMilliseconds).utf8))
@@ -164,18 +174,34 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
             arguments.append(refunded ? [0x31] : [0x30])
         }
         arguments.append(eventPrefix)
+        arguments.append(held?.revision ?? [])
         return RedisConnection.Evaluation(
             script: RedisScripts.check,
             keys: [recordKey(attempt.id)] + attempt.permits.map { rateKey($0.key) },
             arguments: arguments)
     }
 
-    private static func checkOutcome(
-        _ reply: RedisValue, attempt: CheckAttempt
+    private func checkOutcome(
+        _ reply: RedisValue, attempt: CheckAttempt, held: HeldRecord?
     ) throws(StoreError) -> CheckOutcome {
-        let (outcome, extra, fields) = try parse(reply)
-        if outcome == "notFound" { return .notFound }
-        let record = try record(from: fields)
+        let (outcome, extra, fields) = try Self.parse(reply)
+        if outcome == "notFound" {
+            heldRecords.withLock { _ = $0.removeValue(forKey: attempt.id) }
+            return .notFound
+        }
+        if outcome == "incorrect", extra == Self.heldMarker {
+            // Only what the check and a lease can change; the rest is the record held, at the
+            // revision the script found.
+            guard var record = held?.record, let attempts = fields["att"].flatMap(Self.number) else {
+                throw StoreError("redis: a short check reply for a record not held")
+            }
+            record.state = .pending
+            record.attemptsLeft = Int(attempts)
+            record.resendLease = Self.lease(token: fields["lt"], until: fields["lu"])
+            return .incorrect(record)
+        }
+        let record = try Self.record(from: fields)
+        hold(record, revision: fields["rev"] ?? Array("0".utf8))
         switch outcome {
         case "approved": return .approved(record)
         case "incorrect": return .incorrect(record)
@@ -184,11 +210,32 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
         case "locked": return .locked(record)
         case "rateLimited":
             let parts = extra.split(separator: UInt8(ascii: ":")).map { Array($0) }
-            guard parts.count == 2, let wait = number(parts[0]), let index = number(parts[1]),
+            guard parts.count == 2, let wait = Self.number(parts[0]), let index = Self.number(parts[1]),
                 attempt.permits.indices.contains(Int(index) - 1)
             else { throw StoreError("redis: malformed wait") }
             return .rateLimited(waitMilliseconds: wait, key: attempt.permits[Int(index) - 1].key, record)
         default: throw StoreError("redis: unexpected check outcome")
+        }
+    }
+
+    /// The check script's `extra` when it answers with only the fields a check changes.
+    private static let heldMarker = Array("held".utf8)
+
+    /// The most records held for short check replies; at the bound the store starts over, and a
+    /// record not held costs one whole reply.
+    static let heldRecordLimit = 10_000
+
+    /// The record last read for a verification, with its revision, or `nil`.
+    private func heldRecord(_ id: String) -> HeldRecord? {
+        heldRecords.withLock { $0[id] }
+    }
+
+    private func hold(_ record: VerificationRecord, revision: [UInt8]) {
+        heldRecords.withLock { held in
+            if held.count >= Self.heldRecordLimit, held[record.id] == nil {
+                held.removeAll(keepingCapacity: true)
+            }
+            held[record.id] = HeldRecord(revision: revision, record: record)
         }
     }
 
@@ -368,9 +415,7 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
             ("cat", Self.time(factor.createdAt)),
         ]
         let arguments = fields.flatMap { [Array($0.0.utf8), $0.1] }
-        let reply = try await evaluate(
-            "redis.call('DEL', KEYS[1]) redis.call('HSET', KEYS[1], unpack(ARGV)) return 1", keys: [key],
-            arguments: arguments)
+        let reply = try await evaluate(RedisScripts.insertFactor, keys: [key], arguments: arguments)
         if case .error = reply { throw Self.failure(reply) }
     }
 
@@ -537,7 +582,7 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
     }
 
     private func evaluate(
-        _ script: String, keys: [String], arguments: [[UInt8]]
+        _ script: RedisScript, keys: [String], arguments: [[UInt8]]
     ) async throws(StoreError)
         -> RedisValue
     {
@@ -671,6 +716,12 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
         return pairs.flatMap { [Array($0.0.utf8), $0.1] }
     }
 
+    /// A resend's lease from its stored token and end, or `nil` when none is held.
+    private static func lease(token: [UInt8]?, until: [UInt8]?) -> ResendLease? {
+        guard let token, !token.isEmpty, let until = until.flatMap(number) else { return nil }
+        return ResendLease(token: text(token), until: StoreTime.date(milliseconds: until))
+    }
+
     private static func record(from fields: RedisFields) throws(StoreError) -> VerificationRecord {
         guard let id = fields["id"].map(text),
             let channel = fields["ch"].map(text).flatMap(Channel.init(rawValue:)),
@@ -681,10 +732,7 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
             let created = fields["cat"].flatMap(number), let expires = fields["exp"].flatMap(number),
             let purge = fields["pur"].flatMap(number)
         else { throw StoreError("redis: malformed verification") }
-        var lease: ResendLease?
-        if let token = fields["lt"].map(text), !token.isEmpty, let until = fields["lu"].flatMap(number) {
-            lease = ResendLease(token: token, until: StoreTime.date(milliseconds: until))
-        }
+        let lease = Self.lease(token: fields["lt"], until: fields["lu"])
         return VerificationRecord(
             id: id, channel: channel, destination: destination, codeLength: Int(length), codeHash: hash,
             state: state,
@@ -765,4 +813,10 @@ struct RedisFields {
     subscript(name: String) -> [UInt8]? {
         names.lastIndex(of: name).map { values[$0] }
     }
+}
+
+/// A record as a check last read it whole, and the revision it had.
+private struct HeldRecord: Sendable {
+    let revision: [UInt8]
+    let record: VerificationRecord
 }

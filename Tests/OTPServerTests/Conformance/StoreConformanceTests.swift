@@ -450,4 +450,61 @@ import Testing
         #expect(expired.attemptsLeft == 3)
         #expect(try await store.acquire([untouched], now: Self.at(11)) == .allowed)
     }
+
+    @Test(
+        "every check answers the record as stored, when another handle leases, resends or approves between checks",
+        arguments: StoreKind.allCases)
+    func checksAcrossHandles(kind: StoreKind) async throws {
+        let stores = try await kind.makeStores(count: 2)
+        let (checking, other) = (stores[0], stores[1])
+        _ = try await checking.insert(Self.sample("vf_handles", attempts: 6), claim: nil, now: Self.t0)
+        let wrong = CheckAttempt(
+            id: "vf_handles", candidateHash: Array(repeating: 0xCD, count: 32), permits: [],
+            refundsOnApproval: [])
+        // The record each wrong check must answer with: the one the store then holds.
+        func expectIncorrect(at now: Date, attemptsLeft: Int) async throws {
+            let outcome = try await checking.check(wrong, now: now)
+            let stored = try #require(try await other.record(id: "vf_handles"))
+            #expect(outcome == .incorrect(stored))
+            #expect(stored.attemptsLeft == attemptsLeft)
+        }
+        try await expectIncorrect(at: Self.at(1), attemptsLeft: 5)
+        try await expectIncorrect(at: Self.at(2), attemptsLeft: 4)
+
+        // A lease taken elsewhere shows in the next answer, and so does its end.
+        let lease = ResendLease(token: "tok-handles", until: Self.at(60))
+        guard
+            case .begun = try await other.beginResend(
+                id: "vf_handles", lease: lease, maxSends: 5, now: Self.at(40))
+        else {
+            Issue.record("the resend did not begin")
+            return
+        }
+        try await expectIncorrect(at: Self.at(41), attemptsLeft: 3)
+
+        // A new code sent elsewhere: its hash, times, sends and attempts are what the next check answers.
+        let update = CodeUpdate(
+            codeHash: Array(repeating: 0xEF, count: 32), attemptsLeft: 4, sendsUsed: 2,
+            expiresAt: Self.at(500),
+            resendAvailableAt: Self.at(100), purgeAt: Self.at(500 + 86_400))
+        guard
+            case .done = try await other.finishResend(
+                id: "vf_handles", token: "tok-handles", update: update, now: Self.at(42))
+        else {
+            Issue.record("the resend did not finish")
+            return
+        }
+        try await expectIncorrect(at: Self.at(43), attemptsLeft: 3)
+        try await expectIncorrect(at: Self.at(44), attemptsLeft: 2)
+        // The old code no longer works; a check past the old expiry is judged by the new one.
+        try await expectIncorrect(at: Self.at(400), attemptsLeft: 1)
+
+        // Approved elsewhere: the next check is refused with the approved record.
+        guard case .done = try await other.approve(id: "vf_handles", now: Self.at(401)) else {
+            Issue.record("the approval failed")
+            return
+        }
+        let refused = try await checking.check(wrong, now: Self.at(402))
+        #expect(try refused == .notPending(#require(try await other.record(id: "vf_handles"))))
+    }
 }

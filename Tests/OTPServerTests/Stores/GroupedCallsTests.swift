@@ -216,7 +216,7 @@ import Testing
     }
 
     /// A script that answers its argument, unique to this suite so flushing scripts is harmless.
-    private static let echo = "-- grouped calls test\nreturn ARGV[1]"
+    private static let echo = RedisScript("-- grouped calls test\nreturn ARGV[1]")
 
     private static func echoCall(_ text: String) -> RedisCall.Work {
         .evaluate(RedisConnection.Evaluation(script: echo, keys: [], arguments: [Array(text.utf8)]))
@@ -247,7 +247,8 @@ import Testing
         let forgotten = Answers<Result<RedisValue, StoreError>>()
         store.submit(
             .body { connection throws(StoreError) in
-                connection.scriptHashes[Self.echo] = String(repeating: "0", count: 40)
+                connection.scriptHashes[ObjectIdentifier(Self.echo)] = RedisConnection.LoadedScript(
+                    script: Self.echo, hash: Array(repeating: UInt8(ascii: "0"), count: 40))
                 return .null
             }
         ) { forgotten.put(0, $0) }
