@@ -25,27 +25,33 @@ extension Verifier {
                 key: key, fingerprint: request.fingerprint, expiresAt: now.adding(policy.codeLifetime))
         }
         let plan = try startPlan(request, destination: destination)
-        try await acquire(plan.permits, now: now)
-
-        let (record, code) = try newRecord(plan, request: request, now: now)
-        let inserted: InsertOutcome
-        do {
-            inserted = try await storeCall { () async throws(StoreError) in
-                try await store.insert(record, claim: claim, now: now)
+        let record: VerificationRecord
+        let code: String
+        if let atomic = atomicStartStore {
+            (record, code) = try newRecord(plan, request: request, now: now)
+            if let replay = try await insertAtomically(
+                record, claim: claim, plan: plan, into: atomic, request: request, now: now)
+            {
+                return replay
             }
-        } catch {
-            // The reply may have been lost after the store wrote: undo what may be there, so the key
-            // is not held by a verification whose code was never sent.
-            _ = try? await store.cancel(id: record.id, now: now)
-            if let claim { try? await store.releaseIdempotencyKey(claim.key, verificationID: record.id) }
-            await release(plan.permits, now: now)
-            throw error
-        }
-        if case .replay(let entry) = inserted {
-            // Another start with the same key won the race; this one sends nothing.
-            await release(plan.permits, now: now)
-            if let replay = try await replay(entry, request: request, now: now) { return replay }
-            throw .storeUnavailable(StoreError("the verification behind a live idempotency key is gone"))
+        } else {
+            try await acquire(plan.permits, now: now)
+            (record, code) = try newRecord(plan, request: request, now: now)
+            let inserted: InsertOutcome
+            do {
+                inserted = try await storeCall { () async throws(StoreError) in
+                    try await store.insert(record, claim: claim, now: now)
+                }
+            } catch {
+                await undoInsert(record, claim: claim, now: now)
+                await release(plan.permits, now: now)
+                throw error
+            }
+            if case .replay(let entry) = inserted {
+                // Another start with the same key won the race; this one sends nothing.
+                await release(plan.permits, now: now)
+                return try await replayOrGone(entry, request: request, now: now)
+            }
         }
 
         do {
@@ -106,6 +112,46 @@ extension Verifier {
         } catch {
             return .failure(error)
         }
+    }
+
+    /// Takes a start's permits and stores its record in the store's one step; the answer to a live
+    /// idempotency key, or `nil` once stored.
+    private func insertAtomically(
+        _ record: VerificationRecord, claim: IdempotencyClaim?, plan: StartPlan,
+        into store: any AtomicStartStore,
+        request: StartRequest, now: Date
+    ) async throws(VerifierError) -> StartResult? {
+        let outcome: StartInsertOutcome
+        do {
+            outcome = try await storeCall { () async throws(StoreError) in
+                try await store.insert(record, claim: claim, taking: plan.permits, now: now)
+            }
+        } catch {
+            // The step took and stored nothing; a store that lost its reply after writing is undone.
+            await undoInsert(record, claim: claim, now: now)
+            throw error
+        }
+        switch outcome {
+        case .inserted: return nil
+        case .denied(let wait, let key):
+            throw .rateLimited(retryAfter: .milliseconds(wait), limit: Self.limit(ofKey: key))
+        case .replay(let entry): return try await replayOrGone(entry, request: request, now: now)
+        }
+    }
+
+    /// Undoes what a failed insert may have left: the reply may have been lost after the store
+    /// wrote, and the key must not stay held by a verification whose code was never sent.
+    private func undoInsert(_ record: VerificationRecord, claim: IdempotencyClaim?, now: Date) async {
+        _ = try? await store.cancel(id: record.id, now: now)
+        if let claim { try? await store.releaseIdempotencyKey(claim.key, verificationID: record.id) }
+    }
+
+    /// The answer to a start that lost the race for its idempotency key: the verification that won.
+    private func replayOrGone(
+        _ entry: IdempotencyEntry, request: StartRequest, now: Date
+    ) async throws(VerifierError) -> StartResult {
+        if let replay = try await replay(entry, request: request, now: now) { return replay }
+        throw .storeUnavailable(StoreError("the verification behind a live idempotency key is gone"))
     }
 
     /// What a start takes before its code is made: the rate permits, and the send caps among them

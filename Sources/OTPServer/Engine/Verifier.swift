@@ -19,6 +19,8 @@ public final class Verifier: Sendable {
     let queuedStore: (any QueuedCheckStore)?
     /// The store, when it can take a start's steps on the caller's thread.
     let immediateStartStore: (any ImmediateStartStore)?
+    /// The store, when it takes a start's permits and stores its record in one step.
+    let atomicStartStore: (any AtomicStartStore)?
     /// The AES-256-GCM key TOTP factor secrets are sealed under, derived from the server's secret once.
     let factorBoxKey: [UInt8]
     /// What checks need of verifications already seen, by id (``CheckShape``).
@@ -61,6 +63,7 @@ public final class Verifier: Sendable {
         self.immediateStore = store as? any ImmediateCheckStore
         self.queuedStore = store as? any QueuedCheckStore
         self.immediateStartStore = store as? any ImmediateStartStore
+        self.atomicStartStore = store as? any AtomicStartStore
         self.sender = sender
         self.immediateSender = sender as? any ImmediateCodeSender
         self.hasher = CodeHasher(secret: secret)

@@ -84,3 +84,13 @@ public enum InsertOutcome: Sendable, Equatable {
     /// The idempotency key already belongs to a live verification; nothing was stored.
     case replay(IdempotencyEntry)
 }
+
+/// What a start's one store step found (``AtomicStartStore``).
+public enum StartInsertOutcome: Sendable, Equatable {
+    /// The permits were taken and the record stored, with its idempotency key.
+    case inserted
+    /// The idempotency key belongs to a live verification; nothing was taken or stored.
+    case replay(IdempotencyEntry)
+    /// A permit was refused (the longest wait and that permit's key); nothing was taken or stored.
+    case denied(waitMilliseconds: Int64, key: String)
+}

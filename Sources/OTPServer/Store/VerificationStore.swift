@@ -136,6 +136,21 @@ public protocol ImmediateStartStore: VerificationStore {
     func cancelImmediately(id: String, now: Date) throws(StoreError) -> TransitionOutcome
 }
 
+/// A store that takes a start's permits and stores its verification in one atomic step.
+///
+/// A start otherwise makes two store calls, ``VerificationStore/acquire(_:now:)`` and then
+/// ``VerificationStore/insert(_:claim:now:)``; a store whose calls each cost a commit or a round
+/// trip (SQLite) answers both in one. The step judges in the start's order: a live idempotency key
+/// replays, then the permits all or none, then the record is stored with its claim. When it
+/// throws, it has taken and stored nothing.
+public protocol AtomicStartStore: VerificationStore {
+    /// Takes every permit or none and, when all are taken and no live key replays, stores `record`
+    /// (and `claim`), atomically.
+    func insert(
+        _ record: VerificationRecord, claim: IdempotencyClaim?, taking permits: [RatePermit], now: Date
+    ) async throws(StoreError) -> StartInsertOutcome
+}
+
 /// A store that judges a check on its own thread and calls back with the outcome.
 ///
 /// Stores that queue their work (SQLite's connection queue, a Redis connection's pipeline) answer
