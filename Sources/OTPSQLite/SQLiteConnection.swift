@@ -8,6 +8,8 @@ import OTPServer
 final class SQLiteConnection: @unchecked Sendable {
     private let handle: OpaquePointer
     private var statements: [String: OpaquePointer] = [:]
+    /// The same statements found by where their text's UTF-8 lives (see ``prepared(_:)``).
+    private var statementsByAddress: [UnsafeRawPointer: OpaquePointer] = [:]
     /// Where ``query(_:_:)`` copies its text and blob parameters, bound in place (`SQLITE_STATIC`)
     /// instead of SQLite copying each into memory of its own; grown as needed, and reused because
     /// every query clears its bindings before it returns.
@@ -101,6 +103,7 @@ final class SQLiteConnection: @unchecked Sendable {
             sqlite3_finalize(statement)
         }
         statements = [:]
+        statementsByAddress = [:]
         sqlite3_close_v2(handle)
         parameterBytes.deallocate()
         parameterBytes = UnsafeMutableRawBufferPointer(start: nil, count: 0)
@@ -135,6 +138,27 @@ final class SQLiteConnection: @unchecked Sendable {
             rows.append((0..<sqlite3_column_count(statement)).map { column(statement, $0) })
         }
         return rows
+    }
+
+    /// Runs a prepared statement and reads its first row, if any, with `read`, without building rows of values.
+    func queryRow<Row>(
+        _ sql: String, _ parameters: [SQLiteValue], read: (SQLiteRow) throws(StoreError) -> Row
+    ) throws(StoreError) -> Row? {
+        let statement = try prepared(sql)
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        try bind(parameters, in: statement)
+        let status = sqlite3_step(statement)
+        if status == SQLITE_DONE { return nil }
+        guard status == SQLITE_ROW else { throw error("step") }
+        return try read(SQLiteRow(statement: statement))
+    }
+
+    /// The first column of the first row as an integer, or `nil` when there is no row or it is not one.
+    func queryInteger(_ sql: String, _ parameters: [SQLiteValue]) throws(StoreError) -> Int64? {
+        try queryRow(sql, parameters) { (row: SQLiteRow) throws(StoreError) in row.integer(0) } ?? nil
     }
 
     /// Rows changed by the last statement.
@@ -203,7 +227,41 @@ final class SQLiteConnection: @unchecked Sendable {
         return open
     }
 
+    /// The prepared statement for `sql`, made once per connection.
+    ///
+    /// The hot statements are `static let` texts whose UTF-8 stays at one address: they are found
+    /// by that address and confirmed against the statement's own text, which costs a pointer's hash
+    /// and a comparison instead of hashing a few hundred bytes of SQL per call (six statements a
+    /// check). Any other text, or one whose address now holds something else, is found by its text.
     private func prepared(_ sql: String) throws(StoreError) -> OpaquePointer {
+        let address =
+            sql.utf8.count > 15 ? sql.utf8.withContiguousStorageIfAvailable { $0.baseAddress } ?? nil : nil
+        if let address, let statement = statementsByAddress[UnsafeRawPointer(address)],
+            Self.holds(statement, text: address, count: sql.utf8.count)
+        {
+            return statement
+        }
+        let statement = try preparedByText(sql)
+        if let address {
+            // Texts built per call leave addresses behind that nothing will ask for again.
+            if statementsByAddress.count >= Self.addressLimit {
+                statementsByAddress.removeAll(keepingCapacity: true)
+            }
+            statementsByAddress[UnsafeRawPointer(address)] = statement
+        }
+        return statement
+    }
+
+    /// How many statement addresses are remembered at most.
+    private static let addressLimit = 256
+
+    /// Whether a prepared statement was made from exactly these bytes.
+    private static func holds(_ statement: OpaquePointer, text: UnsafePointer<UInt8>, count: Int) -> Bool {
+        guard let own = sqlite3_sql(statement) else { return false }
+        return memcmp(own, text, count) == 0 && own[count] == 0
+    }
+
+    private func preparedByText(_ sql: String) throws(StoreError) -> OpaquePointer {
         if let statement = statements[sql] { return statement }
         var statement: OpaquePointer?
         let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
@@ -312,5 +370,34 @@ enum SQLiteValue: Equatable {
     var blob: [UInt8]? {
         if case .blob(let value) = self { return value }
         return nil
+    }
+}
+
+/// The row a statement stands on, read column by column in place (valid only inside
+/// ``SQLiteConnection/queryRow(_:_:read:)``'s `read`).
+struct SQLiteRow {
+    fileprivate let statement: OpaquePointer
+
+    var columnCount: Int32 { sqlite3_column_count(statement) }
+
+    /// The column as an integer, or `nil` when it holds something else.
+    func integer(_ index: Int32) -> Int64? {
+        sqlite3_column_type(statement, index) == SQLITE_INTEGER ? sqlite3_column_int64(statement, index) : nil
+    }
+
+    /// The column as text, or `nil` when it holds something else.
+    func text(_ index: Int32) -> String? {
+        guard sqlite3_column_type(statement, index) == SQLITE_TEXT else { return nil }
+        let count = Int(sqlite3_column_bytes(statement, index))
+        guard let pointer = sqlite3_column_text(statement, index) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    /// The column as bytes, or `nil` when it holds something else.
+    func blob(_ index: Int32) -> [UInt8]? {
+        guard sqlite3_column_type(statement, index) == SQLITE_BLOB else { return nil }
+        let count = Int(sqlite3_column_bytes(statement, index))
+        guard count > 0, let pointer = sqlite3_column_blob(statement, index) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 }

@@ -526,7 +526,7 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, AtomicStart
             }
             let before = record
             let outcome = record.check(candidateHash: attempt.candidateHash, now: now)
-            try write(db, record)
+            try write(db, record, over: before)
             if events { try note(db, LifecycleEvent.caused(from: before, to: record, at: now)) }
             if case .approved = outcome { try give(db, attempt.refundsOnApproval, now: now) }
             return outcome
@@ -787,6 +787,17 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, AtomicStart
         }
     }
 
+    /// Writes a changed record back: only its attempts when nothing else changed (a wrong code),
+    /// else every column that can change.
+    private static func write(
+        _ db: SQLiteConnection, _ record: VerificationRecord, over before: VerificationRecord
+    ) throws(StoreError) {
+        var attemptsOnly = before
+        attemptsOnly.attemptsLeft = record.attemptsLeft
+        guard attemptsOnly == record else { return try write(db, record) }
+        try db.query(SQL.updateAttempts, [.integer(Int64(record.attemptsLeft)), .text(record.id)])
+    }
+
     /// Writes a changed record back.
     private static func write(_ db: SQLiteConnection, _ record: VerificationRecord) throws(StoreError) {
         try db.query(
@@ -815,9 +826,9 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, AtomicStart
     }
 
     private static func read(_ db: SQLiteConnection, id: String) throws(StoreError) -> VerificationRecord? {
-        let rows = try db.query(SQL.readVerification, [.text(id)])
-        guard let row = rows.first else { return nil }
-        return try record(from: row)
+        try db.queryRow(SQL.readVerification, [.text(id)]) { (row: SQLiteRow) throws(StoreError) in
+            try record(from: row)
+        }
     }
 
     private static func idempotencyEntry(
@@ -837,7 +848,7 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, AtomicStart
     }
 
     private static func arrival(_ db: SQLiteConnection, key: String) throws(StoreError) -> Int64? {
-        try db.query("SELECT arrival FROM otp_rates WHERE key = ?", [.text(key)]).first?.first?.integer
+        try db.queryInteger(SQL.readArrival, [.text(key)])
     }
 
     private static func optionalTime(_ date: Date?) -> SQLiteValue {
@@ -857,16 +868,16 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, AtomicStart
         ]
     }
 
-    private static func record(from row: [SQLiteValue]) throws(StoreError) -> VerificationRecord {
-        guard row.count == 15, let id = row[0].text,
-            let channel = row[1].text.flatMap(Channel.init(rawValue:)),
-            let destination = row[2].text, let codeLength = row[3].integer, let codeHash = row[4].blob,
-            let state = row[5].text.flatMap(VerificationRecord.State.init(rawValue:)),
-            let attemptsLeft = row[6].integer, let sendsUsed = row[7].integer, let createdAt = row[8].integer,
-            let expiresAt = row[9].integer, let purgeAt = row[11].integer
+    private static func record(from row: SQLiteRow) throws(StoreError) -> VerificationRecord {
+        guard row.columnCount == 15, let id = row.text(0),
+            let channel = row.text(1).flatMap(Channel.init(rawValue:)),
+            let destination = row.text(2), let codeLength = row.integer(3), let codeHash = row.blob(4),
+            let state = row.text(5).flatMap(VerificationRecord.State.init(rawValue:)),
+            let attemptsLeft = row.integer(6), let sendsUsed = row.integer(7), let createdAt = row.integer(8),
+            let expiresAt = row.integer(9), let purgeAt = row.integer(11)
         else { throw StoreError("sqlite: malformed verification row") }
         var lease: ResendLease?
-        if let token = row[12].text, let until = row[13].integer {
+        if let token = row.text(12), let until = row.integer(13) {
             lease = ResendLease(token: token, until: StoreTime.date(milliseconds: until))
         }
         return VerificationRecord(
@@ -875,8 +886,8 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, AtomicStart
             state: state, attemptsLeft: Int(attemptsLeft), sendsUsed: Int(sendsUsed),
             createdAt: StoreTime.date(milliseconds: createdAt),
             expiresAt: StoreTime.date(milliseconds: expiresAt),
-            resendAvailableAt: row[10].integer.map { StoreTime.date(milliseconds: $0) },
-            purgeAt: StoreTime.date(milliseconds: purgeAt), resendLease: lease, locale: row[14].text)
+            resendAvailableAt: row.integer(10).map { StoreTime.date(milliseconds: $0) },
+            purgeAt: StoreTime.date(milliseconds: purgeAt), resendLease: lease, locale: row.text(14))
     }
 }
 
@@ -912,6 +923,8 @@ private enum SQL {
         "UPDATE otp_verifications SET code_hash = ?, state = ?, attempts_left = ?, sends_used = ?, "
         + "expires_at = ?, resend_available_at = ?, purge_at = ?, lease_token = ?, lease_until = ? "
         + "WHERE id = ?"
+    static let readArrival = "SELECT arrival FROM otp_rates WHERE key = ?"
+    static let updateAttempts = "UPDATE otp_verifications SET attempts_left = ? WHERE id = ?"
     static let storeArrival =
         "INSERT INTO otp_rates (key, arrival) VALUES (?, ?) "
         + "ON CONFLICT (key) DO UPDATE SET arrival = excluded.arrival"

@@ -79,4 +79,51 @@ import Testing
         }
         await store.shutdown()
     }
+
+    @Test(
+        "statements made from texts built one after another, at addresses used again, each run their own text"
+    )
+    func statementsByAddress() async throws {
+        let store = try SQLiteStore(path: temporaryDirectory() + "/statements.sqlite3")
+        let mismatches = try await Self.onConnection(store) { db throws(StoreError) -> [Int] in
+            var mismatches: [Int] = []
+            // Each text made twice: the connection keeps the first copy and only remembers where the
+            // second lived. The second is freed, and the allocator hands its storage to the next
+            // text of the same length, so an address found must still be confirmed against the text.
+            for n in 0..<600 {
+                for _ in 0..<2 {
+                    let sql = "SELECT " + String(format: "%05d", n) + " AS value_of_this_statement"
+                    if try db.queryInteger(sql, []) != Int64(n) { mismatches.append(n) }
+                }
+            }
+            return mismatches
+        }
+        #expect(mismatches.isEmpty, "statements answered another text's value: \(mismatches.prefix(5))")
+        await store.shutdown()
+    }
+
+    @Test("a row is read in place: no row reads nil, a column of another type reads nil, values as stored")
+    func rowsInPlace() async throws {
+        let store = try SQLiteStore(path: temporaryDirectory() + "/rows.sqlite3")
+        let (missing, mixed, typed) = try await Self.onConnection(store) {
+            db throws(StoreError) -> (Int64?, Int64?, [String?]) in
+            try db.query("CREATE TABLE kinds (k TEXT PRIMARY KEY, n, t, b)")
+            try db.query("INSERT INTO kinds VALUES ('a', 7, 'seven', x'0700')")
+            try db.query("INSERT INTO kinds VALUES ('b', 'not a number', NULL, NULL)")
+            let missing = try db.queryInteger("SELECT n FROM kinds WHERE k = ?", [.text("none")])
+            let mixed = try db.queryInteger("SELECT n FROM kinds WHERE k = ?", [.text("b")])
+            let typed = try db.queryRow("SELECT n, t, b FROM kinds WHERE k = ?", [.text("a")]) {
+                (row: SQLiteRow) throws(StoreError) -> [String?] in
+                [
+                    row.integer(0).map { "\($0)" }, row.text(1), row.blob(2).map { "\($0)" }, row.text(0),
+                    row.blob(1).map { "\($0)" },
+                ]
+            }
+            return (missing, mixed, typed ?? [])
+        }
+        #expect(missing == nil)
+        #expect(mixed == nil)
+        #expect(typed == ["7", "seven", "[7, 0]", nil, nil])
+        await store.shutdown()
+    }
 }
