@@ -35,6 +35,11 @@ static inline int otp_redis_append(redisContext *context, int count, const char 
     return redisAppendCommandArgv(context, count, arguments, lengths);
 }
 
+// Appends one command already in the protocol's form (REDIS_ERR when out of memory).
+static inline int otp_redis_append_formatted(redisContext *context, const char *command, size_t length) {
+    return redisAppendFormattedCommand(context, command, length);
+}
+
 // Sends what is buffered when needed and reads the next reply (NULL on I/O error).
 static inline redisReply *otp_redis_next_reply(redisContext *context) {
     void *reply = NULL;

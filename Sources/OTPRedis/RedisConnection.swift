@@ -119,15 +119,16 @@ final class RedisConnection: @unchecked Sendable {
         return try run(command)
     }
 
-    /// Sends one command laid out in a buffer and returns its reply.
+    /// Sends one command laid out in the protocol's form and returns its reply.
     private func run(_ command: RedisArguments) throws(StoreError) -> RedisValue {
         guard !isClosed else { throw StoreError("redis: the store is shut down") }
         if context == nil { try connect() }
         guard let context else { throw StoreError("redis: not connected") }
         try applyTimeout(to: context)
-        let reply = command.withArgv { count, pointers, lengths in
-            otp_redis_command(context, count, pointers, lengths)
+        let appended = command.withCommand { bytes, count in otp_redis_append_formatted(context, bytes, count)
         }
+        guard appended == REDIS_OK else { throw StoreError("redis: could not buffer a command") }
+        let reply = otp_redis_next_reply(context)
         guard let reply else {
             let reason = String(cString: otp_redis_error_text(context))
             redisFree(context)
@@ -152,12 +153,17 @@ final class RedisConnection: @unchecked Sendable {
     func evaluate(
         _ script: RedisScript, keys: [String], arguments: [[UInt8]]
     ) throws(StoreError) -> RedisValue {
-        if let hash = scriptHashes[ObjectIdentifier(script)]?.hash {
-            let reply = try run(Self.evalsha(hash, keys: keys, arguments: arguments))
+        try evaluate(Evaluation(script: script, keys: keys, arguments: arguments))
+    }
+
+    /// Runs a script run by its script's hash, loading the script first when Redis does not know it.
+    func evaluate(_ evaluation: Evaluation) throws(StoreError) -> RedisValue {
+        if let hash = scriptHashes[ObjectIdentifier(evaluation.script)]?.hash {
+            let reply = try run(Self.evalsha(hash, evaluation))
             guard case .error(let message) = reply, message.hasPrefix("NOSCRIPT") else { return reply }
         }
-        let hash = try load(script)
-        return try run(Self.evalsha(hash, keys: keys, arguments: arguments))
+        let hash = try load(evaluation.script)
+        return try run(Self.evalsha(hash, evaluation))
     }
 
     /// Loads a script and keeps its hash.
@@ -169,14 +175,13 @@ final class RedisConnection: @unchecked Sendable {
         return hash
     }
 
-    /// An `EVALSHA` command, its arguments laid out once.
-    private static func evalsha(_ hash: [UInt8], keys: [String], arguments: [[UInt8]]) -> RedisArguments {
-        var command = RedisArguments(capacity: 3 + keys.count + arguments.count)
+    /// An `EVALSHA` command: its name and the script's hash, then the run's laid-out tail.
+    private static func evalsha(_ hash: [UInt8], _ evaluation: Evaluation) -> RedisArguments {
+        var command = RedisArguments(
+            capacity: 2 + evaluation.tail.count, bytes: 64 + evaluation.tail.byteCount)
         command.append("EVALSHA")
         command.append(hash)
-        command.append(String(keys.count))
-        for key in keys { command.append(key) }
-        for argument in arguments { command.append(argument) }
+        command.append(evaluation.tail)
         return command
     }
 
@@ -238,11 +243,24 @@ final class RedisConnection: @unchecked Sendable {
         }
     }
 
-    /// One script run of a pipeline.
+    /// One script run: the script, and `numkeys`, the keys and the arguments laid out once.
     struct Evaluation: Sendable {
         let script: RedisScript
-        let keys: [String]
-        let arguments: [[UInt8]]
+        let tail: RedisArguments
+
+        init(script: RedisScript, keys: [String], arguments: [[UInt8]]) {
+            var tail = RedisArguments(capacity: 1 + keys.count + arguments.count)
+            tail.append(Int64(keys.count))
+            for key in keys { tail.append(key) }
+            for argument in arguments { tail.append(argument) }
+            self.init(script: script, tail: tail)
+        }
+
+        /// A run whose tail is already laid out: `numkeys`, then the keys, then the arguments.
+        init(script: RedisScript, tail: RedisArguments) {
+            self.script = script
+            self.tail = tail
+        }
     }
 
     /// Runs scripts as one pipeline: every `EVALSHA` written at once, then the replies read in order.
@@ -253,9 +271,7 @@ final class RedisConnection: @unchecked Sendable {
     func evaluateAll(_ evaluations: [Evaluation]) -> [Result<RedisValue, StoreError>] {
         guard evaluations.count > 1 else {
             return evaluations.map { evaluation in
-                Result { () throws(StoreError) in
-                    try evaluate(evaluation.script, keys: evaluation.keys, arguments: evaluation.arguments)
-                }
+                Result { () throws(StoreError) in try evaluate(evaluation) }
             }
         }
         let context: UnsafeMutablePointer<redisContext>
@@ -273,9 +289,8 @@ final class RedisConnection: @unchecked Sendable {
         }
         for evaluation in evaluations {
             let hash = scriptHashes[ObjectIdentifier(evaluation.script)]?.hash ?? []
-            let command = Self.evalsha(hash, keys: evaluation.keys, arguments: evaluation.arguments)
-            let appended = command.withArgv { count, pointers, lengths in
-                otp_redis_append(context, count, pointers, lengths)
+            let appended = Self.evalsha(hash, evaluation).withCommand { bytes, count in
+                otp_redis_append_formatted(context, bytes, count)
             }
             guard appended == REDIS_OK else {
                 return evaluations.map { _ in .failure(StoreError("redis: could not buffer a command")) }
@@ -300,9 +315,7 @@ final class RedisConnection: @unchecked Sendable {
         // Only once every pipelined reply is read may a command of its own go out.
         for index in forgotten {
             let evaluation = evaluations[index]
-            results[index] = Result { () throws(StoreError) in
-                try evaluate(evaluation.script, keys: evaluation.keys, arguments: evaluation.arguments)
-            }
+            results[index] = Result { () throws(StoreError) in try evaluate(evaluation) }
         }
         return results
     }
@@ -334,47 +347,96 @@ final class RedisConnection: @unchecked Sendable {
     }
 }
 
-/// A command's arguments laid out in one buffer, for hiredis's argument vector.
-struct RedisArguments {
+/// Arguments laid out as the Redis protocol's bulk strings (`$LENGTH\r\nBYTES\r\n`), counted, so a
+/// command goes to hiredis already formatted: no array per argument and no second layout.
+struct RedisArguments: Sendable {
     private var bytes: [UInt8] = []
-    private var lengths: [Int] = []
+    /// How many arguments are laid out.
+    private(set) var count = 0
 
-    init(capacity: Int) {
-        lengths.reserveCapacity(capacity)
-        bytes.reserveCapacity(capacity * 24)
+    init(capacity: Int, bytes byteCapacity: Int = 0) {
+        bytes.reserveCapacity(byteCapacity > 0 ? byteCapacity : capacity * 32)
     }
 
+    /// How many bytes are laid out.
+    var byteCount: Int { bytes.count }
+
     mutating func append(_ argument: [UInt8]) {
+        appendHeader(argument.count)
         bytes.append(contentsOf: argument)
-        lengths.append(argument.count)
+        bytes.append(contentsOf: [0x0D, 0x0A])
+        count += 1
     }
 
     mutating func append(_ argument: String) {
-        var argument = argument
-        argument.withUTF8 { bytes.append(contentsOf: $0) }
-        lengths.append(argument.utf8.count)
+        appendJoined(argument)
     }
 
-    /// Calls `body` with C's argument count, pointers and lengths, all pointing into the buffer.
-    func withArgv<Result>(
-        _ body: (Int32, UnsafeMutablePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int>?) -> Result
-    ) -> Result {
-        var bytes = bytes
-        if bytes.isEmpty { bytes.append(0) }
-        return bytes.withUnsafeBufferPointer { buffer in
+    /// One argument made of several texts in a row (a key's prefix, its kind, its id), not joined first.
+    mutating func appendJoined(_ parts: String...) {
+        var length = 0
+        for part in parts { length += part.utf8.count }
+        appendHeader(length)
+        for var part in parts { part.withUTF8 { bytes.append(contentsOf: $0) } }
+        bytes.append(contentsOf: [0x0D, 0x0A])
+        count += 1
+    }
+
+    /// A number as its decimal digits.
+    mutating func append(_ number: Int64) {
+        appendHeader(Self.decimalLength(number))
+        appendDecimal(number)
+        bytes.append(contentsOf: [0x0D, 0x0A])
+        count += 1
+    }
+
+    /// Every argument of `other`, after these.
+    mutating func append(_ other: RedisArguments) {
+        bytes.append(contentsOf: other.bytes)
+        count += other.count
+    }
+
+    private mutating func appendHeader(_ length: Int) {
+        bytes.append(UInt8(ascii: "$"))
+        appendDecimal(Int64(length))
+        bytes.append(contentsOf: [0x0D, 0x0A])
+    }
+
+    /// Writes a number's decimal digits, most significant first, with no string in between.
+    private mutating func appendDecimal(_ number: Int64) {
+        if number < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = number.magnitude
+        var divisor: UInt64 = 1
+        while magnitude / divisor >= 10 { divisor *= 10 }
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude / divisor))
+            magnitude %= divisor
+            divisor /= 10
+        }
+    }
+
+    /// How many characters a number's decimal form takes, its sign included.
+    private static func decimalLength(_ number: Int64) -> Int {
+        var length = number < 0 ? 2 : 1
+        var magnitude = number.magnitude
+        while magnitude >= 10 {
+            magnitude /= 10
+            length += 1
+        }
+        return length
+    }
+
+    /// Calls `body` with the whole command, `*COUNT\r\n` and the arguments, as C bytes and their length.
+    func withCommand<Result>(_ body: (UnsafePointer<CChar>, Int) -> Result) -> Result {
+        var command = RedisArguments(capacity: 0, bytes: bytes.count + 16)
+        command.bytes.append(UInt8(ascii: "*"))
+        command.appendDecimal(Int64(count))
+        command.bytes.append(contentsOf: [0x0D, 0x0A])
+        command.bytes.append(contentsOf: bytes)
+        return command.bytes.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { characters in
-                var pointers: [UnsafePointer<CChar>?] = []
-                pointers.reserveCapacity(lengths.count)
-                var offset = 0
-                for length in lengths {
-                    pointers.append(characters.baseAddress.map { $0 + offset })
-                    offset += length
-                }
-                return pointers.withUnsafeMutableBufferPointer { pointerBuffer in
-                    lengths.withUnsafeBufferPointer { lengthBuffer in
-                        body(Int32(lengths.count), pointerBuffer.baseAddress, lengthBuffer.baseAddress)
-                    }
-                }
+                guard let base = characters.baseAddress else { preconditionFailure("a command has a header") }
+                return body(base, characters.count)
             }
         }
     }

@@ -146,8 +146,8 @@ enum RedisScripts {
     /// (empty: no events), then the revision of the record the caller holds (empty: none).
     ///
     /// It reads only what judging needs. A wrong code, the common answer (and an attacker's), is
-    /// answered `{'incorrect', 'held', 'att', …, 'lt', …, 'lu', …}` when the caller holds the
-    /// record's revision: the fields a check or a lease can change. Only a finished resend changes
+    /// answered `{'incorrect', 'held', 'ATTEMPTS:LEASE_UNTIL:LEASE_TOKEN'}` when the caller holds the
+    /// record's revision: the fields a check or a lease can change, in one string. Only a finished resend changes
     /// the others, and it moves the revision (`rev`, absent for `0`). Every other answer carries
     /// the whole record as stored after the step. The hashes are compared byte by byte to the end
     /// with arithmetic only, whatever differs, so the time taken does not depend on where.
@@ -180,7 +180,7 @@ enum RedisScripts {
                 note(evp, load(KEYS[1]), 'max_attempts_reached', ARGV[1], now)
               end
               if held ~= '' and held == (f[5] or '0') then
-                return {'incorrect', 'held', 'att', string.format('%d', left), 'lt', f[6] or '', 'lu', f[7] or ''}
+                return {'incorrect', 'held', string.format('%d', left) .. ':' .. (f[7] or '') .. ':' .. (f[6] or '')}
               end
               return answer('incorrect', '', KEYS[1])
             end

@@ -141,9 +141,7 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
     /// Judges a check in one Lua script: refusal, permits, attempt, comparison, approval and refunds.
     public func check(_ attempt: CheckAttempt, now: Date) async throws(StoreError) -> CheckOutcome {
         let held = heldRecord(attempt.id)
-        let evaluation = checkEvaluation(attempt, now: now, held: held)
-        let reply = try await evaluate(
-            evaluation.script, keys: evaluation.keys, arguments: evaluation.arguments)
+        let reply = try await evaluate(checkEvaluation(attempt, now: now, held: held))
         return try checkOutcome(reply, attempt: attempt, held: held)
     }
 
@@ -165,40 +163,42 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
     private func checkEvaluation(
         _ attempt: CheckAttempt, now: Date, held: HeldRecord?
     ) -> RedisConnection.Evaluation {
-        var arguments = [Self.time(now), attempt.candidateHash]
-        arguments.reserveCapacity(4 + 3 * attempt.permits.count)
+        // Laid out as the protocol's bulk strings as it is made: no array per key or argument.
+        var tail = RedisArguments(capacity: 5 + 4 * attempt.permits.count, bytes: 320)
+        tail.append(Int64(1 + attempt.permits.count))
+        tail.appendJoined(prefix, "v:", attempt.id)
+        for permit in attempt.permits { tail.appendJoined(prefix, "r:", permit.key) }
+        tail.append(StoreTime.milliseconds(now))
+        tail.append(attempt.candidateHash)
         for permit in attempt.permits {
-            arguments.append(Array(String(permit.intervalMilliseconds).utf8))
-            arguments.append(Array(String(permit.windowMilliseconds).utf8))
+            tail.append(permit.intervalMilliseconds)
+            tail.append(permit.windowMilliseconds)
             let refunded = attempt.refundsOnApproval.contains { $0.key == permit.key }
-            arguments.append(refunded ? [0x31] : [0x30])
+            tail.append(refunded ? [0x31] : [0x30])
         }
-        arguments.append(eventPrefix)
-        arguments.append(held?.revision ?? [])
-        return RedisConnection.Evaluation(
-            script: RedisScripts.check,
-            keys: [recordKey(attempt.id)] + attempt.permits.map { rateKey($0.key) },
-            arguments: arguments)
+        tail.append(eventPrefix)
+        tail.append(held?.revision ?? [])
+        return RedisConnection.Evaluation(script: RedisScripts.check, tail: tail)
     }
 
     private func checkOutcome(
         _ reply: RedisValue, attempt: CheckAttempt, held: HeldRecord?
     ) throws(StoreError) -> CheckOutcome {
+        if let short = try Self.shortIncorrect(reply) {
+            // Only what the check and a lease can change; the rest is the record held, at the
+            // revision the script found.
+            guard var record = held?.record else {
+                throw StoreError("redis: a short check reply for a record not held")
+            }
+            record.state = .pending
+            record.attemptsLeft = short.attemptsLeft
+            record.resendLease = short.lease
+            return .incorrect(record)
+        }
         let (outcome, extra, fields) = try Self.parse(reply)
         if outcome == "notFound" {
             heldRecords.withLock { _ = $0.removeValue(forKey: attempt.id) }
             return .notFound
-        }
-        if outcome == "incorrect", extra == Self.heldMarker {
-            // Only what the check and a lease can change; the rest is the record held, at the
-            // revision the script found.
-            guard var record = held?.record, let attempts = fields["att"].flatMap(Self.number) else {
-                throw StoreError("redis: a short check reply for a record not held")
-            }
-            record.state = .pending
-            record.attemptsLeft = Int(attempts)
-            record.resendLease = Self.lease(token: fields["lt"], until: fields["lu"])
-            return .incorrect(record)
         }
         let record = try Self.record(from: fields)
         hold(record, revision: fields["rev"] ?? Array("0".utf8))
@@ -220,6 +220,28 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
 
     /// The check script's `extra` when it answers with only the fields a check changes.
     private static let heldMarker = Array("held".utf8)
+    private static let incorrectOutcome = Array("incorrect".utf8)
+
+    /// The attempts left and the lease of a wrong code's short reply
+    /// (`{'incorrect', 'held', 'ATTEMPTS:LEASE_UNTIL:LEASE_TOKEN'}`), or `nil` for any other reply.
+    static func shortIncorrect(
+        _ reply: RedisValue
+    ) throws(StoreError) -> (attemptsLeft: Int, lease: ResendLease?)? {
+        guard case .array(let parts) = reply, parts.count == 3, case .string(let outcome) = parts[0],
+            outcome == incorrectOutcome, case .string(let extra) = parts[1], extra == heldMarker
+        else { return nil }
+        guard case .string(let packed) = parts[2] else {
+            throw StoreError("redis: malformed short check reply")
+        }
+        let colon = UInt8(ascii: ":")
+        guard let first = packed.firstIndex(of: colon),
+            let second = packed[(first + 1)...].firstIndex(of: colon),
+            let attempts = number(Array(packed[..<first]))
+        else { throw StoreError("redis: malformed short check reply") }
+        let lease = Self.lease(
+            token: Array(packed[(second + 1)...]), until: Array(packed[(first + 1)..<second]))
+        return (Int(attempts), lease)
+    }
 
     /// The most records held for short check replies; at the bound the store starts over, and a
     /// record not held costs one whole reply.
@@ -586,10 +608,13 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
     ) async throws(StoreError)
         -> RedisValue
     {
+        try await evaluate(RedisConnection.Evaluation(script: script, keys: keys, arguments: arguments))
+    }
+
+    /// Runs a script run on the next connection's queue, sharing its pipeline.
+    private func evaluate(_ evaluation: RedisConnection.Evaluation) async throws(StoreError) -> RedisValue {
         let outcome: Result<RedisValue, StoreError> = await withCheckedContinuation { continuation in
-            submit(.evaluate(RedisConnection.Evaluation(script: script, keys: keys, arguments: arguments))) {
-                continuation.resume(returning: $0)
-            }
+            submit(.evaluate(evaluation)) { continuation.resume(returning: $0) }
         }
         return try outcome.get()
     }

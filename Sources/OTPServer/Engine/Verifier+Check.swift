@@ -135,18 +135,18 @@ extension Verifier {
     private func plan(
         _ shape: CheckShape, code: String, clientAddress: String
     ) throws(VerifierError) -> CheckPlan {
-        let addressKey = ClientAddress.limitKey(clientAddress)
+        let address = try checkAddress(clientAddress)
         var failed: [RatePermit] = []
         failed.reserveCapacity(2)
         failed.append(RatePermit(key: shape.failedKey, limit: policy.failedChecksPerDestination))
         if let perPair = policy.failedChecksPerDestinationAndAddress {
             failed.append(
                 RatePermit(
-                    key: try limitKey("fa", shape.destinationKey + "\u{0}" + addressKey), limit: perPair))
+                    key: try limitKey("fa", shape.destinationKey + "\u{0}" + address.limitKey), limit: perPair))
         }
         var permits: [RatePermit] = []
         permits.reserveCapacity(failed.count + 1)
-        permits.append(RatePermit(key: try limitKey("ca", addressKey), limit: policy.checksPerAddress))
+        permits.append(RatePermit(key: address.checksKey, limit: policy.checksPerAddress))
         permits.append(contentsOf: failed)
 
         let format = CodeFormat(length: shape.codeLength, kind: .digits)
@@ -173,6 +173,21 @@ extension Verifier {
             case .attempt(let attempt) = try plan(shape, code: code, clientAddress: clientAddress)
         else { return nil }
         return attempt
+    }
+
+    /// A client address's limit key and the key of its checks-per-address counter, made once per
+    /// address: an attack's checks come from a few addresses, and each would otherwise parse the
+    /// address and compute an HMAC again.
+    private func checkAddress(_ clientAddress: String) throws(VerifierError) -> CheckAddress {
+        if let known = checkAddresses.withLock({ $0[clientAddress] }) { return known }
+        let limitKey = ClientAddress.limitKey(clientAddress)
+        let address = CheckAddress(limitKey: limitKey, checksKey: try self.limitKey("ca", limitKey))
+        checkAddresses.withLock { addresses in
+            // A bound, not a cache policy: at the bound it starts over, and a miss costs one HMAC.
+            if addresses.count >= Self.checkAddressLimit { addresses.removeAll(keepingCapacity: true) }
+            addresses[clientAddress] = address
+        }
+        return address
     }
 
     private func remember(_ shape: CheckShape) {
@@ -218,4 +233,10 @@ struct CheckShape: Sendable {
         destinationKey = Destination.limitKey(channel: record.channel, address: record.destination)
         failedKey = try verifier.limitKey("fd", destinationKey)
     }
+}
+
+/// What checks need of a client address: its limit key, and the key of its checks-per-address counter.
+struct CheckAddress: Sendable {
+    let limitKey: String
+    let checksKey: String
 }

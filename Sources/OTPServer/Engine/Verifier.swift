@@ -27,6 +27,10 @@ public final class Verifier: Sendable {
     let checkShapes = Locked<[String: CheckShape]>([:])
     /// How many verifications' check shapes are kept at most.
     static let checkShapeLimit = 10_000
+    /// What checks need of client addresses already seen, by the address as given (``CheckAddress``).
+    let checkAddresses = Locked<[String: CheckAddress]>([:])
+    /// How many client addresses' check keys are kept at most.
+    static let checkAddressLimit = 10_000
     let sender: any CodeSender
     /// The sender, when it can deliver on the caller's thread.
     let immediateSender: (any ImmediateCodeSender)?
