@@ -142,7 +142,8 @@ extension Verifier {
         if let perPair = policy.failedChecksPerDestinationAndAddress {
             failed.append(
                 RatePermit(
-                    key: try limitKey("fa", shape.destinationKey + "\u{0}" + address.limitKey), limit: perPair))
+                    key: try limitKey("fa", shape.destinationKey + "\u{0}" + address.limitKey), limit: perPair
+                ))
         }
         var permits: [RatePermit] = []
         permits.reserveCapacity(failed.count + 1)
