@@ -38,10 +38,6 @@ final class SQLiteConnection: @unchecked Sendable {
         try execute("PRAGMA foreign_keys=OFF")
         // A group's savepoints keep the pages they may roll back in memory, not in a temporary file.
         try execute("PRAGMA temp_store=MEMORY")
-        // Up to 64 MiB of pages kept in memory (SQLite's default is 2 MiB): with a few hundred
-        // thousand verifications, starts otherwise read back pages they had just written, two
-        // `pread` calls of every five a start made.
-        try execute("PRAGMA cache_size=-65536")
     }
 
     /// Hands checkpoints to `checkpointer` instead of the commit that crosses SQLite's 1,000 pages.
