@@ -539,11 +539,23 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, AtomicStart
     ) throws(StoreError)
         -> RateDecision
     {
+        // Which counters already have a row, by permit (admitAll reads them in order): those are
+        // updated in place, the rest inserted, instead of an upsert that tries the insert first.
+        var stored: UInt64 = 0
+        var read = 0
         let (decision, arrivals) = try RatePermit.admitAll(permits, now: StoreTime.milliseconds(now)) {
-            (key: String) throws(StoreError) in try arrival(db, key: key)
+            (key: String) throws(StoreError) in
+            let arrival = try arrival(db, key: key)
+            if arrival != nil, read < 64 { stored |= 1 << read }
+            read += 1
+            return arrival
         }
-        for (key, arrival) in arrivals {
-            try db.query(SQL.storeArrival, [.text(key), .integer(arrival)])
+        for (index, (key, arrival)) in arrivals.enumerated() {
+            if index < 64, stored & (1 << index) != 0 {
+                try db.query(SQL.updateArrival, [.integer(arrival), .text(key)])
+            } else {
+                try db.query(SQL.storeArrival, [.text(key), .integer(arrival)])
+            }
         }
         return decision
     }
@@ -924,6 +936,7 @@ private enum SQL {
         + "expires_at = ?, resend_available_at = ?, purge_at = ?, lease_token = ?, lease_until = ? "
         + "WHERE id = ?"
     static let readArrival = "SELECT arrival FROM otp_rates WHERE key = ?"
+    static let updateArrival = "UPDATE otp_rates SET arrival = ? WHERE key = ?"
     static let updateAttempts = "UPDATE otp_verifications SET attempts_left = ? WHERE id = ?"
     static let storeArrival =
         "INSERT INTO otp_rates (key, arrival) VALUES (?, ?) "
