@@ -29,12 +29,6 @@ static inline redisReply *otp_redis_command(redisContext *context, int count, co
     return (redisReply *)redisCommandArgv(context, count, arguments, lengths);
 }
 
-// Appends one command to the output buffer without sending it (REDIS_ERR when out of memory).
-static inline int otp_redis_append(redisContext *context, int count, const char **arguments,
-                                   const size_t *lengths) {
-    return redisAppendCommandArgv(context, count, arguments, lengths);
-}
-
 // Appends one command already in the protocol's form (REDIS_ERR when out of memory).
 static inline int otp_redis_append_formatted(redisContext *context, const char *command, size_t length) {
     return redisAppendFormattedCommand(context, command, length);

@@ -507,4 +507,41 @@ import Testing
         let refused = try await checking.check(wrong, now: Self.at(402))
         #expect(try refused == .notPending(#require(try await other.record(id: "vf_handles"))))
     }
+
+    @Test(
+        "a candidate hash that differs from the kept one in any one byte, or in length, is a wrong code",
+        arguments: StoreKind.allCases)
+    func nearMisses(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
+        let kept = Array(0..<UInt8(32))
+        var near: [[UInt8]] = []
+        for position in [0, 1, 15, 30, 31] {
+            for change: UInt8 in [1, 0x80, 0xFF] {
+                var candidate = kept
+                candidate[position] ^= change
+                near.append(candidate)
+            }
+        }
+        near += [Array(kept.prefix(31)), kept + [0], [], Array(kept.dropFirst())]
+        var record = Self.sample("vf_near", attempts: near.count + 1)
+        record.codeHash = kept
+        _ = try await store.insert(record, claim: nil, now: Self.t0)
+        for (index, candidate) in near.enumerated() {
+            let outcome = try await store.check(
+                CheckAttempt(id: "vf_near", candidateHash: candidate, permits: [], refundsOnApproval: []),
+                now: Self.t0)
+            guard case .incorrect(let left) = outcome else {
+                Issue.record("candidate \(index) (\(candidate.count) bytes) was judged \(outcome)")
+                continue
+            }
+            #expect(left.attemptsLeft == near.count - index)
+        }
+        let right = try await store.check(
+            CheckAttempt(id: "vf_near", candidateHash: kept, permits: [], refundsOnApproval: []), now: Self.t0
+        )
+        guard case .approved = right else {
+            Issue.record("the kept hash itself was judged \(right)")
+            return
+        }
+    }
 }
