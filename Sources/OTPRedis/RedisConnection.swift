@@ -1,4 +1,5 @@
 import CHiredis
+import OTPCore
 import OTPServer
 
 #if canImport(Glibc)
@@ -119,13 +120,17 @@ final class RedisConnection: @unchecked Sendable {
         return try run(command)
     }
 
-    /// Sends one command laid out in the protocol's form and returns its reply.
-    private func run(_ command: RedisArguments) throws(StoreError) -> RedisValue {
+    /// Sends one command laid out in the protocol's form (`head`'s arguments, then `command`'s) and
+    /// returns its reply.
+    private func run(
+        _ command: RedisArguments, after head: RedisArguments? = nil
+    ) throws(StoreError) -> RedisValue {
         guard !isClosed else { throw StoreError("redis: the store is shut down") }
         if context == nil { try connect() }
         guard let context else { throw StoreError("redis: not connected") }
         try applyTimeout(to: context)
-        let appended = command.withCommand { bytes, count in otp_redis_append_formatted(context, bytes, count)
+        let appended = command.withCommand(after: head) { bytes, count in
+            otp_redis_append_formatted(context, bytes, count)
         }
         guard appended == REDIS_OK else { throw StoreError("redis: could not buffer a command") }
         let reply = otp_redis_next_reply(context)
@@ -159,11 +164,11 @@ final class RedisConnection: @unchecked Sendable {
     /// Runs a script run by its script's hash, loading the script first when Redis does not know it.
     func evaluate(_ evaluation: Evaluation) throws(StoreError) -> RedisValue {
         if let hash = scriptHashes[ObjectIdentifier(evaluation.script)]?.hash {
-            let reply = try run(Self.evalsha(hash, evaluation))
+            let reply = try run(evaluation.tail, after: Self.evalsha(hash))
             guard case .error(let message) = reply, message.hasPrefix("NOSCRIPT") else { return reply }
         }
         let hash = try load(evaluation.script)
-        return try run(Self.evalsha(hash, evaluation))
+        return try run(evaluation.tail, after: Self.evalsha(hash))
     }
 
     /// Loads a script and keeps its hash.
@@ -175,14 +180,13 @@ final class RedisConnection: @unchecked Sendable {
         return hash
     }
 
-    /// An `EVALSHA` command: its name and the script's hash, then the run's laid-out tail.
-    private static func evalsha(_ hash: [UInt8], _ evaluation: Evaluation) -> RedisArguments {
-        var command = RedisArguments(
-            capacity: 2 + evaluation.tail.count, bytes: 64 + evaluation.tail.byteCount)
-        command.append("EVALSHA")
-        command.append(hash)
-        command.append(evaluation.tail)
-        return command
+    /// The start of an `EVALSHA` command, its name and the script's hash; the run's tail follows it
+    /// (``RedisArguments/withCommand(after:_:)``).
+    private static func evalsha(_ hash: [UInt8]) -> RedisArguments {
+        var head = RedisArguments(capacity: 2, bytes: 64)
+        head.append("EVALSHA")
+        head.append(hash)
+        return head
     }
 
     /// Shortens the socket timeout when the call has waited for the connection (setting it costs two
@@ -289,7 +293,7 @@ final class RedisConnection: @unchecked Sendable {
         }
         for evaluation in evaluations {
             let hash = scriptHashes[ObjectIdentifier(evaluation.script)]?.hash ?? []
-            let appended = Self.evalsha(hash, evaluation).withCommand { bytes, count in
+            let appended = evaluation.tail.withCommand(after: Self.evalsha(hash)) { bytes, count in
                 otp_redis_append_formatted(context, bytes, count)
             }
             guard appended == REDIS_OK else {
@@ -358,9 +362,6 @@ struct RedisArguments: Sendable {
         bytes.reserveCapacity(byteCapacity > 0 ? byteCapacity : capacity * 32)
     }
 
-    /// How many bytes are laid out.
-    var byteCount: Int { bytes.count }
-
     mutating func append(_ argument: [UInt8]) {
         appendHeader(argument.count)
         bytes.append(contentsOf: argument)
@@ -369,7 +370,11 @@ struct RedisArguments: Sendable {
     }
 
     mutating func append(_ argument: String) {
-        appendJoined(argument)
+        var argument = argument
+        appendHeader(argument.utf8.count)
+        argument.withUTF8 { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: [0x0D, 0x0A])
+        count += 1
     }
 
     /// One argument made of several texts in a row (a key's prefix, its kind, its id), not joined first.
@@ -390,29 +395,15 @@ struct RedisArguments: Sendable {
         count += 1
     }
 
-    /// Every argument of `other`, after these.
-    mutating func append(_ other: RedisArguments) {
-        bytes.append(contentsOf: other.bytes)
-        count += other.count
-    }
-
     private mutating func appendHeader(_ length: Int) {
         bytes.append(UInt8(ascii: "$"))
         appendDecimal(Int64(length))
         bytes.append(contentsOf: [0x0D, 0x0A])
     }
 
-    /// Writes a number's decimal digits, most significant first, with no string in between.
+    /// Writes a number's decimal digits, with no string in between.
     private mutating func appendDecimal(_ number: Int64) {
-        if number < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = number.magnitude
-        var divisor: UInt64 = 1
-        while magnitude / divisor >= 10 { divisor *= 10 }
-        while divisor > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(magnitude / divisor))
-            magnitude %= divisor
-            divisor /= 10
-        }
+        WireJSON.number(Int(number), into: &bytes)
     }
 
     /// How many characters a number's decimal form takes, its sign included.
@@ -426,12 +417,16 @@ struct RedisArguments: Sendable {
         return length
     }
 
-    /// Calls `body` with the whole command, `*COUNT\r\n` and the arguments, as C bytes and their length.
-    func withCommand<Result>(_ body: (UnsafePointer<CChar>, Int) -> Result) -> Result {
-        var command = RedisArguments(capacity: 0, bytes: bytes.count + 16)
+    /// Calls `body` with the whole command as C bytes and their length: `*COUNT\r\n`, then `head`'s
+    /// arguments and these, copied once into one buffer.
+    func withCommand<Result>(
+        after head: RedisArguments? = nil, _ body: (UnsafePointer<CChar>, Int) -> Result
+    ) -> Result {
+        var command = RedisArguments(capacity: 0, bytes: (head?.bytes.count ?? 0) + bytes.count + 16)
         command.bytes.append(UInt8(ascii: "*"))
-        command.appendDecimal(Int64(count))
+        command.appendDecimal(Int64((head?.count ?? 0) + count))
         command.bytes.append(contentsOf: [0x0D, 0x0A])
+        if let head { command.bytes.append(contentsOf: head.bytes) }
         command.bytes.append(contentsOf: bytes)
         return command.bytes.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { characters in

@@ -22,7 +22,7 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
     private let recordsEvents: Bool
     /// The record each recent check read in full, by id, so that a wrong code's reply need carry
     /// only what the check changed (see ``RedisScripts/check``).
-    private let heldRecords = Locked<[String: HeldRecord]>([:])
+    private let heldRecords = BoundedMemo<String, HeldRecord>(bound: 10_000)
 
     /// Connects to Redis and keeps every key under a prefix.
     ///
@@ -140,7 +140,7 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
 
     /// Judges a check in one Lua script: refusal, permits, attempt, comparison, approval and refunds.
     public func check(_ attempt: CheckAttempt, now: Date) async throws(StoreError) -> CheckOutcome {
-        let held = heldRecord(attempt.id)
+        let held = heldRecords[attempt.id]
         let reply = try await evaluate(checkEvaluation(attempt, now: now, held: held))
         return try checkOutcome(reply, attempt: attempt, held: held)
     }
@@ -151,7 +151,7 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
         _ attempt: CheckAttempt, now: Date,
         completion: @escaping @Sendable (Result<CheckOutcome, StoreError>) -> Void
     ) {
-        let held = heldRecord(attempt.id)
+        let held = heldRecords[attempt.id]
         submit(.evaluate(checkEvaluation(attempt, now: now, held: held))) { reply in
             completion(
                 Result { () throws(StoreError) in
@@ -197,11 +197,12 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
         }
         let (outcome, extra, fields) = try Self.parse(reply)
         if outcome == "notFound" {
-            heldRecords.withLock { _ = $0.removeValue(forKey: attempt.id) }
+            heldRecords.forget(attempt.id)
             return .notFound
         }
         let record = try Self.record(from: fields)
-        hold(record, revision: fields["rev"] ?? Array("0".utf8))
+        heldRecords.remember(
+            HeldRecord(revision: fields["rev"] ?? Array("0".utf8), record: record), for: record.id)
         switch outcome {
         case "approved": return .approved(record)
         case "incorrect": return .incorrect(record)
@@ -241,24 +242,6 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
         let lease = Self.lease(
             token: Array(packed[(second + 1)...]), until: Array(packed[(first + 1)..<second]))
         return (Int(attempts), lease)
-    }
-
-    /// The most records held for short check replies; at the bound the store starts over, and a
-    /// record not held costs one whole reply.
-    static let heldRecordLimit = 10_000
-
-    /// The record last read for a verification, with its revision, or `nil`.
-    private func heldRecord(_ id: String) -> HeldRecord? {
-        heldRecords.withLock { $0[id] }
-    }
-
-    private func hold(_ record: VerificationRecord, revision: [UInt8]) {
-        heldRecords.withLock { held in
-            if held.count >= Self.heldRecordLimit, held[record.id] == nil {
-                held.removeAll(keepingCapacity: true)
-            }
-            held[record.id] = HeldRecord(revision: revision, record: record)
-        }
     }
 
     /// Takes one attempt.

@@ -120,41 +120,48 @@ final class SQLiteConnection: @unchecked Sendable {
     /// Runs a prepared statement with parameters and returns its rows.
     @discardableResult
     func query(_ sql: String, _ parameters: [SQLiteValue] = []) throws(StoreError) -> [[SQLiteValue]] {
-        let statement = try prepared(sql)
-        defer {
-            sqlite3_reset(statement)
-            sqlite3_clear_bindings(statement)
+        try running(sql, parameters) { (statement: OpaquePointer) throws(StoreError) in
+            let row = SQLiteRow(statement: statement)
+            var rows: [[SQLiteValue]] = []
+            while true {
+                let status = sqlite3_step(statement)
+                if status == SQLITE_DONE { break }
+                guard status == SQLITE_ROW else { throw error("step") }
+                rows.append((0..<row.columnCount).map(row.value))
+            }
+            return rows
         }
-        try bind(parameters, in: statement)
-        var rows: [[SQLiteValue]] = []
-        while true {
-            let status = sqlite3_step(statement)
-            if status == SQLITE_DONE { break }
-            guard status == SQLITE_ROW else { throw error("step") }
-            rows.append((0..<sqlite3_column_count(statement)).map { column(statement, $0) })
-        }
-        return rows
     }
 
     /// Runs a prepared statement and reads its first row, if any, with `read`, without building rows of values.
     func queryRow<Row>(
         _ sql: String, _ parameters: [SQLiteValue], read: (SQLiteRow) throws(StoreError) -> Row
     ) throws(StoreError) -> Row? {
+        try running(sql, parameters) { (statement: OpaquePointer) throws(StoreError) -> Row? in
+            let status = sqlite3_step(statement)
+            if status == SQLITE_DONE { return nil }
+            guard status == SQLITE_ROW else { throw error("step") }
+            return try read(SQLiteRow(statement: statement))
+        }
+    }
+
+    /// The first column of the first row as an integer, or `nil` when there is no row or it is not one.
+    func queryInteger(_ sql: String, _ parameters: [SQLiteValue]) throws(StoreError) -> Int64? {
+        try queryRow(sql, parameters) { (row: SQLiteRow) throws(StoreError) in row.integer(0) } ?? nil
+    }
+
+    /// Runs `body` on the prepared statement for `sql` with its parameters bound, then resets it and
+    /// clears the bindings (the parameters' buffer is reused by the next query).
+    private func running<Result>(
+        _ sql: String, _ parameters: [SQLiteValue], _ body: (OpaquePointer) throws(StoreError) -> Result
+    ) throws(StoreError) -> Result {
         let statement = try prepared(sql)
         defer {
             sqlite3_reset(statement)
             sqlite3_clear_bindings(statement)
         }
         try bind(parameters, in: statement)
-        let status = sqlite3_step(statement)
-        if status == SQLITE_DONE { return nil }
-        guard status == SQLITE_ROW else { throw error("step") }
-        return try read(SQLiteRow(statement: statement))
-    }
-
-    /// The first column of the first row as an integer, or `nil` when there is no row or it is not one.
-    func queryInteger(_ sql: String, _ parameters: [SQLiteValue]) throws(StoreError) -> Int64? {
-        try queryRow(sql, parameters) { (row: SQLiteRow) throws(StoreError) in row.integer(0) } ?? nil
+        return try body(statement)
     }
 
     /// Rows changed by the last statement.
@@ -320,23 +327,6 @@ final class SQLiteConnection: @unchecked Sendable {
         }
     }
 
-    private func column(_ statement: OpaquePointer, _ index: Int32) -> SQLiteValue {
-        switch sqlite3_column_type(statement, index) {
-        case SQLITE_NULL:
-            return .null
-        case SQLITE_INTEGER:
-            return .integer(sqlite3_column_int64(statement, index))
-        case SQLITE_BLOB:
-            let count = Int(sqlite3_column_bytes(statement, index))
-            guard count > 0, let pointer = sqlite3_column_blob(statement, index) else { return .blob([]) }
-            return .blob(Array(UnsafeRawBufferPointer(start: pointer, count: count)))
-        default:
-            let count = Int(sqlite3_column_bytes(statement, index))
-            guard let pointer = sqlite3_column_text(statement, index) else { return .text("") }
-            return .text(String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self))
-        }
-    }
-
     private func error(_ step: String) -> StoreError {
         StoreError("sqlite \(step): \(Self.message(of: handle))")
     }
@@ -383,15 +373,31 @@ struct SQLiteRow {
 
     /// The column as text, or `nil` when it holds something else.
     func text(_ index: Int32) -> String? {
-        guard sqlite3_column_type(statement, index) == SQLITE_TEXT else { return nil }
+        sqlite3_column_type(statement, index) == SQLITE_TEXT ? textValue(index) : nil
+    }
+
+    /// The column as bytes, or `nil` when it holds something else.
+    func blob(_ index: Int32) -> [UInt8]? {
+        sqlite3_column_type(statement, index) == SQLITE_BLOB ? blobValue(index) : nil
+    }
+
+    /// The column as whatever it holds; a real number reads as its text.
+    func value(_ index: Int32) -> SQLiteValue {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_NULL: .null
+        case SQLITE_INTEGER: .integer(sqlite3_column_int64(statement, index))
+        case SQLITE_BLOB: .blob(blobValue(index))
+        default: .text(textValue(index))
+        }
+    }
+
+    private func textValue(_ index: Int32) -> String {
         let count = Int(sqlite3_column_bytes(statement, index))
         guard let pointer = sqlite3_column_text(statement, index) else { return "" }
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
-    /// The column as bytes, or `nil` when it holds something else.
-    func blob(_ index: Int32) -> [UInt8]? {
-        guard sqlite3_column_type(statement, index) == SQLITE_BLOB else { return nil }
+    private func blobValue(_ index: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(statement, index))
         guard count > 0, let pointer = sqlite3_column_blob(statement, index) else { return [] }
         return Array(UnsafeRawBufferPointer(start: pointer, count: count))

@@ -127,7 +127,7 @@ extension Verifier {
     ) throws(VerifierError) -> CheckPlan {
         if let refusal = record.checkRefusal(at: now) { throw Self.error(for: refusal) }
         let shape = try CheckShape(record, verifier: self)
-        remember(shape)
+        checkShapes.remember(shape, for: shape.id)
         return try plan(shape, code: code, clientAddress: clientAddress)
     }
 
@@ -170,7 +170,7 @@ extension Verifier {
     private func knownAttempt(
         id: String, code: String, clientAddress: String
     ) throws(VerifierError) -> CheckAttempt? {
-        guard let shape = checkShapes.withLock({ $0[id] }),
+        guard let shape = checkShapes[id],
             case .attempt(let attempt) = try plan(shape, code: code, clientAddress: clientAddress)
         else { return nil }
         return attempt
@@ -180,23 +180,11 @@ extension Verifier {
     /// address: an attack's checks come from a few addresses, and each would otherwise parse the
     /// address and compute an HMAC again.
     private func checkAddress(_ clientAddress: String) throws(VerifierError) -> CheckAddress {
-        if let known = checkAddresses.withLock({ $0[clientAddress] }) { return known }
+        if let known = checkAddresses[clientAddress] { return known }
         let limitKey = ClientAddress.limitKey(clientAddress)
         let address = CheckAddress(limitKey: limitKey, checksKey: try self.limitKey("ca", limitKey))
-        checkAddresses.withLock { addresses in
-            // A bound, not a cache policy: at the bound it starts over, and a miss costs one HMAC.
-            if addresses.count >= Self.checkAddressLimit { addresses.removeAll(keepingCapacity: true) }
-            addresses[clientAddress] = address
-        }
+        checkAddresses.remember(address, for: clientAddress)
         return address
-    }
-
-    private func remember(_ shape: CheckShape) {
-        checkShapes.withLock { shapes in
-            // A bound, not a cache policy: at the bound it starts over, and a miss costs one store read.
-            if shapes.count >= Self.checkShapeLimit { shapes.removeAll(keepingCapacity: true) }
-            shapes[shape.id] = shape
-        }
     }
 
     /// The verification an approving outcome leaves, or the error any other outcome is.

@@ -24,13 +24,9 @@ public final class Verifier: Sendable {
     /// The AES-256-GCM key TOTP factor secrets are sealed under, derived from the server's secret once.
     let factorBoxKey: [UInt8]
     /// What checks need of verifications already seen, by id (``CheckShape``).
-    let checkShapes = Locked<[String: CheckShape]>([:])
-    /// How many verifications' check shapes are kept at most.
-    static let checkShapeLimit = 10_000
+    let checkShapes = BoundedMemo<String, CheckShape>(bound: 10_000)
     /// What checks need of client addresses already seen, by the address as given (``CheckAddress``).
-    let checkAddresses = Locked<[String: CheckAddress]>([:])
-    /// How many client addresses' check keys are kept at most.
-    static let checkAddressLimit = 10_000
+    let checkAddresses = BoundedMemo<String, CheckAddress>(bound: 10_000)
     let sender: any CodeSender
     /// The sender, when it can deliver on the caller's thread.
     let immediateSender: (any ImmediateCodeSender)?

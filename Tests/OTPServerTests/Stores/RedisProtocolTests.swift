@@ -47,12 +47,11 @@ import Testing
         let script = RedisScript("return 1")
         let evaluation = RedisConnection.Evaluation(
             script: script, keys: ["k1", "k2"], arguments: [Array("a".utf8)])
-        var command = RedisArguments(capacity: 2)
-        command.append("EVALSHA")
-        command.append(Array("abc".utf8))
-        command.append(evaluation.tail)
+        var head = RedisArguments(capacity: 2)
+        head.append("EVALSHA")
+        head.append(Array("abc".utf8))
         #expect(
-            command.withCommand {
+            evaluation.tail.withCommand(after: head) {
                 String(decoding: UnsafeRawBufferPointer(start: $0, count: $1), as: UTF8.self)
             }
                 == "*6\r\n$7\r\nEVALSHA\r\n$3\r\nabc\r\n$1\r\n2\r\n$2\r\nk1\r\n$2\r\nk2\r\n$1\r\na\r\n")
