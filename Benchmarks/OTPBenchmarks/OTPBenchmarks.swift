@@ -81,7 +81,7 @@ struct OTPBenchmarks {
     /// key, from one caller and from as many as the checks use.
     static func hmacRates(options: Options) async throws -> (Double, Double) {
         let key = HMACSHA256.Key(Array(repeating: 7, count: 32))
-        let message = Array("vf_AAAAAAAAAAAAAAAAAAAAAA\u{0}482019".utf8)
+        let message = Array("vf_-P7o2Fk-AAAAAAAAAAAAAAAAAAAAAA\u{0}482019".utf8)
         var single: [Double] = []
         var concurrent: [Double] = []
         for _ in 0..<options.rounds {

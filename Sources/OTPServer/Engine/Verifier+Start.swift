@@ -209,7 +209,7 @@ extension Verifier {
     private func newRecord(
         _ plan: StartPlan, request: StartRequest, now: Date
     ) throws(VerifierError) -> (VerificationRecord, String) {
-        let id = newID(owner: request.owner)
+        let id = newID(at: now, owner: request.owner)
         let code = plan.fixedCode ?? newCode()
         let expiresAt = now.adding(policy.codeLifetime)
         let record = VerificationRecord(

@@ -178,11 +178,11 @@ public final class Verifier: Sendable {
         random.withGenerator { CodeGenerator.code(for: policy.codeFormat, using: &$0) }
     }
 
-    /// A fresh verification identifier.
-    func newID(owner: String? = nil) -> String {
-        guard let owner else { return random.withGenerator { VerificationID.make(using: &$0) } }
+    /// A fresh identifier for a verification created at `now`.
+    func newID(at now: Date, owner: String? = nil) -> String {
+        guard let owner else { return random.withGenerator { VerificationID.make(at: now, using: &$0) } }
         return random.withGenerator { generator in
-            VerificationID.make(using: &generator) { base in ownerTag(owner: owner, base: base) }
+            VerificationID.make(at: now, using: &generator) { base in ownerTag(owner: owner, base: base) }
         }
     }
 

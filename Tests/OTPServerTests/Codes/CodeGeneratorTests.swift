@@ -1,3 +1,4 @@
+import Foundation
 import OTPCore
 import Testing
 
@@ -89,20 +90,73 @@ import Testing
         }
     }
 
-    @Test("identifiers carry 128 random bits in URL-safe base64 and do not repeat")
+    @Test("identifiers carry a sortable time and 128 random bits in URL-safe base64, and do not repeat")
     func identifiers() {
         var generator = SystemRandomNumberGenerator()
         var seen = Set<String>()
+        let time = Date(timeIntervalSince1970: 1_796_169_600)
         for _ in 0..<10_000 {
-            let id = VerificationID.make(using: &generator)
-            #expect(id.hasPrefix("vf_"))
-            #expect(id.count == 25)
+            // One instant for all: only the random part can tell them apart.
+            let id = VerificationID.make(at: time, using: &generator)
+            #expect(id.hasPrefix("vf_-P7o2Fk-"))
+            #expect(id.count == 33)
             #expect(VerificationID.isWellFormed(id))
             seen.insert(id)
         }
         #expect(seen.count == 10_000)
+        #expect(VerificationID.make(using: &generator).count == 25)
         #expect(VerificationID.base64URL([0xFB, 0xFF]) == "-_8")
         #expect(VerificationID.base64URL(Array("hello".utf8)) == "aGVsbG8")
+    }
+
+    @Test("the time part is milliseconds since 1970 in six-bit characters in byte order, clamped to 48 bits")
+    func sortableTime() {
+        let cases: [(Double, String)] = [
+            (0, "--------"), (0.001, "-------0"), (0.063, "-------z"), (0.064, "------0-"),
+            (1.234, "------IH"), (1_796_169_600, "-P7o2Fk-"), (-5, "--------"),
+            (Double(1 << 48) / 1000 + 10, "zzzzzzzz"), (.infinity, "zzzzzzzz"), (.nan, "--------"),
+        ]
+        for (seconds, expected) in cases {
+            let time = Date(timeIntervalSince1970: seconds)
+            #expect(VerificationID.sortableTime(time) == expected, "\(seconds)")
+        }
+    }
+
+    @Test("identifiers made later sort after earlier ones, byte by byte, whatever their random parts")
+    func identifiersSortByTime() {
+        var generator = SeededGenerator(seed: 11)
+        var previous: [UInt8] = []
+        var milliseconds: Int64 = 1_700_000_000_000
+        for step in 0..<2_000 {
+            // Steps of 1 ms, then longer ones, so every character of the time part changes.
+            milliseconds += step < 1_000 ? 1 : Int64(step) << 24
+            let time = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+            let id = Array(VerificationID.make(at: time, using: &generator).utf8)
+            #expect(previous.lexicographicallyPrecedes(id), "\(step)")
+            previous = id
+        }
+    }
+
+    @Test("an owner's tag is found after identifiers with and without the time part, and nowhere else")
+    func ownerTags() {
+        var generator = SeededGenerator(seed: 5)
+        let time = Date(timeIntervalSince1970: 1_796_169_600)
+        let owned = VerificationID.make(at: time, using: &generator) { base in
+            #expect(base.count == 33)
+            return Array(repeating: 0xFF, count: 32)
+        }
+        #expect(owned.count == 42 && owned.hasSuffix("_________"))
+        #expect(VerificationID.ownerTag(of: owned)?.base == String(owned.prefix(33)))
+        #expect(VerificationID.ownerTag(of: owned)?.tag == "________")
+        let older = VerificationID.make(using: &generator) + "_AAAAAAAA"
+        #expect(VerificationID.ownerTag(of: older)?.base == String(older.prefix(25)))
+        #expect(VerificationID.ownerTag(of: older)?.tag == "AAAAAAAA")
+        // No tag, a tag at another place, another prefix, one character more or less.
+        #expect(VerificationID.ownerTag(of: String(owned.prefix(33))) == nil)
+        #expect(VerificationID.ownerTag(of: "vf_" + String(repeating: "A", count: 29) + "_AAAAAAAAA") == nil)
+        #expect(VerificationID.ownerTag(of: "tf_" + owned.dropFirst(3)) == nil)
+        #expect(VerificationID.ownerTag(of: owned + "A") == nil)
+        #expect(VerificationID.ownerTag(of: String(owned.dropLast())) == nil)
     }
 
     @Test("malformed identifiers are refused before any store sees them")

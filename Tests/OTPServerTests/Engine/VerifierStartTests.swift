@@ -20,7 +20,7 @@ import Testing
         #expect(v.createdAt == h.clock.date)
         #expect(v.expiresAt == h.clock.date.addingTimeInterval(300))
         #expect(v.resendAvailableAt == h.clock.date.addingTimeInterval(30))
-        #expect(v.id.hasPrefix("vf_") && v.id.count == 25)
+        #expect(v.id.hasPrefix("vf_") && v.id.count == 33)
 
         let messages = await h.sender.messages
         #expect(messages.count == 1)
@@ -30,6 +30,21 @@ import Testing
         #expect(code.count == 6 && code.allSatisfy(\.isNumber))
         #expect(messages[0].text == "Your OTPKit code is \(code). It expires in 5 minutes.")
         #expect(try await h.verifier.status(id: v.id) == v)
+    }
+
+    @Test("a later start's identifier sorts after an earlier one's: its time part is the clock's")
+    func identifiersFollowTheClock() async throws {
+        let h = Harness()
+        var ids: [String] = []
+        for index in 0..<20 {
+            h.clock.advance(by: .milliseconds(1))
+            let started = try await h.verifier.start(
+                StartRequest(to: "+1555555\(String(index + 1000))", clientAddress: "192.0.2.\(index)"))
+            ids.append(started.verification.id)
+        }
+        #expect(ids == ids.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
+        #expect(Set(ids.map { $0.prefix(11) }).count == 20, "each millisecond its own time part")
+        #expect(Set(ids.map { $0.dropFirst(11) }).count == 20)
     }
 
     @Test("neither the code nor the full destination appears in the answer, and the store keeps only a hash")
