@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The engine's benchmark: checks per second per store beside that store's raw read-modify-write rate,
-# measured in the same run. Extra arguments go to the benchmark (--seconds S, --rounds R, --concurrency C).
+# measured in the same run. Extra arguments go to the benchmark (--seconds S, --rounds R, --concurrency C,
+# --stores memory,sqlite,redis).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v swift >/dev/null || export PATH=/opt/swift/usr/bin:$PATH

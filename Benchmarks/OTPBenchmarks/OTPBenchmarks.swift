@@ -7,39 +7,47 @@ import OTPServer
 /// Measures, per store, the engine's checks per second beside the store's raw read-modify-write rate.
 ///
 /// Both run in the same process, in alternating rounds, so the ratio compares like with like on
-/// a shared machine. Usage: `OTPBenchmarks [--redis-port N] [--seconds S] [--rounds R] [--concurrency C]`.
+/// a shared machine. Usage: `OTPBenchmarks [--redis-port N] [--seconds S] [--rounds R] [--concurrency C]
+/// [--stores memory,sqlite,redis]`.
 @main
 struct OTPBenchmarks {
     static func main() async throws {
-        let options = try Options(CommandLine.arguments.dropFirst())
+        let options: Options
+        do {
+            options = try Options(CommandLine.arguments.dropFirst())
+        } catch {
+            FileHandle.standardError.write(Data("OTPBenchmarks: \(error)\n".utf8))
+            exit(2)
+        }
         let directory = NSTemporaryDirectory() + "otp-bench-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
 
         var subjects: [Subject] = [
-            Subject(name: "memory", raw: MemoryRaw(), makeStore: { MemoryStore() }),
+            Subject(name: "memory", kind: "memory", raw: MemoryRaw(), makeStore: { MemoryStore() }),
             Subject(
-                name: "sqlite (synchronous=NORMAL)",
+                name: "sqlite (synchronous=NORMAL)", kind: "sqlite",
                 raw: try SQLiteRaw(path: directory + "/raw-normal.sqlite3", full: false),
                 makeStore: {
                     try SQLiteStore(path: directory + "/engine-normal.sqlite3", durability: .normal)
                 }),
             Subject(
-                name: "sqlite (synchronous=FULL)",
+                name: "sqlite (synchronous=FULL)", kind: "sqlite",
                 raw: try SQLiteRaw(path: directory + "/raw-full.sqlite3", full: true),
                 makeStore: { try SQLiteStore(path: directory + "/engine-full.sqlite3", durability: .full) }),
         ]
-        if let port = options.redisPort {
+        if let port = options.redisPort, options.stores.contains("redis") {
             let prefix = "otp-bench:\(UUID().uuidString):"
             subjects.append(
                 Subject(
-                    name: "redis", raw: try RedisRaw(port: port, key: prefix + "raw"),
+                    name: "redis", kind: "redis", raw: try RedisRaw(port: port, key: prefix + "raw"),
                     makeStore: {
                         try RedisStore(host: "127.0.0.1", port: port, keyPrefix: prefix, connections: 2)
                     }))
-        } else {
+        } else if options.stores.contains("redis") {
             print("(no --redis-port: Redis is left out)")
         }
+        subjects.removeAll { !options.stores.contains($0.kind) }
 
         print(
             "OTPKit engine benchmark: \(options.rounds) rounds of \(options.seconds) s per measure, medians shown"
@@ -202,6 +210,8 @@ struct OTPBenchmarks {
 /// One store under test: its raw loop and a way to make the engine's store.
 struct Subject: Sendable {
     let name: String
+    /// What `--stores` calls it.
+    let kind: String
     let raw: any RawReadModifyWrite
     let makeStore: @Sendable () throws -> any VerificationStore
 }
@@ -212,22 +222,42 @@ struct Options: Sendable {
     var seconds = 1.0
     var rounds = 3
     var concurrency = 8
+    var stores: Set<String> = ["memory", "sqlite", "redis"]
 
     init(_ arguments: ArraySlice<String>) throws {
         var rest = arguments
         while let flag = rest.popFirst() {
             guard let value = rest.popFirst() else { throw OptionError("\(flag) needs a value") }
             switch flag {
-            case "--redis-port": redisPort = Int(value)
-            case "--seconds": seconds = Double(value) ?? seconds
-            case "--rounds": rounds = max(1, Int(value) ?? rounds)
-            case "--concurrency": concurrency = max(1, Int(value) ?? concurrency)
+            case "--redis-port": redisPort = try Self.whole(value, flag, in: 1...65535)
+            case "--seconds":
+                guard let number = Double(value), number > 0, number <= 3600 else {
+                    throw OptionError("--seconds needs a number above 0 and at most 3600, not \(value)")
+                }
+                seconds = number
+            case "--rounds": rounds = try Self.whole(value, flag, in: 1...1000)
+            case "--concurrency": concurrency = try Self.whole(value, flag, in: 1...1024)
+            case "--stores":
+                let named = Set(value.split(separator: ",").map(String.init))
+                let known: Set<String> = ["memory", "sqlite", "redis"]
+                guard !named.isEmpty, named.isSubset(of: known) else {
+                    throw OptionError("--stores takes a list of memory, sqlite, redis, not \(value)")
+                }
+                stores = named
             default: throw OptionError("unknown option \(flag)")
             }
         }
         if redisPort == nil, let text = ProcessInfo.processInfo.environment["OTP_BENCH_REDIS_PORT"] {
-            redisPort = Int(text)
+            redisPort = try Self.whole(text, "OTP_BENCH_REDIS_PORT", in: 1...65535)
         }
+    }
+
+    private static func whole(_ text: String, _ name: String, in range: ClosedRange<Int>) throws -> Int {
+        guard let number = Int(text), range.contains(number) else {
+            let bounds = "\(range.lowerBound) to \(range.upperBound)"
+            throw OptionError("\(name) needs a whole number from \(bounds), not \(text)")
+        }
+        return number
     }
 }
 

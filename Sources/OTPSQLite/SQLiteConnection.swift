@@ -55,7 +55,8 @@ final class SQLiteConnection: @unchecked Sendable {
                 if pages >= SQLiteConnection.walPagesBeforeCommitCheckpoints {
                     sqlite3_wal_checkpoint_v2(database, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
                 } else if pages >= SQLiteConnection.walPagesBeforeCheckpointAside {
-                    Unmanaged<SQLiteCheckpointer>.fromOpaque(context).takeUnretainedValue().request()
+                    Unmanaged<SQLiteCheckpointer>.fromOpaque(context).takeUnretainedValue().request(
+                        walPages: pages)
                 }
                 return SQLITE_OK
             }, walHookTarget?.toOpaque())
@@ -71,10 +72,19 @@ final class SQLiteConnection: @unchecked Sendable {
     /// The WAL size, in pages (40 MiB at 4 KiB), past which a commit checkpoints itself.
     static let walPagesBeforeCommitCheckpoints: Int32 = 10_000
 
+    /// The WAL size, in pages, past which the checkpointer copies back every commit's pages as they
+    /// come, so that the commit that checkpoints itself has little to copy.
+    static let walPagesBeforeCatchingUp: Int32 = 8_000
+
     /// Copies what the WAL holds back into the database as far as no reader needs it, without
-    /// waiting for a lock (`PRAGMA wal_checkpoint(PASSIVE)`).
-    func checkpoint() {
-        _ = try? execute("PRAGMA wal_checkpoint(PASSIVE)")
+    /// waiting for a lock (a passive checkpoint); answers how many of the WAL's pages are now in
+    /// the database, or `nil` when the checkpoint failed.
+    func checkpoint() -> Int32? {
+        var logPages: Int32 = 0
+        var copiedPages: Int32 = 0
+        let status = sqlite3_wal_checkpoint_v2(
+            handle, nil, SQLITE_CHECKPOINT_PASSIVE, &logPages, &copiedPages)
+        return status == SQLITE_OK ? copiedPages : nil
     }
 
     private var isClosed = false
