@@ -8,7 +8,7 @@ import OTPServer
 ///
 /// Both run in the same process, in alternating rounds, so the ratio compares like with like on
 /// a shared machine. Usage: `OTPBenchmarks [--redis-port N] [--seconds S] [--rounds R] [--concurrency C]
-/// [--stores memory,sqlite,redis]`.
+/// [--stores memory,sqlite,redis] [--fixed-checks N]`.
 @main
 struct OTPBenchmarks {
     static func main() async throws {
@@ -48,6 +48,15 @@ struct OTPBenchmarks {
             print("(no --redis-port: Redis is left out)")
         }
         subjects.removeAll { !options.stores.contains($0.kind) }
+        if let count = options.fixedChecks {
+            // A fixed amount of work and nothing else, for `perf stat`: instructions per check hold
+            // still where times on a shared machine do not.
+            for subject in subjects {
+                try await fixedChecks(count, on: subject)
+                print("\(subject.name): \(count) checks")
+            }
+            return
+        }
 
         print(
             "OTPKit engine benchmark: \(options.rounds) rounds of \(options.seconds) s per measure, medians shown"
@@ -95,7 +104,7 @@ struct OTPBenchmarks {
         for _ in 0..<options.rounds {
             var sink: UInt8 = 0
             single.append(
-                try await rate(seconds: options.seconds) { sink ^= key.authenticationCode(message)[0] })
+                syncRate(seconds: options.seconds) { sink ^= key.authenticationCode(message)[0] })
             if sink == 0xFF { print("") }  // Keeps the work from being optimised away.
             let clock = ContinuousClock()
             let start = clock.now
@@ -133,10 +142,10 @@ struct OTPBenchmarks {
         var concurrent: [Double] = []
         // One short warm-up of each, not counted.
         _ = try await rate(seconds: 0.2) { try await subject.raw.step() }
-        _ = try await rate(seconds: 0.2) { try await load.wrongCheck() }
+        _ = try await checkRate(seconds: 0.2, load)
         for _ in 0..<options.rounds {
             raw.append(try await rate(seconds: options.seconds) { try await subject.raw.step() })
-            checks.append(try await rate(seconds: options.seconds) { try await load.wrongCheck() })
+            checks.append(try await checkRate(seconds: options.seconds, load))
             concurrent.append(
                 try await concurrentRate(seconds: options.seconds, callers: options.concurrency, load))
         }
@@ -158,6 +167,42 @@ struct OTPBenchmarks {
         return Double(count) / Self.seconds(clock.now - start)
     }
 
+    /// `count` wrong-code checks from one caller, off the main actor.
+    static func fixedChecks(_ count: Int, on subject: Subject) async throws {
+        let load = try await EngineLoad(store: subject.makeStore())
+        if load.immediate {
+            for _ in 0..<count { try load.wrongCheckImmediately() }
+        } else {
+            for _ in 0..<count { try await load.wrongCheck() }
+        }
+    }
+
+    /// Checks per second from one caller: a plain loop when checks run on the caller's thread, so
+    /// that no suspension point is counted that the server's path does not have.
+    static func checkRate(seconds: Double, _ load: EngineLoad) async throws -> Double {
+        guard load.immediate else { return try await rate(seconds: seconds) { try await load.wrongCheck() } }
+        var failure: (any Error)?
+        let checks = syncRate(seconds: seconds) {
+            guard failure == nil else { return }
+            do { try load.wrongCheckImmediately() } catch { failure = error }
+        }
+        if let failure { throw failure }
+        return checks
+    }
+
+    /// Operations per second of a synchronous `step`, called back to back for about `seconds`.
+    static func syncRate(seconds: Double, _ step: () -> Void) -> Double {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let budget = Duration.milliseconds(Int(seconds * 1000))
+        var count = 0
+        while clock.now - start < budget {
+            for _ in 0..<16 { step() }
+            count += 16
+        }
+        return Double(count) / Self.seconds(clock.now - start)
+    }
+
     /// Checks per second from several concurrent callers.
     static func concurrentRate(seconds: Double, callers: Int, _ load: EngineLoad) async throws -> Double {
         let clock = ContinuousClock()
@@ -168,8 +213,13 @@ struct OTPBenchmarks {
                 group.addTask {
                     var count = 0
                     while clock.now - start < budget {
-                        try await load.wrongCheck()
-                        count += 1
+                        if load.immediate {
+                            for _ in 0..<16 { try load.wrongCheckImmediately() }
+                            count += 16
+                        } else {
+                            try await load.wrongCheck()
+                            count += 1
+                        }
                     }
                     return count
                 }
@@ -223,6 +273,8 @@ struct Options: Sendable {
     var rounds = 3
     var concurrency = 8
     var stores: Set<String> = ["memory", "sqlite", "redis"]
+    /// When set, only this many checks per store from one caller, unmeasured (`--fixed-checks N`).
+    var fixedChecks: Int?
 
     init(_ arguments: ArraySlice<String>) throws {
         var rest = arguments
@@ -237,6 +289,7 @@ struct Options: Sendable {
                 seconds = number
             case "--rounds": rounds = try Self.whole(value, flag, in: 1...1000)
             case "--concurrency": concurrency = try Self.whole(value, flag, in: 1...1024)
+            case "--fixed-checks": fixedChecks = try Self.whole(value, flag, in: 1...1_000_000_000)
             case "--stores":
                 let named = Set(value.split(separator: ",").map(String.init))
                 let known: Set<String> = ["memory", "sqlite", "redis"]

@@ -136,19 +136,19 @@ extension Verifier {
         _ shape: CheckShape, code: String, clientAddress: String
     ) throws(VerifierError) -> CheckPlan {
         let address = try checkAddress(clientAddress)
-        var failed: [RatePermit] = []
-        failed.reserveCapacity(2)
-        failed.append(RatePermit(key: shape.failedKey, limit: policy.failedChecksPerDestination))
+        let perAddress = RatePermit(key: address.checksKey, limit: policy.checksPerAddress)
+        let failed: [RatePermit]
+        let permits: [RatePermit]
         if let perPair = policy.failedChecksPerDestinationAndAddress {
-            failed.append(
-                RatePermit(
-                    key: try limitKey("fa", shape.destinationKey + "\u{0}" + address.limitKey), limit: perPair
-                ))
+            let pair = RatePermit(
+                key: try limitKey("fa", shape.destinationKey + "\u{0}" + address.limitKey), limit: perPair)
+            failed = [shape.failed, pair]
+            permits = [perAddress, shape.failed, pair]
+        } else {
+            // The shape's one-permit array is shared, not made again for every check.
+            failed = shape.failedOnly
+            permits = [perAddress, shape.failed]
         }
-        var permits: [RatePermit] = []
-        permits.reserveCapacity(failed.count + 1)
-        permits.append(RatePermit(key: address.checksKey, limit: policy.checksPerAddress))
-        permits.append(contentsOf: failed)
 
         let format = CodeFormat(length: shape.codeLength, kind: .digits)
         let candidate = CodeNormalizer.normalizeUncut(code, for: format)
@@ -208,24 +208,35 @@ extension Verifier {
     }
 }
 
-/// What a check needs of its verification that never changes: the code length and the keys of
-/// the destination's failed-check limits.
-struct CheckShape: Sendable {
+/// What a check needs of its verification that never changes: the code length, the destination's
+/// limit key and its failed-check permit. (A class: a check takes it from the memo with one retain.)
+final class CheckShape: Sendable {
     let id: String
     let codeLength: Int
     let destinationKey: String
-    let failedKey: String
+    /// The permit of the destination's failed checks.
+    let failed: RatePermit
+    /// `[failed]`, made once.
+    let failedOnly: [RatePermit]
 
     init(_ record: VerificationRecord, verifier: Verifier) throws(VerifierError) {
         id = record.id
         codeLength = record.codeLength
         destinationKey = Destination.limitKey(channel: record.channel, address: record.destination)
-        failedKey = try verifier.limitKey("fd", destinationKey)
+        failed = RatePermit(
+            key: try verifier.limitKey("fd", destinationKey),
+            limit: verifier.policy.failedChecksPerDestination)
+        failedOnly = [failed]
     }
 }
 
 /// What checks need of a client address: its limit key, and the key of its checks-per-address counter.
-struct CheckAddress: Sendable {
+final class CheckAddress: Sendable {
     let limitKey: String
     let checksKey: String
+
+    init(limitKey: String, checksKey: String) {
+        self.limitKey = limitKey
+        self.checksKey = checksKey
+    }
 }

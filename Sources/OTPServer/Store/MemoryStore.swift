@@ -365,28 +365,74 @@ private struct MemoryState {
     /// Judges a check in one step: refusal, permits, attempt, comparison, approval and refunds.
     mutating func check(_ attempt: CheckAttempt, now: Date) throws(StoreError) -> CheckOutcome {
         try open()
-        guard var record = records[attempt.id] else { return .notFound }
-        if let refusal = record.checkRefusal(at: now) { return refusal }
-        if case .denied(let wait, let key) = take(attempt.permits, now: now) {
-            return .rateLimited(waitMilliseconds: wait, key: key, record)
+        // The record is judged where it is stored: one lookup and no copy to write back. The rate
+        // counters are moved out for the while, so the judging can take their permits.
+        var counters: [String: Int64] = [:]
+        swap(&counters, &arrivals)
+        defer { swap(&counters, &arrivals) }
+        let keepsEvents = recordsEvents
+        var event: LifecycleEvent?
+        let outcome = records.update(attempt.id) { record -> CheckOutcome in
+            if let refusal = record.checkRefusal(at: now) { return refusal }
+            if case .denied(let wait, let key) = Self.take(attempt.permits, from: &counters, now: now) {
+                return .rateLimited(waitMilliseconds: wait, key: key, record)
+            }
+            let before = keepsEvents ? record : nil
+            let outcome = record.check(candidateHash: attempt.candidateHash, now: now)
+            if let before { event = LifecycleEvent.caused(from: before, to: record, at: now) }
+            if case .approved = outcome { Self.give(attempt.refundsOnApproval, to: &counters, now: now) }
+            return outcome
         }
-        let before = record
-        let outcome = record.check(candidateHash: attempt.candidateHash, now: now)
-        records[attempt.id] = record
-        note(LifecycleEvent.caused(from: before, to: record, at: now))
-        if case .approved = outcome { give(attempt.refundsOnApproval, now: now) }
+        guard let outcome else { return .notFound }
+        note(event)
         return outcome
     }
 
     private mutating func take(_ permits: [RatePermit], now: Date) -> RateDecision {
-        let (decision, taken) = RatePermit.admitAll(permits, now: StoreTime.milliseconds(now)) {
-            arrivals[$0]
+        Self.take(permits, from: &arrivals, now: now)
+    }
+
+    /// `RatePermit.admitAll`, without its list of new arrivals.
+    ///
+    /// The permits are judged first, and only when all pass is each counter moved on. A key named
+    /// twice moves once, from the arrival both were judged against, as `admitAll` has it.
+    private static func take(
+        _ permits: [RatePermit], from arrivals: inout [String: Int64], now: Date
+    ) -> RateDecision {
+        let nowMilliseconds = StoreTime.milliseconds(now)
+        var longestWait: Int64 = 0
+        var refusing = ""
+        for permit in permits {
+            let judged = permit.admit(storedArrival: arrivals[permit.key], now: nowMilliseconds)
+            guard case .failure(let denial) = judged, denial.waitMilliseconds > longestWait
+            else { continue }
+            longestWait = denial.waitMilliseconds
+            refusing = permit.key
         }
-        for (key, arrival) in taken { arrivals[key] = arrival }
-        return decision
+        guard longestWait == 0 else { return .denied(waitMilliseconds: longestWait, key: refusing) }
+        for index in permits.indices where !named(permits[index].key, before: index, in: permits) {
+            let permit = permits[index]
+            arrivals[permit.key] =
+                max(arrivals[permit.key] ?? nowMilliseconds, nowMilliseconds) + permit.intervalMilliseconds
+        }
+        return .allowed
+    }
+
+    /// Whether a permit before `index` has `key`.
+    private static func named(_ key: String, before index: Int, in permits: [RatePermit]) -> Bool {
+        var earlier = 0
+        while earlier < index {
+            if permits[earlier].key == key { return true }
+            earlier += 1
+        }
+        return false
     }
 
     private mutating func give(_ permits: [RatePermit], now: Date) {
+        Self.give(permits, to: &arrivals, now: now)
+    }
+
+    private static func give(_ permits: [RatePermit], to arrivals: inout [String: Int64], now: Date) {
         let nowMilliseconds = StoreTime.milliseconds(now)
         for permit in permits {
             arrivals[permit.key] = permit.refund(storedArrival: arrivals[permit.key], now: nowMilliseconds)

@@ -5,22 +5,28 @@ public struct RatePermit: Sendable, Hashable {
     /// The store key, such as `ca:<hex>`; never a raw destination or address.
     public var key: String
     /// The limit for this key.
-    public var limit: RateLimit
+    public var limit: RateLimit {
+        didSet { (intervalMilliseconds, windowMilliseconds) = Self.milliseconds(of: limit) }
+    }
+
+    /// The time one request uses up, in milliseconds: the window divided by the limit (at least 1).
+    public private(set) var intervalMilliseconds: Int64
+
+    /// The window in milliseconds, and never less than one interval.
+    public private(set) var windowMilliseconds: Int64
 
     /// Creates a permit.
     public init(key: String, limit: RateLimit) {
         self.key = key
         self.limit = limit
+        // Worked out once here, not at every judgement: a check judges its permits twice.
+        (intervalMilliseconds, windowMilliseconds) = Self.milliseconds(of: limit)
     }
 
-    /// The time one request uses up, in milliseconds: the window divided by the limit.
-    public var intervalMilliseconds: Int64 {
-        max(1, StoreTime.milliseconds(limit.window) / Int64(max(1, limit.limit)))
-    }
-
-    /// The window in milliseconds.
-    public var windowMilliseconds: Int64 {
-        max(intervalMilliseconds, StoreTime.milliseconds(limit.window))
+    private static func milliseconds(of limit: RateLimit) -> (interval: Int64, window: Int64) {
+        let window = StoreTime.milliseconds(limit.window)
+        let interval = max(1, window / Int64(max(1, limit.limit)))
+        return (interval, max(interval, window))
     }
 
     /// Judges one request against the stored theoretical arrival time (GCRA).

@@ -13,7 +13,7 @@ struct RecordShards {
     /// The number of records held.
     private(set) var count = 0
 
-    /// Which dictionary holds an id: FNV-1a over its bytes (ids are random, so any mix of bytes spreads them).
+    /// Which dictionary holds an id: FNV-1a over its bytes (an id's random part spreads them).
     static func shard(of id: String) -> Int {
         var hash: UInt32 = 2_166_136_261
         for byte in id.utf8 {
@@ -31,6 +31,14 @@ struct RecordShards {
             shards[index][id] = newValue
             count += shards[index].count - before
         }
+    }
+
+    /// Changes the record with an id in place, with one lookup and no copy of the record;
+    /// `nil`, with `body` not called, when there is none.
+    mutating func update<Result>(_ id: String, _ body: (inout VerificationRecord) -> Result) -> Result? {
+        let shard = Self.shard(of: id)
+        guard let index = shards[shard].index(forKey: id) else { return nil }
+        return body(&shards[shard].values[index])
     }
 
     /// Every record, in no particular order.
