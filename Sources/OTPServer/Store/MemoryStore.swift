@@ -394,38 +394,40 @@ private struct MemoryState {
 
     /// `RatePermit.admitAll`, without its list of new arrivals.
     ///
-    /// The permits are judged first, and only when all pass is each counter moved on. A key named
-    /// twice moves once, from the arrival both were judged against, as `admitAll` has it.
+    /// The permits are judged first, and only when all pass is each counter moved on: a counter
+    /// already stored where the judging found it, with no second lookup. As with `admitAll`, a key
+    /// named twice ends with the arrival of the later permit.
     private static func take(
         _ permits: [RatePermit], from arrivals: inout [String: Int64], now: Date
     ) -> RateDecision {
         let nowMilliseconds = StoreTime.milliseconds(now)
-        var longestWait: Int64 = 0
-        var refusing = ""
-        for permit in permits {
-            let judged = permit.admit(storedArrival: arrivals[permit.key], now: nowMilliseconds)
-            guard case .failure(let denial) = judged, denial.waitMilliseconds > longestWait
-            else { continue }
-            longestWait = denial.waitMilliseconds
-            refusing = permit.key
+        typealias Slot = (found: Dictionary<String, Int64>.Index?, arrival: Int64)
+        return withUnsafeTemporaryAllocation(of: Slot.self, capacity: permits.count) { slots in
+            var longestWait: Int64 = 0
+            var refusing = ""
+            for (position, permit) in permits.enumerated() {
+                let found = arrivals.index(forKey: permit.key)
+                switch permit.admit(storedArrival: found.map { arrivals.values[$0] }, now: nowMilliseconds) {
+                case .success(let arrival):
+                    slots.initializeElement(at: position, to: (found, arrival))
+                case .failure(let denial):
+                    slots.initializeElement(at: position, to: (found, 0))
+                    if denial.waitMilliseconds > longestWait {
+                        longestWait = denial.waitMilliseconds
+                        refusing = permit.key
+                    }
+                }
+            }
+            guard longestWait == 0 else { return .denied(waitMilliseconds: longestWait, key: refusing) }
+            // Stored counters first: an insertion may move the others.
+            for position in permits.indices {
+                if let found = slots[position].found { arrivals.values[found] = slots[position].arrival }
+            }
+            for (position, permit) in permits.enumerated() where slots[position].found == nil {
+                arrivals[permit.key] = slots[position].arrival
+            }
+            return .allowed
         }
-        guard longestWait == 0 else { return .denied(waitMilliseconds: longestWait, key: refusing) }
-        for index in permits.indices where !named(permits[index].key, before: index, in: permits) {
-            let permit = permits[index]
-            arrivals[permit.key] =
-                max(arrivals[permit.key] ?? nowMilliseconds, nowMilliseconds) + permit.intervalMilliseconds
-        }
-        return .allowed
-    }
-
-    /// Whether a permit before `index` has `key`.
-    private static func named(_ key: String, before index: Int, in permits: [RatePermit]) -> Bool {
-        var earlier = 0
-        while earlier < index {
-            if permits[earlier].key == key { return true }
-            earlier += 1
-        }
-        return false
     }
 
     private mutating func give(_ permits: [RatePermit], now: Date) {
