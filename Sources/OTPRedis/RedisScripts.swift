@@ -138,6 +138,37 @@ enum RedisScripts {
             return answer('taken', '', KEYS[1])
             """)
 
+    /// `compare(kept, candidate)`: 0 when two byte strings are equal, else a positive number, in
+    /// time that does not depend on where they differ (the sum of the squared byte differences).
+    ///
+    /// Two 32-byte strings, every code hash, are read into locals and summed in one expression:
+    /// building two 32-element tables was a tenth of the check script's time in `redis-server`.
+    /// Strings of any other length are compared byte by byte, through tables.
+    private static let comparison: String = {
+        let kept = (1...32).map { "k\($0)" }.joined(separator: ", ")
+        let candidate = (1...32).map { "c\($0)" }.joined(separator: ", ")
+        let sum = (1...32).map { "(k\($0) - c\($0)) * (k\($0) - c\($0))" }.joined(separator: " + ")
+        return """
+            local function compare(a, b)
+              if #a == 32 and #b == 32 then
+                local \(kept) = string.byte(a, 1, 32)
+                local \(candidate) = string.byte(b, 1, 32)
+                return \(sum)
+              end
+              local x = {string.byte(a, 1, -1)}
+              local y = {string.byte(b, 1, -1)}
+              local diff = 0
+              if #x ~= #y then diff = 1 end
+              for i = 1, math.min(#x, #y) do
+                local d = x[i] - y[i]
+                diff = diff + d * d
+              end
+              return diff
+            end
+
+            """
+    }()
+
     /// Judges a check in one step (`VerificationRecord.checkRefusal`, the permits all or none,
     /// `VerificationRecord.check`, then the refunds when approved).
     ///
@@ -152,7 +183,7 @@ enum RedisScripts {
     /// the whole record as stored after the step. The hashes are compared byte by byte to the end
     /// with arithmetic only, whatever differs, so the time taken does not depend on where.
     static let check = RedisScript(
-        prelude + permits + events + """
+        prelude + permits + events + comparison + """
             local now = tonumber(ARGV[1])
             local count = #KEYS - 1
             local evp = ARGV[3 + 3 * count]
@@ -167,14 +198,7 @@ enum RedisScripts {
               return answer('rateLimited', string.format('%d', wait) .. ':' .. refusing, KEYS[1])
             end
             local left = redis.call('HINCRBY', KEYS[1], 'att', -1)
-            local kept = {string.byte(f[4], 1, -1)}
-            local candidate = {string.byte(ARGV[2], 1, -1)}
-            local diff = 0
-            if #kept ~= #candidate then diff = 1 end
-            for i = 1, math.min(#kept, #candidate) do
-              local d = kept[i] - candidate[i]
-              diff = diff + d * d
-            end
+            local diff = compare(f[4], ARGV[2])
             if diff ~= 0 then
               if left == 0 and evp ~= '' then
                 note(evp, load(KEYS[1]), 'max_attempts_reached', ARGV[1], now)
