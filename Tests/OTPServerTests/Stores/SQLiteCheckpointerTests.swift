@@ -21,6 +21,21 @@ import Testing
         return (path, writer)
     }
 
+    /// Runs `body` with a checkpointer over a database of `commits` commits, after the checkpointer's
+    /// first checkpoint, and the pages that checkpoint copied.
+    private static func afterFirstCheckpoint(
+        commits: Int, _ body: (SQLiteCheckpointer, _ copied: Int32) throws -> Void
+    ) throws {
+        let (path, writer) = try database(commits: commits)
+        defer { writer.close() }
+        let checkpointer = SQLiteCheckpointer(path: path)
+        defer { checkpointer.stop() }
+        checkpointer.request(walPages: SQLiteConnection.walPagesBeforeCheckpointAside)
+        let first = checkpointer.settled()
+        #expect(first.runs == 1)
+        try body(checkpointer, first.copied)
+    }
+
     /// The database file's size: it grows only when a checkpoint copies pages into it.
     private static func fileSize(_ path: String) throws -> Int {
         try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
@@ -48,22 +63,17 @@ import Testing
 
     @Test("after a checkpoint, only as many new pages again start the next one")
     func newPagesOnly() throws {
-        let (path, writer) = try Self.database(commits: 20)
-        defer { writer.close() }
         let threshold = SQLiteConnection.walPagesBeforeCheckpointAside
-        let checkpointer = SQLiteCheckpointer(path: path)
-        defer { checkpointer.stop() }
-        checkpointer.request(walPages: threshold)
-        let copied = checkpointer.settled().copied
-        #expect(copied > 0)
-
-        // Every commit past the threshold asks; none of these is enough pages beyond the last copy.
-        for walPages in [threshold, threshold + 1, copied + threshold - 1] {
-            checkpointer.request(walPages: walPages)
+        try Self.afterFirstCheckpoint(commits: 20) { checkpointer, copied in
+            #expect(copied > 0)
+            // Every commit past the threshold asks; none of these is enough pages beyond the last copy.
+            for walPages in [threshold, threshold + 1, copied + threshold - 1] {
+                checkpointer.request(walPages: walPages)
+            }
+            #expect(checkpointer.settled().runs == 1)
+            checkpointer.request(walPages: copied + threshold)
+            #expect(checkpointer.settled().runs == 2)
         }
-        #expect(checkpointer.settled().runs == 1)
-        checkpointer.request(walPages: copied + threshold)
-        #expect(checkpointer.settled().runs == 2)
     }
 
     @Test("past the catching-up size every ask runs a checkpoint, however few pages are new")
@@ -71,37 +81,26 @@ import Testing
         let catchUp = SQLiteConnection.walPagesBeforeCatchingUp
         let threshold = SQLiteConnection.walPagesBeforeCheckpointAside
         // A WAL long enough that fewer than `threshold` new pages take it past the catching-up size.
-        let (path, writer) = try Self.database(commits: Int(catchUp - threshold) + 100)
-        defer { writer.close() }
-        let checkpointer = SQLiteCheckpointer(path: path)
-        defer { checkpointer.stop() }
-        checkpointer.request(walPages: threshold)
-        let copied = checkpointer.settled().copied
-        #expect(copied > catchUp - threshold)
-
-        checkpointer.request(walPages: min(copied + 10, catchUp - 1))
-        #expect(checkpointer.settled().runs == 1, "below the catching-up size, 10 new pages wait")
-        checkpointer.request(walPages: max(copied + 10, catchUp))
-        #expect(checkpointer.settled().runs == 2)
-        checkpointer.request(walPages: max(copied + 11, catchUp + 1))
-        #expect(checkpointer.settled().runs == 3)
+        try Self.afterFirstCheckpoint(commits: Int(catchUp - threshold) + 100) { checkpointer, copied in
+            #expect(copied > catchUp - threshold)
+            checkpointer.request(walPages: min(copied + 10, catchUp - 1))
+            #expect(checkpointer.settled().runs == 1, "below the catching-up size, 10 new pages wait")
+            checkpointer.request(walPages: max(copied + 10, catchUp))
+            #expect(checkpointer.settled().runs == 2)
+            checkpointer.request(walPages: max(copied + 11, catchUp + 1))
+            #expect(checkpointer.settled().runs == 3)
+        }
     }
 
     @Test("a WAL shorter than what was copied has started over, and counts from its beginning")
     func walStartsOver() throws {
-        let (path, writer) = try Self.database(commits: 30)
-        defer { writer.close() }
-        let threshold = SQLiteConnection.walPagesBeforeCheckpointAside
-        let checkpointer = SQLiteCheckpointer(path: path)
-        defer { checkpointer.stop() }
-        checkpointer.request(walPages: threshold)
-        let copied = checkpointer.settled().copied
-        #expect(copied >= 30)
-
-        checkpointer.request(walPages: copied - 1)
-        #expect(checkpointer.settled() == (1, 0), "started over: nothing of this WAL copied yet")
-        checkpointer.request(walPages: threshold)
-        #expect(checkpointer.settled().runs == 2)
+        try Self.afterFirstCheckpoint(commits: 30) { checkpointer, copied in
+            #expect(copied >= 30)
+            checkpointer.request(walPages: copied - 1)
+            #expect(checkpointer.settled() == (1, 0), "started over: nothing of this WAL copied yet")
+            checkpointer.request(walPages: SQLiteConnection.walPagesBeforeCheckpointAside)
+            #expect(checkpointer.settled().runs == 2)
+        }
     }
 
     @Test("a stopped checkpointer runs nothing more")
