@@ -127,42 +127,50 @@ extension Verifier {
     ) throws(VerifierError) -> CheckPlan {
         if let refusal = record.checkRefusal(at: now) { throw Self.error(for: refusal) }
         let shape = try CheckShape(record, verifier: self)
-        checkShapes.remember(shape, for: shape.id)
-        return try plan(shape, code: code, clientAddress: clientAddress)
+        return try plan(checkPermits(shape, clientAddress: clientAddress), code: code)
     }
 
-    /// The permits and the format of a check, from what never changes about its verification.
-    private func plan(
-        _ shape: CheckShape, code: String, clientAddress: String
-    ) throws(VerifierError) -> CheckPlan {
+    /// The permits of checks of a verification from a client address, made once per pair and
+    /// remembered.
+    private func checkPermits(
+        _ shape: CheckShape, clientAddress: String
+    ) throws(VerifierError) -> CheckPermits {
         let address = try checkAddress(clientAddress)
-        let perAddress = RatePermit(key: address.checksKey, limit: policy.checksPerAddress)
-        let failed: [RatePermit]
-        let permits: [RatePermit]
+        let permits: CheckPermits
         if let perPair = policy.failedChecksPerDestinationAndAddress {
             let pair = RatePermit(
                 key: try limitKey("fa", shape.destinationKey + "\u{0}" + address.limitKey), limit: perPair)
-            failed = [shape.failed, pair]
-            permits = [perAddress, shape.failed, pair]
+            permits = CheckPermits(
+                shape, permits: [address.checks, shape.failed, pair], failed: [shape.failed, pair])
         } else {
-            // The shape's one-permit array is shared, not made again for every check.
-            failed = shape.failedOnly
-            permits = [perAddress, shape.failed]
+            permits = CheckPermits(shape, permits: [address.checks, shape.failed], failed: [shape.failed])
         }
+        checkPermits.remember(permits, for: CheckPair(id: shape.id, clientAddress: clientAddress))
+        return permits
+    }
 
-        let format = CodeFormat(length: shape.codeLength, kind: .digits)
-        let candidate = CodeNormalizer.normalizeUncut(code, for: format)
-        guard candidate.count == format.length else {
-            return .malformed(format, permits: permits, failed: failed)
+    /// The permits and the format of a check.
+    private func plan(_ permits: CheckPermits, code: String) throws(VerifierError) -> CheckPlan {
+        let length = permits.codeLength
+        let candidate: String
+        if code.utf8.count == length, code.utf8.allSatisfy({ $0 &- UInt8(ascii: "0") < 10 }) {
+            // ASCII digits of the right length: the common case, already in normal form.
+            candidate = code
+        } else {
+            let format = CodeFormat(length: length, kind: .digits)
+            candidate = CodeNormalizer.normalizeUncut(code, for: format)
+            guard candidate.count == format.length else {
+                return .malformed(format, permits: permits.permits, failed: permits.failed)
+            }
         }
         return .attempt(
             CheckAttempt(
-                id: shape.id, candidateHash: try hash(id: shape.id, code: candidate),
-                permits: permits, refundsOnApproval: failed))
+                id: permits.id, candidateHash: try hash(id: permits.id, code: candidate),
+                permits: permits.permits, refundsOnApproval: permits.failed))
     }
 
-    /// The store's one atomic step for a check whose verification was seen before and whose code
-    /// fits its format, or `nil` for any other check.
+    /// The store's one atomic step for a check whose verification was checked from the same client
+    /// address before and whose code fits its format, or `nil` for any other check.
     ///
     /// The store's step judges the refusals first, as ``plan(_:code:clientAddress:now:)`` would:
     /// one store call instead of two. A check never seen, or with a malformed code, takes the path
@@ -170,9 +178,8 @@ extension Verifier {
     private func knownAttempt(
         id: String, code: String, clientAddress: String
     ) throws(VerifierError) -> CheckAttempt? {
-        guard let shape = checkShapes[id],
-            case .attempt(let attempt) = try plan(shape, code: code, clientAddress: clientAddress)
-        else { return nil }
+        guard let permits = checkPermits[CheckPair(id: id, clientAddress: clientAddress)] else { return nil }
+        guard case .attempt(let attempt) = try plan(permits, code: code) else { return nil }
         return attempt
     }
 
@@ -182,7 +189,9 @@ extension Verifier {
     private func checkAddress(_ clientAddress: String) throws(VerifierError) -> CheckAddress {
         if let known = checkAddresses[clientAddress] { return known }
         let limitKey = ClientAddress.limitKey(clientAddress)
-        let address = CheckAddress(limitKey: limitKey, checksKey: try self.limitKey("ca", limitKey))
+        let address = CheckAddress(
+            limitKey: limitKey,
+            checks: RatePermit(key: try self.limitKey("ca", limitKey), limit: policy.checksPerAddress))
         checkAddresses.remember(address, for: clientAddress)
         return address
     }
@@ -209,15 +218,13 @@ extension Verifier {
 }
 
 /// What a check needs of its verification that never changes: the code length, the destination's
-/// limit key and its failed-check permit. (A class: a check takes it from the memo with one retain.)
-final class CheckShape: Sendable {
+/// limit key and its failed-check permit.
+struct CheckShape {
     let id: String
     let codeLength: Int
     let destinationKey: String
     /// The permit of the destination's failed checks.
     let failed: RatePermit
-    /// `[failed]`, made once.
-    let failedOnly: [RatePermit]
 
     init(_ record: VerificationRecord, verifier: Verifier) throws(VerifierError) {
         id = record.id
@@ -226,17 +233,41 @@ final class CheckShape: Sendable {
         failed = RatePermit(
             key: try verifier.limitKey("fd", destinationKey),
             limit: verifier.policy.failedChecksPerDestination)
-        failedOnly = [failed]
     }
 }
 
-/// What checks need of a client address: its limit key, and the key of its checks-per-address counter.
+/// What checks need of a client address: its limit key, and the permit of its checks-per-address
+/// counter.
 final class CheckAddress: Sendable {
     let limitKey: String
-    let checksKey: String
+    let checks: RatePermit
 
-    init(limitKey: String, checksKey: String) {
+    init(limitKey: String, checks: RatePermit) {
         self.limitKey = limitKey
-        self.checksKey = checksKey
+        self.checks = checks
+    }
+}
+
+/// A verification's id and a client address as given: what a check's permits depend on.
+struct CheckPair: Hashable, Sendable {
+    let id: String
+    let clientAddress: String
+}
+
+/// The permits of checks of one verification from one client address, made once: a check takes
+/// them from the memo with one lookup and one retain, and makes no permit or array of its own.
+final class CheckPermits: Sendable {
+    let id: String
+    let codeLength: Int
+    /// Every permit a check takes.
+    let permits: [RatePermit]
+    /// The failed-check permits among them, given back unless the code is wrong.
+    let failed: [RatePermit]
+
+    init(_ shape: CheckShape, permits: [RatePermit], failed: [RatePermit]) {
+        id = shape.id
+        codeLength = shape.codeLength
+        self.permits = permits
+        self.failed = failed
     }
 }

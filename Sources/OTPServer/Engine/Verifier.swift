@@ -23,10 +23,13 @@ public final class Verifier: Sendable {
     let atomicStartStore: (any AtomicStartStore)?
     /// The AES-256-GCM key TOTP factor secrets are sealed under, derived from the server's secret once.
     let factorBoxKey: [UInt8]
-    /// What checks need of verifications already seen, by id (``CheckShape``).
-    let checkShapes = BoundedMemo<String, CheckShape>(bound: 10_000)
     /// What checks need of client addresses already seen, by the address as given (``CheckAddress``).
     let checkAddresses = BoundedMemo<String, CheckAddress>(bound: 10_000)
+    /// The permits of checks by verification and client address (``CheckPermits``).
+    ///
+    /// A check's one lookup when both were seen together before; a check of another pair loads its
+    /// record first.
+    let checkPermits = BoundedMemo<CheckPair, CheckPermits>(bound: 10_000)
     let sender: any CodeSender
     /// The sender, when it can deliver on the caller's thread.
     let immediateSender: (any ImmediateCodeSender)?

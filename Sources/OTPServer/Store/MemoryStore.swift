@@ -250,7 +250,7 @@ public final class MemoryStore: VerificationStore, ImmediateCheckStore, Immediat
 private struct MemoryState {
     var records = RecordShards()
     var idempotency: [String: IdempotencyEntry] = [:]
-    var arrivals: [String: Int64] = [:]
+    var arrivals: [CounterKey: Int64] = [:]
     var isShutDown = false
     var recordsEvents = false
     /// Events not yet delivered, in the order they happened.
@@ -367,7 +367,7 @@ private struct MemoryState {
         try open()
         // The record is judged where it is stored: one lookup and no copy to write back. The rate
         // counters are moved out for the while, so the judging can take their permits.
-        var counters: [String: Int64] = [:]
+        var counters: [CounterKey: Int64] = [:]
         swap(&counters, &arrivals)
         defer { swap(&counters, &arrivals) }
         let keepsEvents = recordsEvents
@@ -394,37 +394,33 @@ private struct MemoryState {
 
     /// `RatePermit.admitAll`, without its list of new arrivals.
     ///
-    /// The permits are judged first, and only when all pass is each counter moved on: a counter
-    /// already stored where the judging found it, with no second lookup. As with `admitAll`, a key
-    /// named twice ends with the arrival of the later permit.
+    /// The permits are judged first, and only when all pass is each counter moved on. As with
+    /// `admitAll`, a key named twice ends with the arrival of the later permit.
     private static func take(
-        _ permits: [RatePermit], from arrivals: inout [String: Int64], now: Date
+        _ permits: [RatePermit], from arrivals: inout [CounterKey: Int64], now: Date
     ) -> RateDecision {
         let nowMilliseconds = StoreTime.milliseconds(now)
-        typealias Slot = (found: Dictionary<String, Int64>.Index?, arrival: Int64)
-        return withUnsafeTemporaryAllocation(of: Slot.self, capacity: permits.count) { slots in
+        return withUnsafeTemporaryAllocation(of: Int64.self, capacity: permits.count) { admitted in
             var longestWait: Int64 = 0
-            var refusing = ""
-            for (position, permit) in permits.enumerated() {
-                let found = arrivals.index(forKey: permit.key)
-                switch permit.admit(storedArrival: found.map { arrivals.values[$0] }, now: nowMilliseconds) {
+            var refusing = 0
+            for position in permits.indices {
+                let stored = arrivals[permits[position].counterKey]
+                switch permits[position].admit(storedArrival: stored, now: nowMilliseconds) {
                 case .success(let arrival):
-                    slots.initializeElement(at: position, to: (found, arrival))
+                    admitted.initializeElement(at: position, to: arrival)
                 case .failure(let denial):
-                    slots.initializeElement(at: position, to: (found, 0))
+                    admitted.initializeElement(at: position, to: 0)
                     if denial.waitMilliseconds > longestWait {
                         longestWait = denial.waitMilliseconds
-                        refusing = permit.key
+                        refusing = position
                     }
                 }
             }
-            guard longestWait == 0 else { return .denied(waitMilliseconds: longestWait, key: refusing) }
-            // Stored counters first: an insertion may move the others.
-            for position in permits.indices {
-                if let found = slots[position].found { arrivals.values[found] = slots[position].arrival }
+            guard longestWait == 0 else {
+                return .denied(waitMilliseconds: longestWait, key: permits[refusing].key)
             }
-            for (position, permit) in permits.enumerated() where slots[position].found == nil {
-                arrivals[permit.key] = slots[position].arrival
+            for position in permits.indices {
+                arrivals[permits[position].counterKey] = admitted[position]
             }
             return .allowed
         }
@@ -434,10 +430,11 @@ private struct MemoryState {
         Self.give(permits, to: &arrivals, now: now)
     }
 
-    private static func give(_ permits: [RatePermit], to arrivals: inout [String: Int64], now: Date) {
+    private static func give(_ permits: [RatePermit], to arrivals: inout [CounterKey: Int64], now: Date) {
         let nowMilliseconds = StoreTime.milliseconds(now)
         for permit in permits {
-            arrivals[permit.key] = permit.refund(storedArrival: arrivals[permit.key], now: nowMilliseconds)
+            let key = permit.counterKey
+            arrivals[key] = permit.refund(storedArrival: arrivals[key], now: nowMilliseconds)
         }
     }
 

@@ -15,11 +15,15 @@ struct RecordShards {
 
     /// Which dictionary holds an id: FNV-1a over its bytes (an id's random part spreads them).
     static func shard(of id: String) -> Int {
-        var hash: UInt32 = 2_166_136_261
-        for byte in id.utf8 {
-            hash = (hash ^ UInt32(byte)) &* 16_777_619
+        var id = id
+        // Over the bytes in place, not through the UTF-8 view's iterator.
+        return id.withUTF8 { bytes in
+            var hash: UInt32 = 2_166_136_261
+            for byte in bytes {
+                hash = (hash ^ UInt32(byte)) &* 16_777_619
+            }
+            return Int(hash & UInt32(shardCount - 1))
         }
-        return Int(hash & UInt32(shardCount - 1))
     }
 
     /// The record with an id; setting `nil` removes it.

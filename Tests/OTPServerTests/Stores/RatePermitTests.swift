@@ -1,7 +1,9 @@
+import Foundation
 import OTPServer
 import Testing
 
-/// A permit's interval and window, worked out when it is made and again when its limit changes.
+/// A permit's interval and window, worked out when it is made and again when its limit changes;
+/// its key, which counts as its text.
 @Suite struct RatePermitTests {
     @Test("interval = window ÷ limit in whole milliseconds, at least 1; the window is never below it")
     func milliseconds() {
@@ -29,5 +31,22 @@ import Testing
         #expect(permit.admit(storedArrival: nil, now: 0) == .success(6_000))
         #expect(permit.admit(storedArrival: 60_000, now: 0) == .failure(RateDenial(waitMilliseconds: 6_000)))
         #expect(permit == RatePermit(key: "ca:x", limit: RateLimit(limit: 10, window: .seconds(60))))
+    }
+
+    @Test("a changed key is the key its counter is kept under; keys made apart with one text share a counter")
+    func changedKey() throws {
+        let store = MemoryStore()
+        let now = Date(timeIntervalSince1970: 1_000_000)
+        let once = RateLimit(limit: 1, window: .seconds(60))
+        var permit = RatePermit(key: "ca:first", limit: once)
+        #expect(try store.acquire([permit], now: now) == .allowed)
+        #expect(try store.acquire([permit], now: now) == .denied(waitMilliseconds: 60_000, key: "ca:first"))
+        permit.key = "ca:second"
+        #expect(permit.key == "ca:second")
+        #expect(try store.acquire([permit], now: now) == .allowed)
+        // The same text, put together anew: one counter, so refused.
+        let again = RatePermit(key: ["ca", "second"].joined(separator: ":"), limit: once)
+        #expect(again == permit)
+        #expect(try store.acquire([again], now: now) == .denied(waitMilliseconds: 60_000, key: "ca:second"))
     }
 }
