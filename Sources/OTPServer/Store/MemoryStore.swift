@@ -394,22 +394,25 @@ private struct MemoryState {
 
     /// `RatePermit.admitAll`, without its list of new arrivals.
     ///
-    /// The permits are judged first, and only when all pass is each counter moved on. As with
-    /// `admitAll`, a key named twice ends with the arrival of the later permit.
+    /// The permits are judged first, and only when all pass is each counter moved on: a counter
+    /// already stored where the judging found it, with no second lookup. As with `admitAll`, a key
+    /// named twice ends with the arrival of the later permit.
     private static func take(
         _ permits: [RatePermit], from arrivals: inout [CounterKey: Int64], now: Date
     ) -> RateDecision {
         let nowMilliseconds = StoreTime.milliseconds(now)
-        return withUnsafeTemporaryAllocation(of: Int64.self, capacity: permits.count) { admitted in
+        typealias Slot = (found: Dictionary<CounterKey, Int64>.Index?, arrival: Int64)
+        return withUnsafeTemporaryAllocation(of: Slot.self, capacity: permits.count) { slots in
             var longestWait: Int64 = 0
             var refusing = 0
             for position in permits.indices {
-                let stored = arrivals[permits[position].counterKey]
+                let found = arrivals.index(forKey: permits[position].counterKey)
+                let stored = found.map { arrivals.values[$0] }
                 switch permits[position].admit(storedArrival: stored, now: nowMilliseconds) {
                 case .success(let arrival):
-                    admitted.initializeElement(at: position, to: arrival)
+                    slots.initializeElement(at: position, to: (found, arrival))
                 case .failure(let denial):
-                    admitted.initializeElement(at: position, to: 0)
+                    slots.initializeElement(at: position, to: (found, 0))
                     if denial.waitMilliseconds > longestWait {
                         longestWait = denial.waitMilliseconds
                         refusing = position
@@ -419,8 +422,12 @@ private struct MemoryState {
             guard longestWait == 0 else {
                 return .denied(waitMilliseconds: longestWait, key: permits[refusing].key)
             }
+            // Stored counters first: an insertion may move the others.
             for position in permits.indices {
-                arrivals[permits[position].counterKey] = admitted[position]
+                if let found = slots[position].found { arrivals.values[found] = slots[position].arrival }
+            }
+            for position in permits.indices where slots[position].found == nil {
+                arrivals[permits[position].counterKey] = slots[position].arrival
             }
             return .allowed
         }
