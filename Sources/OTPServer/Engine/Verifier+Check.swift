@@ -165,7 +165,7 @@ extension Verifier {
         }
         return .attempt(
             CheckAttempt(
-                id: permits.id, candidateHash: try hash(id: permits.id, code: candidate),
+                idKey: permits.id, candidateHash: try hash(id: permits.id.key, code: candidate),
                 permits: permits.permits, refundsOnApproval: permits.failed))
     }
 
@@ -257,7 +257,7 @@ struct CheckPair: Hashable, Sendable {
 /// The permits of checks of one verification from one client address, made once: a check takes
 /// them from the memo with one lookup and one retain, and makes no permit or array of its own.
 final class CheckPermits: Sendable {
-    let id: String
+    let id: HashedKey
     let codeLength: Int
     /// Every permit a check takes.
     let permits: [RatePermit]
@@ -265,7 +265,7 @@ final class CheckPermits: Sendable {
     let failed: [RatePermit]
 
     init(_ shape: CheckShape, permits: [RatePermit], failed: [RatePermit]) {
-        id = shape.id
+        id = HashedKey(shape.id)
         codeLength = shape.codeLength
         self.permits = permits
         self.failed = failed

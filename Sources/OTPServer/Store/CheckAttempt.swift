@@ -3,7 +3,14 @@ import Foundation
 /// One check as the store judges it in a single atomic step: permits, the attempt, the comparison.
 public struct CheckAttempt: Sendable, Equatable {
     /// The verification checked.
-    public var id: String
+    public var id: String {
+        get { idKey.key }
+        set { idKey = HashedKey(newValue) }
+    }
+
+    /// The id with its hash, worked out once per verification and client address by the verifier:
+    /// the memory store finds the record by it.
+    private(set) var idKey: HashedKey
     /// The candidate code's hash, made as the verifier made the kept one; the store compares the two
     /// in constant time.
     public var candidateHash: [UInt8]
@@ -14,7 +21,14 @@ public struct CheckAttempt: Sendable, Equatable {
 
     /// Creates a check.
     public init(id: String, candidateHash: [UInt8], permits: [RatePermit], refundsOnApproval: [RatePermit]) {
-        self.id = id
+        self.init(
+            idKey: HashedKey(id), candidateHash: candidateHash, permits: permits,
+            refundsOnApproval: refundsOnApproval)
+    }
+
+    /// Creates a check of a verification whose id is already hashed.
+    init(idKey: HashedKey, candidateHash: [UInt8], permits: [RatePermit], refundsOnApproval: [RatePermit]) {
+        self.idKey = idKey
         self.candidateHash = candidateHash
         self.permits = permits
         self.refundsOnApproval = refundsOnApproval

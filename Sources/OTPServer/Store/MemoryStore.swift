@@ -250,7 +250,7 @@ public final class MemoryStore: VerificationStore, ImmediateCheckStore, Immediat
 private struct MemoryState {
     var records = RecordShards()
     var idempotency: [String: IdempotencyEntry] = [:]
-    var arrivals: [CounterKey: Int64] = [:]
+    var arrivals: [HashedKey: Int64] = [:]
     var isShutDown = false
     var recordsEvents = false
     /// Events not yet delivered, in the order they happened.
@@ -367,12 +367,12 @@ private struct MemoryState {
         try open()
         // The record is judged where it is stored: one lookup and no copy to write back. The rate
         // counters are moved out for the while, so the judging can take their permits.
-        var counters: [CounterKey: Int64] = [:]
+        var counters: [HashedKey: Int64] = [:]
         swap(&counters, &arrivals)
         defer { swap(&counters, &arrivals) }
         let keepsEvents = recordsEvents
         var event: LifecycleEvent?
-        let outcome = records.update(attempt.id) { record -> CheckOutcome in
+        let outcome = records.update(attempt.idKey) { record -> CheckOutcome in
             if let refusal = record.checkRefusal(at: now) { return refusal }
             if case .denied(let wait, let key) = Self.take(attempt.permits, from: &counters, now: now) {
                 return .rateLimited(waitMilliseconds: wait, key: key, record)
@@ -398,10 +398,10 @@ private struct MemoryState {
     /// already stored where the judging found it, with no second lookup. As with `admitAll`, a key
     /// named twice ends with the arrival of the later permit.
     private static func take(
-        _ permits: [RatePermit], from arrivals: inout [CounterKey: Int64], now: Date
+        _ permits: [RatePermit], from arrivals: inout [HashedKey: Int64], now: Date
     ) -> RateDecision {
         let nowMilliseconds = StoreTime.milliseconds(now)
-        typealias Slot = (found: Dictionary<CounterKey, Int64>.Index?, arrival: Int64)
+        typealias Slot = (found: Dictionary<HashedKey, Int64>.Index?, arrival: Int64)
         return withUnsafeTemporaryAllocation(of: Slot.self, capacity: permits.count) { slots in
             var longestWait: Int64 = 0
             var refusing = 0
@@ -437,7 +437,7 @@ private struct MemoryState {
         Self.give(permits, to: &arrivals, now: now)
     }
 
-    private static func give(_ permits: [RatePermit], to arrivals: inout [CounterKey: Int64], now: Date) {
+    private static func give(_ permits: [RatePermit], to arrivals: inout [HashedKey: Int64], now: Date) {
         let nowMilliseconds = StoreTime.milliseconds(now)
         for permit in permits {
             let key = permit.counterKey

@@ -5,11 +5,12 @@ public struct RatePermit: Sendable, Hashable {
     /// The store key, such as `ca:<hex>`; never a raw destination or address.
     public var key: String {
         get { counterKey.key }
-        set { counterKey = CounterKey(newValue) }
+        set { counterKey = HashedKey(newValue) }
     }
 
-    /// The key with its hash, worked out once: the memory store looks counters up by it.
-    private(set) var counterKey: CounterKey
+    /// The key with its hash, worked out once: a permit is made once and judged at every check,
+    /// and the memory store looks its counter up by this.
+    private(set) var counterKey: HashedKey
     /// The limit for this key.
     public var limit: RateLimit {
         didSet { (intervalMilliseconds, windowMilliseconds) = Self.milliseconds(of: limit) }
@@ -23,7 +24,7 @@ public struct RatePermit: Sendable, Hashable {
 
     /// Creates a permit.
     public init(key: String, limit: RateLimit) {
-        self.counterKey = CounterKey(key)
+        self.counterKey = HashedKey(key)
         self.limit = limit
         // Worked out once here, not at every judgement: a check judges its permits twice.
         (intervalMilliseconds, windowMilliseconds) = Self.milliseconds(of: limit)
@@ -55,30 +56,6 @@ public struct RatePermit: Sendable, Hashable {
         let arrival = storedArrival - intervalMilliseconds
         return arrival > now ? arrival : nil
     }
-}
-
-/// A rate counter's key and its hash, worked out when the key is made.
-///
-/// A permit is made once and judged at every check, and a check's counter keys are 35 characters:
-/// hashing each again at every lookup was a tenth of a memory-store check. Two keys are equal when
-/// their text is.
-struct CounterKey: Hashable, Sendable, CustomDebugStringConvertible {
-    let key: String
-    private let keyHash: Int
-
-    init(_ key: String) {
-        self.key = key
-        // The process's seeded hash of the text: keys an attacker chooses do not collide more than
-        // they would in a dictionary of strings.
-        keyHash = key.hashValue
-    }
-
-    static func == (lhs: CounterKey, rhs: CounterKey) -> Bool { lhs.key == rhs.key }
-
-    func hash(into hasher: inout Hasher) { hasher.combine(keyHash) }
-
-    /// The key's text alone, as a permit's description shows it.
-    var debugDescription: String { key.debugDescription }
 }
 
 /// A refused request: how long until it would pass.

@@ -8,26 +8,24 @@ struct RecordShards {
     /// How many dictionaries the records are spread over; a power of two.
     static let shardCount = 64
 
-    private var shards = [[String: VerificationRecord]](repeating: [:], count: Self.shardCount)
+    private var shards = [[HashedKey: VerificationRecord]](repeating: [:], count: Self.shardCount)
 
     /// The number of records held.
     private(set) var count = 0
 
-    /// Which dictionary holds an id: FNV-1a over its bytes (an id's random part spreads them).
-    static func shard(of id: String) -> Int {
-        var id = id
-        // Over the bytes in place, not through the UTF-8 view's iterator.
-        return id.withUTF8 { bytes in
-            var hash: UInt32 = 2_166_136_261
-            for byte in bytes {
-                hash = (hash ^ UInt32(byte)) &* 16_777_619
-            }
-            return Int(hash & UInt32(shardCount - 1))
-        }
+    /// Which dictionary holds an id: the low bits of its seeded hash.
+    static func shard(of id: HashedKey) -> Int {
+        id.keyHash & (shardCount - 1)
     }
 
     /// The record with an id; setting `nil` removes it.
     subscript(id: String) -> VerificationRecord? {
+        get { self[HashedKey(id)] }
+        set { self[HashedKey(id)] = newValue }
+    }
+
+    /// The record with an id whose hash is already worked out; setting `nil` removes it.
+    subscript(id: HashedKey) -> VerificationRecord? {
         get { shards[Self.shard(of: id)][id] }
         set {
             let index = Self.shard(of: id)
@@ -39,7 +37,7 @@ struct RecordShards {
 
     /// Changes the record with an id in place, with one lookup and no copy of the record;
     /// `nil`, with `body` not called, when there is none.
-    mutating func update<Result>(_ id: String, _ body: (inout VerificationRecord) -> Result) -> Result? {
+    mutating func update<Result>(_ id: HashedKey, _ body: (inout VerificationRecord) -> Result) -> Result? {
         let shard = Self.shard(of: id)
         guard let index = shards[shard].index(forKey: id) else { return nil }
         return body(&shards[shard].values[index])
@@ -61,7 +59,7 @@ struct RecordShards {
 
     /// Forgets every record.
     mutating func removeAll() {
-        shards = [[String: VerificationRecord]](repeating: [:], count: Self.shardCount)
+        shards = [[HashedKey: VerificationRecord]](repeating: [:], count: Self.shardCount)
         count = 0
     }
 }

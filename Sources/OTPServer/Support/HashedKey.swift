@@ -1,0 +1,24 @@
+/// A dictionary key whose hash is worked out once, when the key is made.
+///
+/// A memory-store check looks up a verification by its id and two rate counters by their keys, and
+/// each lookup hashed the whole text again. A check's keys are made once per verification and
+/// client address, so each is now hashed once. Two keys are equal when their text is.
+struct HashedKey: Hashable, Sendable, CustomDebugStringConvertible {
+    let key: String
+    /// The text's hash under the process's seed.
+    let keyHash: Int
+
+    init(_ key: String) {
+        self.key = key
+        // The process's seeded hash of the text: keys an attacker chooses do not collide more than
+        // they would in a dictionary of strings.
+        keyHash = key.hashValue
+    }
+
+    static func == (lhs: HashedKey, rhs: HashedKey) -> Bool { lhs.key == rhs.key }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(keyHash) }
+
+    /// The text alone, as the descriptions of the values holding a key show it.
+    var debugDescription: String { key.debugDescription }
+}

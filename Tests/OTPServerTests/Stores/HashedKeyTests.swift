@@ -1,0 +1,61 @@
+import Foundation
+import OTPCore
+import Testing
+
+@testable import OTPServer
+
+/// Keys hashed once: equal by their text, found whichever way they were made, and renamed whole.
+@Suite struct HashedKeyTests {
+    @Test("keys of one text made apart are equal and hash alike; keys of other texts are not equal")
+    func equality() {
+        let text = ["vf_", "0123456789abcdefghijklmnopqrstuvw"].joined()
+        let first = HashedKey(text)
+        let second = HashedKey(String(decoding: Array(text.utf8), as: UTF8.self))
+        #expect(first == second)
+        #expect(first.hashValue == second.hashValue)
+        #expect(first.keyHash == text.hashValue)
+        for other in [text + "x", String(text.dropLast()), text.uppercased(), ""] {
+            #expect(HashedKey(other) != first, "\(other)")
+        }
+        var set: Set<HashedKey> = [first]
+        #expect(!set.insert(second).inserted)
+        #expect(set.insert(HashedKey(text + "x")).inserted)
+        #expect(String(describing: [first]) == String(describing: [text]))
+    }
+
+    @Test("a record stored by its id as text is found by its hashed id, and the other way round")
+    func recordsEitherWay() {
+        var shards = RecordShards()
+        shards["vf_a"] = RecordShardsTests.record("vf_a", purgeAt: 60)
+        shards[HashedKey("vf_b")] = RecordShardsTests.record("vf_b", purgeAt: 60)
+        #expect(shards[HashedKey("vf_a")]?.id == "vf_a")
+        #expect(shards["vf_b"]?.id == "vf_b")
+        #expect(shards.update(HashedKey("vf_a")) { $0.attemptsLeft } == 5)
+        #expect(shards.update(HashedKey("vf_c")) { $0.attemptsLeft } == nil)
+        shards[HashedKey("vf_a")] = nil
+        #expect(shards["vf_a"] == nil && shards.count == 1)
+    }
+
+    @Test("a check whose id is set anew is judged against the verification of the new id")
+    func renamedCheck() throws {
+        let store = MemoryStore()
+        let now = Date(timeIntervalSince1970: 1_700_000_100)
+        let record = RecordShardsTests.record("vf_held", purgeAt: 3_600)
+        #expect(try store.insert(record, claim: nil, now: now) == .inserted)
+        var attempt = CheckAttempt(
+            id: "vf_other", candidateHash: [9, 9, 9], permits: [], refundsOnApproval: [])
+        #expect(try store.checkImmediately(attempt, now: now) == .notFound)
+        attempt.id = "vf_held"
+        #expect(attempt.id == "vf_held")
+        guard case .incorrect(let taken) = try store.checkImmediately(attempt, now: now) else {
+            Issue.record("a wrong code against the held verification was not judged incorrect")
+            return
+        }
+        #expect(taken.id == "vf_held" && taken.attemptsLeft == 4)
+        attempt.candidateHash = record.codeHash
+        guard case .approved = try store.checkImmediately(attempt, now: now) else {
+            Issue.record("the right code was not approved")
+            return
+        }
+    }
+}
