@@ -1,4 +1,4 @@
-/// What a hot path remembers by key, up to a bound, behind a lock: the verifier's check shapes and
+/// What a hot path remembers by key, up to a bound, behind a lock: the verifier's check permits and
 /// client addresses, a Redis store's records held for short replies.
 ///
 /// A bound, not a cache policy: at the bound it starts over, and a miss costs what remembering
