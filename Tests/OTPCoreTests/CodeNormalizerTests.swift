@@ -83,6 +83,21 @@ import Testing
         #expect(CodeNormalizer.normalizeUncut("٤٨٢ ٠١٩", for: Self.six) == "482019")
     }
 
+    @Test("server side: a whole code, normalised, or nil for text that is not exactly one code")
+    func wholeCode() {
+        let alnum = CodeFormat(length: 6, kind: .alphanumeric)
+        #expect(CodeNormalizer.wholeCode("482019", for: Self.six) == "482019")
+        #expect(CodeNormalizer.wholeCode("482019482019", for: Self.six) == "482019")
+        #expect(CodeNormalizer.wholeCode("٤٨٢ ٠١٩", for: Self.six) == "482019")
+        #expect(CodeNormalizer.wholeCode("G-482019", for: Self.six) == "482019")
+        #expect(CodeNormalizer.wholeCode("ab12cd", for: alnum) == "AB12CD")
+        for text in ["48201", "4820194", "48201a", "", "482019482018", "٤٨٢٠١"] {
+            #expect(CodeNormalizer.wholeCode(text, for: Self.six) == nil, "\(text)")
+        }
+        #expect(CodeNormalizer.wholeCode("123456", for: alnum) == "123456")
+        #expect(CodeNormalizer.wholeCode("ab12c", for: alnum) == nil)
+    }
+
     @Test("F2: lengths outside 4–8 are clamped")
     func clamping() {
         #expect(CodeFormat(length: 2).length == 4)

@@ -18,12 +18,7 @@ public enum CodeNormalizer {
     ///
     /// A result longer than the format's length means the text was not a code.
     public static func normalizeUncut(_ text: String, for format: CodeFormat) -> String {
-        // The common case, a code of ASCII digits already, is its own normal form.
-        if format.kind == .digits, text.utf8.count == format.length,
-            text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
-        {
-            return text
-        }
+        if isNormalDigits(text, for: format) { return text }
         if let word = codeWord(in: text, for: format) { return word }
         var kept = keptCharacters(of: stripPrefix(text, for: format), for: format)
         if kept.count == format.length * 2 {
@@ -33,6 +28,21 @@ public enum CodeNormalizer {
             }
         }
         return kept
+    }
+
+    /// The code a submitted text stands for, normalised, or `nil` when it is not one whole code of
+    /// the format (the server's judgement: no cut, and no attempt taken for `nil`).
+    public static func wholeCode(_ text: String, for format: CodeFormat) -> String? {
+        if isNormalDigits(text, for: format) { return text }
+        let normalized = normalizeUncut(text, for: format)
+        return normalized.count == format.length ? normalized : nil
+    }
+
+    /// Whether text is ASCII digits of a digit format's length: the common case, which is its own
+    /// normal form and needs no counting of characters.
+    private static func isNormalDigits(_ text: String, for format: CodeFormat) -> Bool {
+        format.kind == .digits && text.utf8.count == format.length
+            && text.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
     /// For an alphanumeric format, the one word of a pasted sentence that is a whole code.

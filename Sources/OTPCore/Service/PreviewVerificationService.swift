@@ -110,8 +110,7 @@ public actor PreviewVerificationService: VerificationService {
         case .pending: break
         }
         let format = CodeFormat(length: record.code.count)
-        let normalized = CodeNormalizer.normalizeUncut(code, for: format)
-        guard normalized.count == record.code.count else { throw .invalidCodeFormat }
+        guard let normalized = CodeNormalizer.wholeCode(code, for: format) else { throw .invalidCodeFormat }
         judgedChecks += 1
         record.verification.attemptsLeft -= 1
         if normalized == record.code {

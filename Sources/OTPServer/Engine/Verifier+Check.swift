@@ -126,42 +126,35 @@ extension Verifier {
         _ record: VerificationRecord, code: String, clientAddress: String, now: Date
     ) throws(VerifierError) -> CheckPlan {
         if let refusal = record.checkRefusal(at: now) { throw Self.error(for: refusal) }
-        let shape = try CheckShape(record, verifier: self)
-        return try plan(checkPermits(shape, clientAddress: clientAddress), code: code)
+        return try plan(checkPermits(record, clientAddress: clientAddress), code: code)
     }
 
     /// The permits of checks of a verification from a client address, made once per pair and
     /// remembered.
     private func checkPermits(
-        _ shape: CheckShape, clientAddress: String
+        _ record: VerificationRecord, clientAddress: String
     ) throws(VerifierError) -> CheckPermits {
         let address = try checkAddress(clientAddress)
+        let destinationKey = Destination.limitKey(channel: record.channel, address: record.destination)
+        let failed = RatePermit(
+            key: try limitKey("fd", destinationKey), limit: policy.failedChecksPerDestination)
         let permits: CheckPermits
         if let perPair = policy.failedChecksPerDestinationAndAddress {
             let pair = RatePermit(
-                key: try limitKey("fa", shape.destinationKey + "\u{0}" + address.limitKey), limit: perPair)
-            permits = CheckPermits(
-                shape, permits: [address.checks, shape.failed, pair], failed: [shape.failed, pair])
+                key: try limitKey("fa", destinationKey + "\u{0}" + address.limitKey), limit: perPair)
+            permits = CheckPermits(record, permits: [address.checks, failed, pair], failed: [failed, pair])
         } else {
-            permits = CheckPermits(shape, permits: [address.checks, shape.failed], failed: [shape.failed])
+            permits = CheckPermits(record, permits: [address.checks, failed], failed: [failed])
         }
-        checkPermits.remember(permits, for: CheckPair(id: shape.id, clientAddress: clientAddress))
+        checkPermits.remember(permits, for: CheckPair(id: record.id, clientAddress: clientAddress))
         return permits
     }
 
     /// The permits and the format of a check.
     private func plan(_ permits: CheckPermits, code: String) throws(VerifierError) -> CheckPlan {
-        let length = permits.codeLength
-        let candidate: String
-        if code.utf8.count == length, code.utf8.allSatisfy({ $0 &- UInt8(ascii: "0") < 10 }) {
-            // ASCII digits of the right length: the common case, already in normal form.
-            candidate = code
-        } else {
-            let format = CodeFormat(length: length, kind: .digits)
-            candidate = CodeNormalizer.normalizeUncut(code, for: format)
-            guard candidate.count == format.length else {
-                return .malformed(format, permits: permits.permits, failed: permits.failed)
-            }
+        let format = CodeFormat(length: permits.codeLength, kind: .digits)
+        guard let candidate = CodeNormalizer.wholeCode(code, for: format) else {
+            return .malformed(format, permits: permits.permits, failed: permits.failed)
         }
         return .attempt(
             CheckAttempt(
@@ -217,25 +210,6 @@ extension Verifier {
     }
 }
 
-/// What a check needs of its verification that never changes: the code length, the destination's
-/// limit key and its failed-check permit.
-struct CheckShape {
-    let id: String
-    let codeLength: Int
-    let destinationKey: String
-    /// The permit of the destination's failed checks.
-    let failed: RatePermit
-
-    init(_ record: VerificationRecord, verifier: Verifier) throws(VerifierError) {
-        id = record.id
-        codeLength = record.codeLength
-        destinationKey = Destination.limitKey(channel: record.channel, address: record.destination)
-        failed = RatePermit(
-            key: try verifier.limitKey("fd", destinationKey),
-            limit: verifier.policy.failedChecksPerDestination)
-    }
-}
-
 /// What checks need of a client address: its limit key, and the permit of its checks-per-address
 /// counter.
 final class CheckAddress: Sendable {
@@ -254,8 +228,9 @@ struct CheckPair: Hashable, Sendable {
     let clientAddress: String
 }
 
-/// The permits of checks of one verification from one client address, made once: a check takes
-/// them from the memo with one lookup and one retain, and makes no permit or array of its own.
+/// The permits of checks of one verification from one client address, with what never changes
+/// about the verification (its id and code length), made once: a check takes them from the memo
+/// with one lookup and one retain, and makes no permit or array of its own.
 final class CheckPermits: Sendable {
     let id: HashedKey
     let codeLength: Int
@@ -264,9 +239,9 @@ final class CheckPermits: Sendable {
     /// The failed-check permits among them, given back unless the code is wrong.
     let failed: [RatePermit]
 
-    init(_ shape: CheckShape, permits: [RatePermit], failed: [RatePermit]) {
-        id = HashedKey(shape.id)
-        codeLength = shape.codeLength
+    init(_ record: VerificationRecord, permits: [RatePermit], failed: [RatePermit]) {
+        id = HashedKey(record.id)
+        codeLength = record.codeLength
         self.permits = permits
         self.failed = failed
     }

@@ -87,8 +87,9 @@ extension Verifier {
         let left = attemptsLeft(factor)
         try await admitCheck(clientAddress: clientAddress, now: now, attemptsLeft: left)
         let format = CodeFormat(length: 6, kind: .digits)
-        let candidate = CodeNormalizer.normalizeUncut(code, for: format)
-        guard candidate.count == format.length else { throw .invalidCodeFormat(format, attemptsLeft: left) }
+        guard let candidate = CodeNormalizer.wholeCode(code, for: format) else {
+            throw .invalidCodeFormat(format, attemptsLeft: left)
+        }
         guard let secret = SecretBox.open(factor.sealedSecret, key: factorBoxKey, context: Array(id.utf8))
         else {
             throw .internalFailure
