@@ -55,7 +55,10 @@ let package = Package(
             dependencies: ["OTPServer", "OTPCore", "OTPSQLite", "OTPRedis", "OTPTestSupport"]),
         .executableTarget(
             name: "OTPBenchmarks",
-            dependencies: ["OTPServer", "OTPCore", "OTPSQLite", "OTPRedis", "CSQLite", "CHiredis"],
+            dependencies: [
+                "OTPServer", "OTPCore", "OTPSQLite", "OTPRedis", "CSQLite", "CHiredis",
+                .target(name: "CCrypto", condition: .when(platforms: [.linux])),
+            ],
             path: "Benchmarks/OTPBenchmarks"),
 
         // MARK: Signed approval tokens (EdDSA JWS an app's backend verifies offline)

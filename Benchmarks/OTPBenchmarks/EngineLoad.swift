@@ -2,21 +2,31 @@ import Foundation
 import OTPCore
 import OTPServer
 
-/// A verifier over a store with one verification that takes wrong codes for as long as the benchmark runs.
+/// A verifier over a store with verifications that take wrong codes for as long as the benchmark runs.
 ///
-/// The policy gives the code millions of attempts and the limits room for millions of
+/// The policy gives each code millions of attempts and the limits room for millions of
 /// checks, so every check goes the whole way: fetch, rate limits, attempt, comparison.
+/// Caller `n` checks verification `n` from its own client address, as the users (or bots) of a
+/// server each check their own: a verification locks after a few wrong codes, so guessing at scale
+/// spreads over many.
 /// Checks take the path the HTTP server takes for the store: on the caller's thread
 /// (``Verifier/checkImmediately(id:code:clientAddress:)``) when the store judges there, else the
 /// asynchronous ``Verifier/check(id:code:clientAddress:)``.
 final class EngineLoad: Sendable {
     let verifier: Verifier
-    let id: String
-    let wrongCode: String
+    /// One per caller.
+    let callers: [Caller]
     /// Whether checks run on the caller's thread.
     let immediate: Bool
 
-    init(store: any VerificationStore) async throws {
+    /// A verification and the client address that checks it, with a code that is not its code.
+    struct Caller: Sendable {
+        let id: String
+        let clientAddress: String
+        let wrongCode: String
+    }
+
+    init(store: any VerificationStore, callers count: Int) async throws {
         // A year of room (an interval of whole milliseconds between permits, as the HTTP benchmark).
         let plenty = RateLimit(limit: 1_000_000_000, window: .seconds(31_536_000))
         let policy = Policy(
@@ -27,30 +37,47 @@ final class EngineLoad: Sendable {
         verifier = Verifier(
             store: store, sender: sender, policy: policy,
             secret: (0..<32).map { _ in UInt8.random(in: 0...255, using: &secret) })
-        let started = try await verifier.start(StartRequest(to: "+15555550100", clientAddress: "192.0.2.1"))
-        id = started.verification.id
-        let code = await sender.lastCode ?? "000000"
-        wrongCode = code == "000000" ? "111111" : "000000"
-        immediate = verifier.checkImmediately(id: id, code: wrongCode, clientAddress: "192.0.2.1") != nil
+        var callers: [Caller] = []
+        for number in 0..<max(1, count) {
+            let address = "192.0.2.\(number % 250 + 1)"
+            let started = try await verifier.start(
+                StartRequest(to: "+1555555\(String(1000 + number).suffix(4))", clientAddress: address))
+            let code = await sender.lastCode ?? "000000"
+            callers.append(
+                Caller(
+                    id: started.verification.id, clientAddress: address,
+                    wrongCode: code == "000000" ? "111111" : "000000"))
+        }
+        self.callers = callers
+        let first = callers[0]
+        immediate =
+            verifier.checkImmediately(id: first.id, code: first.wrongCode, clientAddress: first.clientAddress)
+            != nil
     }
 
-    /// One check with a wrong code; anything but `incorrect_code` is a benchmark failure.
-    func wrongCheck() async throws {
+    /// One check with a wrong code by caller `number`; anything but `incorrect_code` is a benchmark failure.
+    func wrongCheck(by number: Int = 0) async throws {
         if immediate {
-            return try wrongCheckImmediately()
+            return try wrongCheckImmediately(by: number)
         }
+        let caller = callers[number]
         let outcome: Result<Verification, VerifierError>
         do throws(VerifierError) {
-            outcome = .success(try await verifier.check(id: id, code: wrongCode, clientAddress: "192.0.2.1"))
+            outcome = .success(
+                try await verifier.check(
+                    id: caller.id, code: caller.wrongCode, clientAddress: caller.clientAddress))
         } catch {
             outcome = .failure(error)
         }
         try Self.expectIncorrect(outcome)
     }
 
-    /// One check with a wrong code on the caller's thread, when ``immediate``.
-    func wrongCheckImmediately() throws {
-        guard let outcome = verifier.checkImmediately(id: id, code: wrongCode, clientAddress: "192.0.2.1")
+    /// One check with a wrong code by caller `number` on the caller's thread, when ``immediate``.
+    func wrongCheckImmediately(by number: Int = 0) throws {
+        let caller = callers[number]
+        guard
+            let outcome = verifier.checkImmediately(
+                id: caller.id, code: caller.wrongCode, clientAddress: caller.clientAddress)
         else {
             throw LoadError("the check left the caller's thread")
         }

@@ -17,6 +17,11 @@ struct CodeHasher: Sendable {
         key.authenticationCode(joining: id, code)
     }
 
+    /// ``hash(id:code:)`` held inline, for a check's candidate.
+    func digest(id: String, code: String) -> HMACDigest {
+        key.digest(joining: id, code)
+    }
+
     /// Whether a candidate code is the one whose hash the store kept, compared in constant time.
     func matches(id: String, code: String, storedHash: [UInt8]) -> Bool {
         guard let candidate = hash(id: id, code: code) else { return false }

@@ -39,7 +39,7 @@ public enum HMACSHA256 {
 
         /// The 32-byte HMAC-SHA256 of `message` under this key.
         public func authenticationCode(_ message: [UInt8]) -> [UInt8] {
-            message.withUnsafeBytes { authenticationCode(bytes: $0) }
+            message.withUnsafeBytes { digest(bytes: $0) }.bytes
         }
 
         /// The HMAC-SHA256 of `first ‖ 0x00 ‖ second` in UTF-8.
@@ -47,6 +47,11 @@ public enum HMACSHA256 {
         /// The message is put together on the stack rather than in an array of its own. The zero
         /// byte keeps the split unambiguous.
         public func authenticationCode(joining first: String, _ second: String) -> [UInt8] {
+            digest(joining: first, second).bytes
+        }
+
+        /// ``authenticationCode(joining:_:)``, held inline.
+        func digest(joining first: String, _ second: String) -> HMACDigest {
             let firstCount = first.utf8.count
             let length = firstCount + 1 + second.utf8.count
             return withUnsafeTemporaryAllocation(byteCount: length, alignment: 1) { buffer in
@@ -61,21 +66,21 @@ public enum HMACSHA256 {
                     UnsafeMutableRawBufferPointer(rebasing: buffer[(firstCount + 1)...]).copyMemory(
                         from: UnsafeRawBufferPointer($0))
                 }
-                return authenticationCode(bytes: UnsafeRawBufferPointer(buffer))
+                return digest(bytes: UnsafeRawBufferPointer(buffer))
             }
         }
 
-        private func authenticationCode(bytes message: UnsafeRawBufferPointer) -> [UInt8] {
+        private func digest(bytes message: UnsafeRawBufferPointer) -> HMACDigest {
             #if canImport(CryptoKit)
-                return Array(HMAC<SHA256>.authenticationCode(for: message, using: key))
+                let code = HMAC<SHA256>.authenticationCode(for: message, using: key)
+                return HMACDigest { out in code.withUnsafeBytes { out.copyMemory(from: $0) } }
             #else
-                return [UInt8](unsafeUninitializedCapacity: byteCount) { out, initialized in
+                return HMACDigest { out in
                     withUnsafePointer(to: prepared) { state in
                         otp_hmac_sha256_with(
                             state, message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count,
-                            out.baseAddress)
+                            out.baseAddress?.assumingMemoryBound(to: UInt8.self))
                     }
-                    initialized = byteCount
                 }
             #endif
         }

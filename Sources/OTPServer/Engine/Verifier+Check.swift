@@ -54,10 +54,7 @@ extension Verifier {
         let now = currentTime()
         do throws(VerifierError) {
             if let attempt = try knownAttempt(id: id, code: code, clientAddress: clientAddress) {
-                let outcome = try storeCallNow { () throws(StoreError) in
-                    try store.checkImmediately(attempt, now: now)
-                }
-                return .success(try judged(outcome, at: now))
+                return .success(try judgedNow(attempt, by: store, at: now))
             }
             guard VerificationID.isWellFormed(id) else { throw .notFound }
             let found = try storeCallNow { () throws(StoreError) in try store.recordImmediately(id: id) }
@@ -66,12 +63,28 @@ extension Verifier {
                 case .attempt(let attempt) = try plan(
                     record, code: code, clientAddress: clientAddress, now: now)
             else { return nil }
+            return .success(try judgedNow(attempt, by: store, at: now))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The store's one step for `attempt` on the caller's thread, and the answer it makes.
+    private func judgedNow(
+        _ attempt: CheckAttempt, by store: any ImmediateCheckStore, at now: Date
+    ) throws(VerifierError) -> Verification {
+        guard let memoryStore else {
             let outcome = try storeCallNow { () throws(StoreError) in
                 try store.checkImmediately(attempt, now: now)
             }
-            return .success(try judged(outcome, at: now))
-        } catch {
-            return .failure(error)
+            return try judged(outcome, at: now)
+        }
+        let verdict = try storeCallNow { () throws(StoreError) in
+            try memoryStore.verdictImmediately(attempt, now: now)
+        }
+        switch verdict {
+        case .incorrect(let attemptsLeft): throw .incorrectCode(attemptsLeft: attemptsLeft)
+        case .outcome(let outcome): return try judged(outcome, at: now)
         }
     }
 
@@ -158,7 +171,7 @@ extension Verifier {
         }
         return .attempt(
             CheckAttempt(
-                idKey: permits.id, candidateHash: try hash(id: permits.id.key, code: candidate),
+                idKey: permits.id, candidate: .digest(hasher.digest(id: permits.id.key, code: candidate)),
                 permits: permits.permits, refundsOnApproval: permits.failed))
     }
 

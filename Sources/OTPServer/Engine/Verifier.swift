@@ -16,6 +16,8 @@ public final class Verifier: Sendable {
     let store: any VerificationStore
     /// The store, when it can judge a check on the caller's thread.
     let immediateStore: (any ImmediateCheckStore)?
+    /// The store, when it is a ``MemoryStore``: its verdict on a wrong code carries no record.
+    let memoryStore: MemoryStore?
     let queuedStore: (any QueuedCheckStore)?
     /// The store, when it can take a start's steps on the caller's thread.
     let immediateStartStore: (any ImmediateStartStore)?
@@ -64,6 +66,7 @@ public final class Verifier: Sendable {
         self.policy = policy
         self.store = store
         self.immediateStore = store as? any ImmediateCheckStore
+        self.memoryStore = store as? MemoryStore
         self.queuedStore = store as? any QueuedCheckStore
         self.immediateStartStore = store as? any ImmediateStartStore
         self.atomicStartStore = store as? any AtomicStartStore

@@ -13,7 +13,13 @@ public struct CheckAttempt: Sendable, Equatable {
     private(set) var idKey: HashedKey
     /// The candidate code's hash, made as the verifier made the kept one; the store compares the two
     /// in constant time.
-    public var candidateHash: [UInt8]
+    public var candidateHash: [UInt8] {
+        get { candidate.bytes }
+        set { candidate = CandidateHash(newValue) }
+    }
+
+    /// The candidate's hash as it is held: inline when it is 32 bytes.
+    private(set) var candidate: CandidateHash
     /// Rate permits taken, all or none, before the attempt.
     public var permits: [RatePermit]
     /// Permits among them given back unless the code is wrong (the failed-check budget).
@@ -22,14 +28,14 @@ public struct CheckAttempt: Sendable, Equatable {
     /// Creates a check.
     public init(id: String, candidateHash: [UInt8], permits: [RatePermit], refundsOnApproval: [RatePermit]) {
         self.init(
-            idKey: HashedKey(id), candidateHash: candidateHash, permits: permits,
+            idKey: HashedKey(id), candidate: CandidateHash(candidateHash), permits: permits,
             refundsOnApproval: refundsOnApproval)
     }
 
     /// Creates a check of a verification whose id is already hashed.
-    init(idKey: HashedKey, candidateHash: [UInt8], permits: [RatePermit], refundsOnApproval: [RatePermit]) {
+    init(idKey: HashedKey, candidate: CandidateHash, permits: [RatePermit], refundsOnApproval: [RatePermit]) {
         self.idKey = idKey
-        self.candidateHash = candidateHash
+        self.candidate = candidate
         self.permits = permits
         self.refundsOnApproval = refundsOnApproval
     }
@@ -71,17 +77,30 @@ extension VerificationRecord {
     /// Takes one attempt and compares the candidate's hash with the kept one in constant time;
     /// approves the verification when they are equal.
     public mutating func check(candidateHash: [UInt8], now: Date) -> CheckOutcome {
-        switch takeAttempt(now: now) {
-        case .notFound: return .notFound
-        case .notPending(let record): return .notPending(record)
-        case .expired(let record): return .expired(record)
-        case .locked(let record): return .locked(record)
-        case .taken:
-            guard HMACSHA256.constantTimeEqual(codeHash, candidateHash) else { return .incorrect(self) }
-            _ = approve()
-            return .approved(self)
-        }
+        if let refusal = checkRefusal(at: now) { return refusal }
+        return takeAttempt(comparing: CandidateHash(candidateHash)) ? .approved(self) : .incorrect(self)
     }
+
+    /// Takes one attempt of a verification found pending, and approves it when the code is right.
+    ///
+    /// ``checkRefusal(at:)`` must have found the verification pending. The candidate's hash is
+    /// compared with the kept one in constant time; `true` when they are equal and the verification
+    /// is approved. No copy of the record is made.
+    mutating func takeAttempt(comparing candidate: CandidateHash) -> Bool {
+        attemptsLeft -= 1
+        guard candidate.matches(codeHash) else { return false }
+        _ = approve()
+        return true
+    }
+}
+
+/// A check's outcome as the verifier answers it: a wrong code carries only the attempts left,
+/// where a ``CheckOutcome`` carries a copy of the record.
+enum CheckVerdict {
+    /// One attempt was taken and the code was wrong.
+    case incorrect(attemptsLeft: Int)
+    /// Any other outcome.
+    case outcome(CheckOutcome)
 }
 
 extension VerificationStore {

@@ -229,7 +229,19 @@ public final class MemoryStore: VerificationStore, ImmediateCheckStore, Immediat
 
     /// Judges a check in one step, on the caller's thread.
     public func checkImmediately(_ attempt: CheckAttempt, now: Date) throws(StoreError) -> CheckOutcome {
-        try state.withLock { (state) throws(StoreError) in try state.check(attempt, now: now) }
+        let verdict = try state.withLock { (state) throws(StoreError) in
+            try state.check(attempt, now: now, brief: false)
+        }
+        switch verdict {
+        case .outcome(let outcome): return outcome
+        case .incorrect: preconditionFailure("a check that is not brief answers with its record")
+        }
+    }
+
+    /// ``checkImmediately(_:now:)`` for the verifier: a wrong code's verdict carries no copy of
+    /// the record.
+    func verdictImmediately(_ attempt: CheckAttempt, now: Date) throws(StoreError) -> CheckVerdict {
+        try state.withLock { (state) throws(StoreError) in try state.check(attempt, now: now, brief: true) }
     }
 
     /// Deletes what is no longer needed.
@@ -362,8 +374,9 @@ private struct MemoryState {
         give(permits, now: now)
     }
 
-    /// Judges a check in one step: refusal, permits, attempt, comparison, approval and refunds.
-    mutating func check(_ attempt: CheckAttempt, now: Date) throws(StoreError) -> CheckOutcome {
+    /// Judges a check in one step: refusal, permits, attempt, comparison, approval and refunds;
+    /// when `brief`, a wrong code's verdict leaves the record out.
+    mutating func check(_ attempt: CheckAttempt, now: Date, brief: Bool) throws(StoreError) -> CheckVerdict {
         try open()
         // The record is judged where it is stored: one lookup and no copy to write back. The rate
         // counters are moved out for the while, so the judging can take their permits.
@@ -372,20 +385,23 @@ private struct MemoryState {
         defer { swap(&counters, &arrivals) }
         let keepsEvents = recordsEvents
         var event: LifecycleEvent?
-        let outcome = records.update(attempt.idKey) { record -> CheckOutcome in
-            if let refusal = record.checkRefusal(at: now) { return refusal }
+        let verdict = records.update(attempt.idKey) { record -> CheckVerdict in
+            if let refusal = record.checkRefusal(at: now) { return .outcome(refusal) }
             if case .denied(let wait, let key) = Self.take(attempt.permits, from: &counters, now: now) {
-                return .rateLimited(waitMilliseconds: wait, key: key, record)
+                return .outcome(.rateLimited(waitMilliseconds: wait, key: key, record))
             }
             let before = keepsEvents ? record : nil
-            let outcome = record.check(candidateHash: attempt.candidateHash, now: now)
+            let approved = record.takeAttempt(comparing: attempt.candidate)
             if let before { event = LifecycleEvent.caused(from: before, to: record, at: now) }
-            if case .approved = outcome { Self.give(attempt.refundsOnApproval, to: &counters, now: now) }
-            return outcome
+            if approved {
+                Self.give(attempt.refundsOnApproval, to: &counters, now: now)
+                return .outcome(.approved(record))
+            }
+            return brief ? .incorrect(attemptsLeft: record.attemptsLeft) : .outcome(.incorrect(record))
         }
-        guard let outcome else { return .notFound }
+        guard let verdict else { return .outcome(.notFound) }
         note(event)
-        return outcome
+        return verdict
     }
 
     private mutating func take(_ permits: [RatePermit], now: Date) -> RateDecision {

@@ -141,6 +141,41 @@ import Testing
         #expect(!HMACSHA256.constantTimeEqual(Array(base.prefix(31)), base))
     }
 
+    @Test("an inline digest holds a joined message's code: the bytes the array holds, for the same vector")
+    func inlineDigest() {
+        let key = HMACSHA256.Key(Array("Jefe".utf8))
+        let digest = key.digest(joining: "what do ya", "want for nothing?")
+        let expected = Self.bytes("42b4c08329a84bc32d09fd144b387c697f41fc088aa400bb44dc6cc936f6c849")
+        #expect(digest.bytes == expected)
+        #expect(digest.equalsInConstantTime(expected))
+        #expect(HMACDigest(expected) == digest)
+        #expect(key.digest(joining: "what do ya", "want for nothing!") != digest)
+    }
+
+    @Test("an inline digest tells equal from different at every byte, and any length but 32 from its own")
+    func inlineDigestNegatives() throws {
+        let base = [UInt8](0..<32)
+        let digest = try #require(HMACDigest(base))
+        for position in base.indices {
+            var other = base
+            other[position] ^= 0x01
+            #expect(!digest.equalsInConstantTime(other), "byte \(position)")
+            #expect(!CandidateHash(other).matches(base))
+        }
+        #expect(!digest.equalsInConstantTime(Array(base.prefix(31))))
+        #expect(!digest.equalsInConstantTime(base + [0]))
+        #expect(!digest.equalsInConstantTime([]))
+        #expect(HMACDigest(Array(base.prefix(31))) == nil)
+        #expect(HMACDigest(base + [0]) == nil)
+        // A candidate of another length is kept as given, and never matches a 32-byte hash.
+        #expect(CandidateHash([1, 2, 3]) == .other([1, 2, 3]))
+        #expect(CandidateHash([1, 2, 3]).bytes == [1, 2, 3])
+        #expect(!CandidateHash([1, 2, 3]).matches(base))
+        #expect(CandidateHash([1, 2, 3]).matches([1, 2, 3]))
+        #expect(CandidateHash(base) == .digest(digest))
+        #expect(CandidateHash(base).matches(base))
+    }
+
     @Test("a code's hash needs the same key, id and whole code to match")
     func hasherNegatives() throws {
         let hasher = CodeHasher(secret: testSecret)
