@@ -52,20 +52,29 @@ public enum HMACSHA256 {
 
         /// ``authenticationCode(joining:_:)``, held inline.
         func digest(joining first: String, _ second: String) -> HMACDigest {
-            let firstCount = first.utf8.count
-            let length = firstCount + 1 + second.utf8.count
-            return withUnsafeTemporaryAllocation(byteCount: length, alignment: 1) { buffer in
-                var first = first
-                var second = second
-                first.withUTF8 {
-                    UnsafeMutableRawBufferPointer(rebasing: buffer[..<firstCount]).copyMemory(
-                        from: UnsafeRawBufferPointer($0))
+            // Read in place where the text is stored as UTF-8 (always, but for bridged strings).
+            let inPlace = first.utf8.withContiguousStorageIfAvailable { first in
+                second.utf8.withContiguousStorageIfAvailable { second in
+                    digest(joining: UnsafeRawBufferPointer(first), UnsafeRawBufferPointer(second))
                 }
-                buffer[firstCount] = 0
-                second.withUTF8 {
-                    UnsafeMutableRawBufferPointer(rebasing: buffer[(firstCount + 1)...]).copyMemory(
-                        from: UnsafeRawBufferPointer($0))
-                }
+            }
+            if let inPlace = inPlace ?? nil { return inPlace }
+            let firstBytes = Array(first.utf8)
+            let secondBytes = Array(second.utf8)
+            return firstBytes.withUnsafeBytes { first in
+                secondBytes.withUnsafeBytes { second in digest(joining: first, second) }
+            }
+        }
+
+        /// The code of `first ‖ 0x00 ‖ second`, the message put together on the stack rather than in
+        /// an array of its own.
+        private func digest(
+            joining first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer
+        ) -> HMACDigest {
+            withUnsafeTemporaryAllocation(byteCount: first.count + 1 + second.count, alignment: 1) { buffer in
+                UnsafeMutableRawBufferPointer(rebasing: buffer[..<first.count]).copyMemory(from: first)
+                buffer[first.count] = 0
+                UnsafeMutableRawBufferPointer(rebasing: buffer[(first.count + 1)...]).copyMemory(from: second)
                 return digest(bytes: UnsafeRawBufferPointer(buffer))
             }
         }

@@ -50,9 +50,16 @@ extension Verifier {
     public func checkImmediately(
         id: String, code: String, clientAddress: String
     ) -> Result<Verification, VerifierError>? {
-        guard let store = immediateStore else { return nil }
+        guard immediateStore != nil else { return nil }
         let now = currentTime()
         do throws(VerifierError) {
+            if let memoryStore,
+                let verdict = try knownVerdict(
+                    id: id, code: code, clientAddress: clientAddress, by: memoryStore, at: now)
+            {
+                return .success(try judged(verdict, at: now))
+            }
+            guard let store = immediateStore else { return nil }
             if let attempt = try knownAttempt(id: id, code: code, clientAddress: clientAddress) {
                 return .success(try judgedNow(attempt, by: store, at: now))
             }
@@ -69,6 +76,25 @@ extension Verifier {
         }
     }
 
+    /// The memory store's verdict on a check whose verification was checked from the same client
+    /// address before and whose code fits its format, or `nil` for any other check.
+    ///
+    /// ``knownAttempt(id:code:clientAddress:)`` with nothing in between: the memory store judges
+    /// the remembered permits and the candidate's hash as they are, with no ``CheckAttempt`` made.
+    private func knownVerdict(
+        id: String, code: String, clientAddress: String, by store: MemoryStore, at now: Date
+    ) throws(VerifierError) -> CheckVerdict? {
+        guard let permits = checkPermits[CheckPair(id: id, clientAddress: clientAddress)],
+            let candidate = CodeNormalizer.wholeCode(code, for: permits.format)
+        else { return nil }
+        let digest = hasher.digest(id: permits.id.key, code: candidate)
+        return try storeCallNow { () throws(StoreError) in
+            try store.verdictImmediately(
+                id: permits.id, candidate: .digest(digest), permits: permits.permits, refunds: permits.failed,
+                now: now)
+        }
+    }
+
     /// The store's one step for `attempt` on the caller's thread, and the answer it makes.
     private func judgedNow(
         _ attempt: CheckAttempt, by store: any ImmediateCheckStore, at now: Date
@@ -80,8 +106,15 @@ extension Verifier {
             return try judged(outcome, at: now)
         }
         let verdict = try storeCallNow { () throws(StoreError) in
-            try memoryStore.verdictImmediately(attempt, now: now)
+            try memoryStore.verdictImmediately(
+                id: attempt.idKey, candidate: attempt.candidate, permits: attempt.permits,
+                refunds: attempt.refundsOnApproval, now: now)
         }
+        return try judged(verdict, at: now)
+    }
+
+    /// The verification an approving verdict leaves, or the error any other verdict is.
+    private func judged(_ verdict: CheckVerdict, at now: Date) throws(VerifierError) -> Verification {
         switch verdict {
         case .incorrect(let attemptsLeft): throw .incorrectCode(attemptsLeft: attemptsLeft)
         case .outcome(let outcome): return try judged(outcome, at: now)
@@ -165,9 +198,8 @@ extension Verifier {
 
     /// The permits and the format of a check.
     private func plan(_ permits: CheckPermits, code: String) throws(VerifierError) -> CheckPlan {
-        let format = CodeFormat(length: permits.codeLength, kind: .digits)
-        guard let candidate = CodeNormalizer.wholeCode(code, for: format) else {
-            return .malformed(format, permits: permits.permits, failed: permits.failed)
+        guard let candidate = CodeNormalizer.wholeCode(code, for: permits.format) else {
+            return .malformed(permits.format, permits: permits.permits, failed: permits.failed)
         }
         return .attempt(
             CheckAttempt(
@@ -246,7 +278,8 @@ struct CheckPair: Hashable, Sendable {
 /// with one lookup and one retain, and makes no permit or array of its own.
 final class CheckPermits: Sendable {
     let id: HashedKey
-    let codeLength: Int
+    /// The format of the verification's codes.
+    let format: CodeFormat
     /// Every permit a check takes.
     let permits: [RatePermit]
     /// The failed-check permits among them, given back unless the code is wrong.
@@ -254,7 +287,7 @@ final class CheckPermits: Sendable {
 
     init(_ record: VerificationRecord, permits: [RatePermit], failed: [RatePermit]) {
         id = HashedKey(record.id)
-        codeLength = record.codeLength
+        format = CodeFormat(length: record.codeLength, kind: .digits)
         self.permits = permits
         self.failed = failed
     }

@@ -99,8 +99,8 @@ extension VerificationRecord {
 enum CheckVerdict {
     /// One attempt was taken and the code was wrong.
     case incorrect(attemptsLeft: Int)
-    /// Any other outcome.
-    case outcome(CheckOutcome)
+    /// Any other outcome; boxed, so that the verdict on a wrong code stays one word wide.
+    indirect case outcome(CheckOutcome)
 }
 
 extension VerificationStore {

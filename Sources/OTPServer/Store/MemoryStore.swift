@@ -230,7 +230,10 @@ public final class MemoryStore: VerificationStore, ImmediateCheckStore, Immediat
     /// Judges a check in one step, on the caller's thread.
     public func checkImmediately(_ attempt: CheckAttempt, now: Date) throws(StoreError) -> CheckOutcome {
         let verdict = try state.withLock { (state) throws(StoreError) in
-            try state.check(attempt, now: now, brief: false)
+            try state.check(
+                attempt.idKey, attempt.candidate, permits: attempt.permits,
+                refunds: attempt.refundsOnApproval,
+                now: now, brief: false)
         }
         switch verdict {
         case .outcome(let outcome): return outcome
@@ -238,10 +241,14 @@ public final class MemoryStore: VerificationStore, ImmediateCheckStore, Immediat
         }
     }
 
-    /// ``checkImmediately(_:now:)`` for the verifier: a wrong code's verdict carries no copy of
-    /// the record.
-    func verdictImmediately(_ attempt: CheckAttempt, now: Date) throws(StoreError) -> CheckVerdict {
-        try state.withLock { (state) throws(StoreError) in try state.check(attempt, now: now, brief: true) }
+    /// ``checkImmediately(_:now:)`` for the verifier, given the parts of a ``CheckAttempt``: a
+    /// wrong code's verdict carries no copy of the record.
+    func verdictImmediately(
+        id: HashedKey, candidate: CandidateHash, permits: [RatePermit], refunds: [RatePermit], now: Date
+    ) throws(StoreError) -> CheckVerdict {
+        try state.withLock { (state) throws(StoreError) in
+            try state.check(id, candidate, permits: permits, refunds: refunds, now: now, brief: true)
+        }
     }
 
     /// Deletes what is no longer needed.
@@ -374,9 +381,12 @@ private struct MemoryState {
         give(permits, now: now)
     }
 
-    /// Judges a check in one step: refusal, permits, attempt, comparison, approval and refunds;
-    /// when `brief`, a wrong code's verdict leaves the record out.
-    mutating func check(_ attempt: CheckAttempt, now: Date, brief: Bool) throws(StoreError) -> CheckVerdict {
+    /// Judges a check in one step: refusal, permits, attempt, comparison, approval and refunds (the
+    /// parts of a ``CheckAttempt``); when `brief`, a wrong code's verdict leaves the record out.
+    mutating func check(
+        _ id: HashedKey, _ candidate: CandidateHash, permits: [RatePermit], refunds: [RatePermit], now: Date,
+        brief: Bool
+    ) throws(StoreError) -> CheckVerdict {
         try open()
         // The record is judged where it is stored: one lookup and no copy to write back. The rate
         // counters are moved out for the while, so the judging can take their permits.
@@ -385,16 +395,21 @@ private struct MemoryState {
         defer { swap(&counters, &arrivals) }
         let keepsEvents = recordsEvents
         var event: LifecycleEvent?
-        let verdict = records.update(attempt.idKey) { record -> CheckVerdict in
+        let verdict = records.update(id) { record -> CheckVerdict in
             if let refusal = record.checkRefusal(at: now) { return .outcome(refusal) }
-            if case .denied(let wait, let key) = Self.take(attempt.permits, from: &counters, now: now) {
+            if case .denied(let wait, let key) = Self.take(permits, from: &counters, now: now) {
                 return .outcome(.rateLimited(waitMilliseconds: wait, key: key, record))
             }
-            let before = keepsEvents ? record : nil
-            let approved = record.takeAttempt(comparing: attempt.candidate)
-            if let before { event = LifecycleEvent.caused(from: before, to: record, at: now) }
+            let approved: Bool
+            if keepsEvents {
+                let before = record
+                approved = record.takeAttempt(comparing: candidate)
+                event = LifecycleEvent.caused(from: before, to: record, at: now)
+            } else {
+                approved = record.takeAttempt(comparing: candidate)
+            }
             if approved {
-                Self.give(attempt.refundsOnApproval, to: &counters, now: now)
+                Self.give(refunds, to: &counters, now: now)
                 return .outcome(.approved(record))
             }
             return brief ? .incorrect(attemptsLeft: record.attemptsLeft) : .outcome(.incorrect(record))

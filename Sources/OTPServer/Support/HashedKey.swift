@@ -19,6 +19,17 @@ struct HashedKey: Hashable, Sendable, CustomDebugStringConvertible {
 
     func hash(into hasher: inout Hasher) { hasher.combine(keyHash) }
 
+    /// The hash a dictionary places the key by: the one worked out when the key was made, mixed
+    /// with the dictionary's own seed, with no `Hasher` run per lookup.
+    ///
+    /// `Hashable`'s customisation point for types whose hash is cheaper than feeding a `Hasher`;
+    /// the standard library's integers implement it the same way. `keyHash` is already the
+    /// process's seeded hash of the text, so this keeps a dictionary of keys as hard to flood
+    /// with collisions as a dictionary of strings.
+    func _rawHashValue(seed: Int) -> Int {
+        keyHash._rawHashValue(seed: seed)
+    }
+
     /// The text alone, as the descriptions of the values holding a key show it.
     var debugDescription: String { key.debugDescription }
 }
