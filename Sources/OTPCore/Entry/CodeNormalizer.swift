@@ -41,8 +41,11 @@ public enum CodeNormalizer {
     /// Whether text is ASCII digits of a digit format's length: the common case, which is its own
     /// normal form and needs no counting of characters.
     private static func isNormalDigits(_ text: String, for format: CodeFormat) -> Bool {
-        format.kind == .digits && text.utf8.count == format.length
-            && text.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        guard format.kind == .digits, text.utf8.count == format.length else { return false }
+        let isDigit = { (byte: UInt8) in byte &- UInt8(ascii: "0") < 10 }
+        // Read in place where the text is stored as UTF-8 (always, but for bridged strings).
+        return text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isDigit) }
+            ?? text.utf8.allSatisfy(isDigit)
     }
 
     /// For an alphanumeric format, the one word of a pasted sentence that is a whole code.

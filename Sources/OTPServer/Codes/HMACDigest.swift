@@ -27,15 +27,10 @@ struct HMACDigest: Sendable, Equatable {
     func equalsInConstantTime(_ kept: [UInt8]) -> Bool {
         guard kept.count == HMACSHA256.byteCount else { return false }
         return kept.withUnsafeBytes { other in
-            withUnsafeBytes(of: words) { mine in
-                var difference: UInt64 = 0
-                for offset in stride(from: 0, to: HMACSHA256.byteCount, by: 8) {
-                    difference |=
-                        mine.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                        ^ other.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                }
-                return difference == 0
-            }
+            let word = { (offset: Int) in other.loadUnaligned(fromByteOffset: offset, as: UInt64.self) }
+            let difference =
+                (words.0 ^ word(0)) | (words.1 ^ word(8)) | (words.2 ^ word(16)) | (words.3 ^ word(24))
+            return difference == 0
         }
     }
 

@@ -50,7 +50,9 @@ extension Verifier {
     public func checkImmediately(
         id: String, code: String, clientAddress: String
     ) -> Result<Verification, VerifierError>? {
-        guard immediateStore != nil else { return nil }
+        // A memory store is an immediate one; it is looked for first, so that the fast path copies
+        // no existential.
+        guard memoryStore != nil || immediateStore != nil else { return nil }
         let now = currentTime()
         do throws(VerifierError) {
             if let memoryStore,
