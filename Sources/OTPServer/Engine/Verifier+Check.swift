@@ -59,6 +59,10 @@ extension Verifier {
                 let verdict = try knownVerdict(
                     id: id, code: code, clientAddress: clientAddress, by: memoryStore, at: now)
             {
+                // A wrong code, the common answer, is returned as it is rather than thrown and caught.
+                if case .incorrect(let attemptsLeft) = verdict {
+                    return .failure(.incorrectCode(attemptsLeft: attemptsLeft))
+                }
                 return .success(try judged(verdict, at: now))
             }
             guard let store = immediateStore else { return nil }

@@ -22,11 +22,14 @@ public final class Locked<Value>: @unchecked Sendable {
     #else
         private let lock = NSLock()
     #endif
-    private var value: Value
+    // Held out of line rather than in a stored `var`: the lock already makes every access
+    // exclusive, and a stored property would have each access checked again at run time.
+    private let value: UnsafeMutablePointer<Value>
 
     /// Creates a lock around a value.
     public init(_ value: Value) {
-        self.value = value
+        self.value = UnsafeMutablePointer<Value>.allocate(capacity: 1)
+        self.value.initialize(to: value)
         #if canImport(Glibc)
             mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
             var attributes = pthread_mutexattr_t()
@@ -39,6 +42,8 @@ public final class Locked<Value>: @unchecked Sendable {
     }
 
     deinit {
+        value.deinitialize(count: 1)
+        value.deallocate()
         #if canImport(Glibc)
             pthread_mutex_destroy(mutex)
             mutex.deallocate()
@@ -56,7 +61,7 @@ public final class Locked<Value>: @unchecked Sendable {
             lock.lock()
             defer { lock.unlock() }
         #endif
-        return try body(&value)
+        return try body(&value.pointee)
     }
 }
 
