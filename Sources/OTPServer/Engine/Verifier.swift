@@ -26,12 +26,12 @@ public final class Verifier: Sendable {
     /// The AES-256-GCM key TOTP factor secrets are sealed under, derived from the server's secret once.
     let factorBoxKey: [UInt8]
     /// What checks need of client addresses already seen, by the address as given (``CheckAddress``).
-    let checkAddresses = BoundedMemo<String, CheckAddress>(bound: 10_000)
+    let checkAddresses = BoundedMemo<String, CheckAddress>(bound: 16_384, stripes: 16)
     /// The permits of checks by verification and client address (``CheckPermits``).
     ///
     /// A check's one lookup when both were seen together before; a check of another pair loads its
     /// record first.
-    let checkPermits = BoundedMemo<CheckPair, CheckPermits>(bound: 10_000)
+    let checkPermits = BoundedMemo<CheckPair, CheckPermits>(bound: 16_384, stripes: 16)
     let sender: any CodeSender
     /// The sender, when it can deliver on the caller's thread.
     let immediateSender: (any ImmediateCodeSender)?

@@ -3,33 +3,42 @@
 /// A memory-store check looks up a verification by its id and two rate counters by their keys, and
 /// each lookup hashed the whole text again. A check's keys are made once per verification and
 /// client address, so each is now hashed once. Two keys are equal when their text is.
-struct HashedKey: Hashable, Sendable, CustomDebugStringConvertible {
-    let key: String
-    /// The text's hash under the process's seed.
+typealias HashedKey = Hashed<String>
+
+/// A value with its hash worked out once, when it is made.
+///
+/// A dictionary keyed by it hashes nothing per lookup, and the same hash can pick a shard or a
+/// lock first. Two are equal when their values are.
+struct Hashed<Key: Hashable & Sendable>: Hashable, Sendable, CustomDebugStringConvertible {
+    let key: Key
+    /// The value's hash under the process's seed.
     let keyHash: Int
 
-    init(_ key: String) {
+    init(_ key: Key) {
         self.key = key
-        // The process's seeded hash of the text: keys an attacker chooses do not collide more than
-        // they would in a dictionary of strings.
+        // The process's seeded hash of the value: keys an attacker chooses do not collide more than
+        // they would in a dictionary of the values themselves.
         keyHash = key.hashValue
     }
 
-    static func == (lhs: HashedKey, rhs: HashedKey) -> Bool { lhs.key == rhs.key }
+    static func == (lhs: Hashed, rhs: Hashed) -> Bool { lhs.key == rhs.key }
 
     func hash(into hasher: inout Hasher) { hasher.combine(keyHash) }
 
     /// The hash a dictionary places the key by: the one worked out when the key was made, mixed
     /// with the dictionary's own seed, with no `Hasher` run per lookup.
     ///
-    /// `Hashable`'s customisation point for types whose hash is cheaper than feeding a `Hasher`;
-    /// the standard library's integers implement it the same way. `keyHash` is already the
-    /// process's seeded hash of the text, so this keeps a dictionary of keys as hard to flood
-    /// with collisions as a dictionary of strings.
+    /// `Hashable`'s customisation point for types whose hash is cheaper than feeding a `Hasher`.
+    /// `keyHash` is already the process's keyed hash of the value, so a dictionary of these keys is
+    /// as hard to flood with collisions as a dictionary of the values. The seed only has to order
+    /// the same keys differently in two dictionaries (so that copying one into the other does not
+    /// cluster); a multiply and a fold of the high half into the low half, which a dictionary's
+    /// buckets are taken from, do that.
     func _rawHashValue(seed: Int) -> Int {
-        keyHash._rawHashValue(seed: seed)
+        let mixed = UInt64(truncatingIfNeeded: keyHash ^ seed) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: mixed ^ (mixed >> 32))
     }
 
-    /// The text alone, as the descriptions of the values holding a key show it.
-    var debugDescription: String { key.debugDescription }
+    /// The value alone, as the descriptions of the values holding a key show it.
+    var debugDescription: String { String(reflecting: key) }
 }

@@ -23,6 +23,23 @@ import Testing
         #expect(String(describing: [first]) == String(describing: [text]))
     }
 
+    @Test("any hashable value hashed once: equal by value, placed apart in dictionaries of other seeds")
+    func generic() {
+        let pair = CheckPair(id: "vf_a", clientAddress: "192.0.2.1")
+        let hashed = Hashed(pair)
+        #expect(hashed == Hashed(CheckPair(id: "vf_a", clientAddress: "192.0.2.1")))
+        #expect(hashed != Hashed(CheckPair(id: "vf_a", clientAddress: "192.0.2.2")))
+        #expect(hashed.keyHash == pair.hashValue)
+        // The dictionary's seed moves where a key goes, in the low bits buckets are taken from.
+        let placements = Set((0..<16).map { hashed._rawHashValue(seed: $0 << 20) & 0xFFFF })
+        #expect(placements.count > 8)
+        // Many keys in one dictionary, growing as they come, all read back.
+        var table: [Hashed<Int>: Int] = [:]
+        for value in 0..<5000 { table[Hashed(value << 32)] = value }
+        #expect(table.count == 5000)
+        #expect((0..<5000).allSatisfy { table[Hashed($0 << 32)] == $0 })
+    }
+
     @Test("a record stored by its id as text is found by its hashed id, and the other way round")
     func recordsEitherWay() {
         var shards = RecordShards()

@@ -31,4 +31,55 @@ import Testing
         #expect(memo[0] == nil)
         #expect(BoundedMemo<Int, Int>(bound: 0).bound == 1)
     }
+
+    @Test("striped: each key reads back from its own stripe, and a full stripe starts over alone")
+    func striped() {
+        let memo = BoundedMemo<Int, Int>(bound: 16, stripes: 4)
+        #expect(memo.bound == 16)
+        for key in 0..<200 { memo.remember(key * 10, for: key) }
+        // Each stripe holds at most its share; the last key remembered is always there.
+        #expect(memo.count <= 16)
+        #expect(memo.count >= 4)
+        #expect(memo[199] == 1990)
+        // Keys in other stripes are not dropped when one stripe starts over.
+        let kept = (0..<200).filter { memo[$0] != nil }
+        #expect(kept.count == memo.count)
+        for key in kept { #expect(memo[key] == key * 10) }
+        memo.forget(199)
+        #expect(memo[199] == nil)
+        #expect(memo.count == kept.count - 1)
+    }
+
+    @Test("a stripe count that is not a power of two is one stripe; the bound is shared out whole")
+    func stripeCounts() {
+        #expect(BoundedMemo<Int, Int>(bound: 10, stripes: 3).bound == 10)
+        #expect(BoundedMemo<Int, Int>(bound: 10, stripes: 0).bound == 10)
+        #expect(BoundedMemo<Int, Int>(bound: 10, stripes: 4).bound == 8)
+        #expect(BoundedMemo<Int, Int>(bound: 2, stripes: 4).bound == 4)
+        // With one stripe, the whole bound is one dictionary's, as before.
+        let single = BoundedMemo<Int, Int>(bound: 3, stripes: 3)
+        for key in 0..<3 { single.remember(key, for: key) }
+        #expect(single.count == 3)
+        single.remember(3, for: 3)
+        #expect(single.count == 1)
+    }
+
+    @Test("striped lookups from many threads at once find what was remembered")
+    func stripedConcurrent() async {
+        let memo = BoundedMemo<String, Int>(bound: 4096, stripes: 16)
+        for key in 0..<1000 { memo.remember(key, for: "key-\(key)") }
+        let found = await withTaskGroup(of: Int.self) { group in
+            for caller in 0..<8 {
+                group.addTask {
+                    var found = 0
+                    for round in 0..<2000 where memo["key-\((round * 7 + caller) % 1000)"] != nil {
+                        found += 1
+                    }
+                    return found
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(found == 16_000)
+    }
 }
