@@ -6,8 +6,8 @@ import OTPServer
 ///
 /// The policy gives each code millions of attempts and the limits room for millions of
 /// checks, so every check goes the whole way: fetch, rate limits, attempt, comparison.
-/// Caller `n` checks verification `n` from its own client address, as the users (or bots) of a
-/// server each check their own: a verification locks after a few wrong codes, so guessing at scale
+/// Caller `n` checks verification `n` from its own client address (up to 250 callers; more share
+/// addresses), as the users (or bots) of a server each check their own: a verification locks after a few wrong codes, so guessing at scale
 /// spreads over many.
 /// Checks take the path the HTTP server takes for the store: on the caller's thread
 /// (``Verifier/checkImmediately(id:code:clientAddress:)``) when the store judges there, else the

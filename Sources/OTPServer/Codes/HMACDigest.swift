@@ -35,7 +35,10 @@ struct HMACDigest: Sendable, Equatable {
     }
 
     static func == (lhs: HMACDigest, rhs: HMACDigest) -> Bool {
-        lhs.equalsInConstantTime(rhs.bytes)
+        let difference =
+            (lhs.words.0 ^ rhs.words.0) | (lhs.words.1 ^ rhs.words.1) | (lhs.words.2 ^ rhs.words.2)
+            | (lhs.words.3 ^ rhs.words.3)
+        return difference == 0
     }
 }
 

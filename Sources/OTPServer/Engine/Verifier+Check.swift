@@ -50,25 +50,27 @@ extension Verifier {
     public func checkImmediately(
         id: String, code: String, clientAddress: String
     ) -> Result<Verification, VerifierError>? {
-        // A memory store is an immediate one; it is looked for first, so that the fast path copies
-        // no existential.
+        // A memory store (always an immediate one) is looked for first: its path then copies no
+        // existential.
         guard memoryStore != nil || immediateStore != nil else { return nil }
         let now = currentTime()
         do throws(VerifierError) {
-            if let memoryStore,
-                let verdict = try knownVerdict(
+            if let memoryStore {
+                if let verdict = try knownVerdict(
                     id: id, code: code, clientAddress: clientAddress, by: memoryStore, at: now)
-            {
-                // A wrong code, the common answer, is returned as it is rather than thrown and caught.
-                if case .incorrect(let attemptsLeft) = verdict {
-                    return .failure(.incorrectCode(attemptsLeft: attemptsLeft))
+                {
+                    // A wrong code, the common answer, is returned as it is, not thrown and caught.
+                    if case .incorrect(let attemptsLeft) = verdict {
+                        return .failure(.incorrectCode(attemptsLeft: attemptsLeft))
+                    }
+                    return .success(try judged(verdict, at: now))
                 }
-                return .success(try judged(verdict, at: now))
-            }
-            guard let store = immediateStore else { return nil }
-            if let attempt = try knownAttempt(id: id, code: code, clientAddress: clientAddress) {
+            } else if let store = immediateStore,
+                let attempt = try knownAttempt(id: id, code: code, clientAddress: clientAddress)
+            {
                 return .success(try judgedNow(attempt, by: store, at: now))
             }
+            guard let store = immediateStore else { return nil }
             guard VerificationID.isWellFormed(id) else { throw .notFound }
             let found = try storeCallNow { () throws(StoreError) in try store.recordImmediately(id: id) }
             guard let record = found else { throw .notFound }
@@ -280,7 +282,7 @@ struct CheckPair: Hashable, Sendable {
 }
 
 /// The permits of checks of one verification from one client address, with what never changes
-/// about the verification (its id and code length), made once: a check takes them from the memo
+/// about the verification (its id and its codes' format), made once: a check takes them from the memo
 /// with one lookup and one retain, and makes no permit or array of its own.
 final class CheckPermits: Sendable {
     let id: HashedKey

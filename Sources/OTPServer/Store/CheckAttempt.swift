@@ -96,10 +96,13 @@ extension VerificationRecord {
 
 /// A check's outcome as the verifier answers it: a wrong code carries only the attempts left,
 /// where a ``CheckOutcome`` carries a copy of the record.
+///
+/// Any other outcome is boxed: the verdict stays two words wide (the attempts left and the case),
+/// and the rarer answers pay one allocation for their box.
 enum CheckVerdict {
     /// One attempt was taken and the code was wrong.
     case incorrect(attemptsLeft: Int)
-    /// Any other outcome; boxed, so that the verdict on a wrong code stays one word wide.
+    /// Any other outcome.
     indirect case outcome(CheckOutcome)
 }
 

@@ -13,13 +13,17 @@ public final class BoundedMemo<Key: Hashable & Sendable, Item: Sendable>: Sendab
     private let stripes: [Locked<[Hashed<Key>: Item]>]
     /// How many entries one stripe keeps at most.
     private let stripeBound: Int
-    /// How many entries are kept at most.
+    /// How many entries are kept at most: the asked bound, rounded to a multiple of the stripes.
     public let bound: Int
 
-    /// Creates an empty memo that keeps at most `bound` entries, spread over `stripes` locks (a
-    /// power of two; others are rounded down to one).
+    /// Creates an empty memo that keeps about `bound` entries, spread over `stripes` locks.
+    ///
+    /// The stripe count is rounded down to a power of two (at least one); each stripe keeps
+    /// `bound / stripes` entries, and at least one, so ``bound`` is `bound` rounded to a multiple of
+    /// the stripe count.
     public init(bound: Int, stripes: Int = 1) {
-        let count = stripes > 0 && stripes & (stripes - 1) == 0 ? stripes : 1
+        var count = 1
+        while count * 2 <= stripes { count *= 2 }
         self.stripes = (0..<count).map { _ in Locked([:]) }
         stripeBound = max(1, bound / count)
         self.bound = stripeBound * count

@@ -28,7 +28,9 @@ struct Hashed<Key: Hashable & Sendable>: Hashable, Sendable, CustomDebugStringCo
     /// The hash a dictionary places the key by: the one worked out when the key was made, mixed
     /// with the dictionary's own seed, with no `Hasher` run per lookup.
     ///
-    /// `Hashable`'s customisation point for types whose hash is cheaper than feeding a `Hasher`.
+    /// `Hashable`'s customisation point for types whose hash is cheaper than feeding a `Hasher`
+    /// (underscored: the standard library's own, which its dictionaries call; were a toolchain to
+    /// stop calling it, the keys would be hashed through ``hash(into:)``, as correctly and slower).
     /// `keyHash` is already the process's keyed hash of the value, so a dictionary of these keys is
     /// as hard to flood with collisions as a dictionary of the values. The seed only has to order
     /// the same keys differently in two dictionaries (so that copying one into the other does not

@@ -12,9 +12,10 @@ import Foundation
 ///
 /// `Synchronization.Mutex` would do on macOS 15 and iOS 18; the package supports earlier systems.
 /// On Linux the lock is glibc's adaptive mutex: a thread that finds it held spins for a while
-/// before it sleeps. The sections it guards are a few hundred nanoseconds long, far shorter than a
-/// sleep and a wake-up, so two cores judging checks at once wait for each other briefly instead of
-/// handing the lock over through the kernel.
+/// before it sleeps. The sections of the check path are a few hundred nanoseconds long, far
+/// shorter than a sleep and a wake-up, so two cores judging checks at once wait for each other
+/// briefly instead of handing the lock over through the kernel; a long section (a purge of expired
+/// records) still puts the waiters to sleep after the short spin.
 public final class Locked<Value>: @unchecked Sendable {
     // Guards `value`; every access holds it.
     #if canImport(Glibc)

@@ -6,13 +6,19 @@ import Testing
 /// The check the HTTP threads run without suspending (`Verifier.checkImmediately`) must answer,
 /// and change the store, exactly as the asynchronous check does.
 @Suite struct ImmediateCheckTests {
-    /// The stores that judge a check on the caller's thread: the memory store. (SQLite judged on
-    /// the HTTP threads was measured slower than on its own queue, so it is not one.)
+    /// The stores that judge a check on the caller's thread: the memory store, which the verifier
+    /// judges on a path of its own, and one that is only an ``ImmediateCheckStore`` to the verifier.
+    /// (SQLite judged on the HTTP threads was measured slower than on its own queue, so it is not
+    /// one.)
     enum ImmediateKind: String, CaseIterable, Sendable {
         case memory
+        case forwarding
 
         func makeStore() throws -> any VerificationStore {
-            MemoryStore()
+            switch self {
+            case .memory: MemoryStore()
+            case .forwarding: ForwardingImmediateStore()
+            }
         }
     }
 
@@ -61,6 +67,39 @@ import Testing
         harness.clock.advance(by: policy.codeLifetime + .seconds(1))
         #expect(check(third.id, thirdCode) == .failure(.expired(attemptsLeft: 2)))
         await harness.store.shutdown()
+    }
+
+    @Test("the memory store notes events on the caller's thread: the last attempt's, and an approval")
+    func events() async throws {
+        let policy = relaxedPolicy {
+            $0.maxAttempts = 2
+            $0.checksPerAddress = RateLimit(limit: 100, window: .seconds(3600))
+        }
+        let store = MemoryStore(recordsEvents: true)
+        let harness = Harness(store: store, policy: policy)
+        let check = { (id: String, code: String) in
+            harness.verifier.checkImmediately(id: id, code: code, clientAddress: "192.0.2.1")
+        }
+        // The first check of a verification loads its record; the ones after take the short path.
+        let (first, code) = try await harness.started()
+        #expect(check(first.id, Harness.wrong(code)) == .failure(.incorrectCode(attemptsLeft: 1)))
+        #expect(check(first.id, Harness.wrong(code)) == .failure(.incorrectCode(attemptsLeft: 0)))
+        let (second, secondCode) = try await harness.started(to: "+15555550101")
+        #expect(check(second.id, Harness.wrong(secondCode)) == .failure(.incorrectCode(attemptsLeft: 1)))
+        #expect(try check(second.id, secondCode)?.get().status == .approved)
+
+        var kinds: [String: [LifecycleEvent.Kind]] = [:]
+        let later = harness.clock.date.addingTimeInterval(3600)
+        while case let batch = try store.claimEvents(now: later, leaseUntil: later, limit: 100),
+            !batch.isEmpty
+        {
+            for claimed in batch {
+                kinds[claimed.event.verificationID, default: []].append(claimed.event.kind)
+                try store.eventDelivered(id: claimed.event.id)
+            }
+        }
+        #expect(kinds[first.id] == [.pending, .maxAttemptsReached])
+        #expect(kinds[second.id] == [.pending, .approved])
     }
 
     @Test("a store that is not immediate leaves every check to the asynchronous path")
