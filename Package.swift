@@ -55,10 +55,7 @@ let package = Package(
             dependencies: ["OTPServer", "OTPCore", "OTPSQLite", "OTPRedis", "OTPTestSupport"]),
         .executableTarget(
             name: "OTPBenchmarks",
-            dependencies: [
-                "OTPServer", "OTPCore", "OTPSQLite", "OTPRedis", "CSQLite", "CHiredis",
-                .target(name: "CCrypto", condition: .when(platforms: [.linux])),
-            ],
+            dependencies: ["OTPServer", "OTPCore", "OTPSQLite", "OTPRedis", "CSQLite", "CHiredis"],
             path: "Benchmarks/OTPBenchmarks"),
 
         // MARK: Signed approval tokens (EdDSA JWS an app's backend verifies offline)

@@ -102,8 +102,8 @@ struct OTPBenchmarks {
     }
 
     /// HMAC-SHA256 computations per second of a check's input (`id ‖ 0 ‖ code`) under a prepared
-    /// key, from one caller and from as many as the checks use: the library's call into a buffer on
-    /// the stack, with nothing around it, in a loop the compiler sees whole.
+    /// key, from one caller and from as many as the checks use: the server's prepared key writing to
+    /// a buffer on the stack, with nothing around it, in a loop the compiler sees whole.
     ///
     /// Also the rate from one caller of the server's public call, whose code comes back in an array:
     /// the measure earlier versions of this benchmark used.

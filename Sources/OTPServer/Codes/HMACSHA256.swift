@@ -79,19 +79,26 @@ public enum HMACSHA256 {
             }
         }
 
-        private func digest(bytes message: UnsafeRawBufferPointer) -> HMACDigest {
+        /// The 32-byte HMAC-SHA256 of `message` written to the start of `code`, which must hold at
+        /// least 32 bytes: no allocation of its own.
+        public func authenticationCode(
+            _ message: UnsafeRawBufferPointer, into code: UnsafeMutableRawBufferPointer
+        ) {
+            precondition(code.count >= byteCount, "an HMAC-SHA256 code needs 32 bytes")
             #if canImport(CryptoKit)
-                let code = HMAC<SHA256>.authenticationCode(for: message, using: key)
-                return HMACDigest { out in code.withUnsafeBytes { out.copyMemory(from: $0) } }
+                let made = HMAC<SHA256>.authenticationCode(for: message, using: key)
+                made.withUnsafeBytes { code.copyMemory(from: $0) }
             #else
-                return HMACDigest { out in
-                    withUnsafePointer(to: prepared) { state in
-                        otp_hmac_sha256_with(
-                            state, message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count,
-                            out.baseAddress?.assumingMemoryBound(to: UInt8.self))
-                    }
+                withUnsafePointer(to: prepared) { state in
+                    otp_hmac_sha256_with(
+                        state, message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count,
+                        code.baseAddress?.assumingMemoryBound(to: UInt8.self))
                 }
             #endif
+        }
+
+        private func digest(bytes message: UnsafeRawBufferPointer) -> HMACDigest {
+            HMACDigest { authenticationCode(message, into: $0) }
         }
     }
 

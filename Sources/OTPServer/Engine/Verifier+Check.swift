@@ -15,7 +15,7 @@ extension Verifier {
         id: String, code: String, clientAddress: String
     ) async throws(VerifierError) -> Verification {
         let now = currentTime()
-        if let attempt = try knownAttempt(id: id, code: code, clientAddress: clientAddress) {
+        if let attempt = knownAttempt(id: id, code: code, clientAddress: clientAddress) {
             let outcome = try await storeCall { () async throws(StoreError) in
                 try await store.check(attempt, now: now)
             }
@@ -66,7 +66,7 @@ extension Verifier {
                     return .success(try judged(verdict, at: now))
                 }
             } else if let store = immediateStore,
-                let attempt = try knownAttempt(id: id, code: code, clientAddress: clientAddress)
+                let attempt = knownAttempt(id: id, code: code, clientAddress: clientAddress)
             {
                 return .success(try judgedNow(attempt, by: store, at: now))
             }
@@ -93,12 +93,12 @@ extension Verifier {
         id: String, code: String, clientAddress: String, by store: MemoryStore, at now: Date
     ) throws(VerifierError) -> CheckVerdict? {
         guard let permits = checkPermits[CheckPair(id: id, clientAddress: clientAddress)],
-            let candidate = CodeNormalizer.wholeCode(code, for: permits.format)
+            let candidate = candidate(code, for: permits)
         else { return nil }
-        let digest = hasher.digest(id: permits.id.key, code: candidate)
         return try storeCallNow { () throws(StoreError) in
             try store.verdictImmediately(
-                id: permits.id, candidate: .digest(digest), permits: permits.permits, refunds: permits.failed,
+                id: permits.id, candidate: .digest(candidate), permits: permits.permits,
+                refunds: permits.failed,
                 now: now)
         }
     }
@@ -107,18 +107,10 @@ extension Verifier {
     private func judgedNow(
         _ attempt: CheckAttempt, by store: any ImmediateCheckStore, at now: Date
     ) throws(VerifierError) -> Verification {
-        guard let memoryStore else {
-            let outcome = try storeCallNow { () throws(StoreError) in
-                try store.checkImmediately(attempt, now: now)
-            }
-            return try judged(outcome, at: now)
+        let outcome = try storeCallNow { () throws(StoreError) in
+            try store.checkImmediately(attempt, now: now)
         }
-        let verdict = try storeCallNow { () throws(StoreError) in
-            try memoryStore.verdictImmediately(
-                id: attempt.idKey, candidate: attempt.candidate, permits: attempt.permits,
-                refunds: attempt.refundsOnApproval, now: now)
-        }
-        return try judged(verdict, at: now)
+        return try judged(outcome, at: now)
     }
 
     /// The verification an approving verdict leaves, or the error any other verdict is.
@@ -140,15 +132,8 @@ extension Verifier {
     ) -> Bool {
         guard let store = queuedStore else { return false }
         let now = currentTime()
-        let attempt: CheckAttempt
-        do throws(VerifierError) {
-            guard let known = try knownAttempt(id: id, code: code, clientAddress: clientAddress) else {
-                return false
-            }
-            attempt = known
-        } catch {
-            completion(.failure(error))
-            return true
+        guard let attempt = knownAttempt(id: id, code: code, clientAddress: clientAddress) else {
+            return false
         }
         store.check(attempt, now: now) { [self] (outcome: Result<CheckOutcome, StoreError>) in
             switch outcome {
@@ -205,14 +190,21 @@ extension Verifier {
     }
 
     /// The permits and the format of a check.
-    private func plan(_ permits: CheckPermits, code: String) throws(VerifierError) -> CheckPlan {
-        guard let candidate = CodeNormalizer.wholeCode(code, for: permits.format) else {
+    private func plan(_ permits: CheckPermits, code: String) -> CheckPlan {
+        guard let candidate = candidate(code, for: permits) else {
             return .malformed(permits.format, permits: permits.permits, failed: permits.failed)
         }
         return .attempt(
             CheckAttempt(
-                idKey: permits.id, candidate: .digest(hasher.digest(id: permits.id.key, code: candidate)),
-                permits: permits.permits, refundsOnApproval: permits.failed))
+                idKey: permits.id, candidate: .digest(candidate), permits: permits.permits,
+                refundsOnApproval: permits.failed))
+    }
+
+    /// The hash of a submitted code for a verification, or `nil` when the code does not fit the
+    /// verification's format.
+    private func candidate(_ code: String, for permits: CheckPermits) -> HMACDigest? {
+        guard let whole = CodeNormalizer.wholeCode(code, for: permits.format) else { return nil }
+        return hasher.digest(id: permits.id.key, code: whole)
     }
 
     /// The store's one atomic step for a check whose verification was checked from the same client
@@ -221,11 +213,9 @@ extension Verifier {
     /// The store's step judges the refusals first, as ``plan(_:code:clientAddress:now:)`` would:
     /// one store call instead of two. A check never seen, or with a malformed code, takes the path
     /// that loads the record, so every answer and its order stay those of a first check.
-    private func knownAttempt(
-        id: String, code: String, clientAddress: String
-    ) throws(VerifierError) -> CheckAttempt? {
+    private func knownAttempt(id: String, code: String, clientAddress: String) -> CheckAttempt? {
         guard let permits = checkPermits[CheckPair(id: id, clientAddress: clientAddress)] else { return nil }
-        guard case .attempt(let attempt) = try plan(permits, code: code) else { return nil }
+        guard case .attempt(let attempt) = plan(permits, code: code) else { return nil }
         return attempt
     }
 

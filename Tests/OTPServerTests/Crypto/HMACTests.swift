@@ -66,6 +66,13 @@ import Testing
         #expect(key.authenticationCode(vector.data) == expected)
         #expect(key.authenticationCode(Array("something else".utf8)) != expected)
         #expect(key.authenticationCode(vector.data) == expected)
+        // Written into a caller's buffer, past which nothing is touched.
+        var buffer = [UInt8](repeating: 0xEE, count: 40)
+        buffer.withUnsafeMutableBytes { out in
+            vector.data.withUnsafeBytes { key.authenticationCode($0, into: out) }
+        }
+        #expect(Array(buffer.prefix(32)) == expected)
+        #expect(buffer.suffix(8).allSatisfy { $0 == 0xEE })
     }
 
     @Test(
