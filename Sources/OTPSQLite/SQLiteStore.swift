@@ -665,12 +665,30 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, AtomicStart
         while !calls.isEmpty {
             let group = Array(calls.prefix(Self.groupLimit))
             calls.removeFirst(group.count)
-            runGroup(group, on: connection)
+            // The last group of a drain takes in the calls that come while it runs.
+            runGroup(group, on: connection, joining: calls.isEmpty)
+        }
+    }
+
+    /// The calls that came since the drain took its own, up to `limit`, taken from the waiting ones.
+    private func takeArrivals(upTo limit: Int) -> [PendingCall] {
+        guard limit > 0 else { return [] }
+        return pending.withLock { (calls: inout [PendingCall]) -> [PendingCall] in
+            guard !calls.isEmpty else { return [] }
+            let taken = Array(calls.prefix(limit))
+            calls.removeFirst(taken.count)
+            return taken
         }
     }
 
     /// Runs calls in one transaction (a single call in its own, as it asks), then answers them.
-    private func runGroup(_ group: [PendingCall], on connection: SQLiteConnection) {
+    ///
+    /// With `joining`, calls that arrive while the group runs join it before its commit, up to
+    /// ``groupLimit`` in all: under load one commit then answers every call that came meanwhile,
+    /// where each drain's few had a commit of their own. The group's first calls wait for the
+    /// newcomers' statements, a few microseconds each, and the newcomers wait for no commit of
+    /// the calls before them.
+    private func runGroup(_ group: [PendingCall], on connection: SQLiteConnection, joining: Bool = false) {
         let now = ContinuousClock.now
         var live: [PendingCall] = []
         for call in group {
@@ -680,6 +698,8 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, AtomicStart
                 live.append(call)
             }
         }
+        // A call that came since the drain began makes a lone call a group.
+        if joining, live.count == 1 { live += takeArrivals(upTo: Self.groupLimit - 1) }
         guard let first = live.first else { return }
         // Only taking the write lock waits for another writer; the oldest call bounds that wait.
         let full = StoreTime.milliseconds(deadline)
@@ -699,8 +719,12 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, AtomicStart
         var again: [PendingCall] = []
         again.reserveCapacity(live.count)
         var clean = true
-        for (index, call) in live.enumerated() {
-            if index > 0, call.due <= ContinuousClock.now {
+        var calls = live
+        var position = 0
+        while position < calls.count {
+            let call = calls[position]
+            position += 1
+            if position > 1, call.due <= ContinuousClock.now {
                 call.fail(StoreError("sqlite: timed out waiting for the store"))
                 continue
             }
@@ -711,6 +735,9 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, AtomicStart
                 clean = false
             } else {
                 ran.append(outcome)
+            }
+            if joining, clean, position == calls.count {
+                calls += takeArrivals(upTo: Self.groupLimit - calls.count)
             }
         }
         if clean {

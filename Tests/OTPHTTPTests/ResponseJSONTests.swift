@@ -1,5 +1,6 @@
 import Foundation
 import OTPCore
+import OTPServer
 import Testing
 
 @testable import OTPHTTP
@@ -75,5 +76,21 @@ struct SeededGenerator: RandomNumberGenerator {
         value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
         value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
         return value ^ (value >> 31)
+    }
+}
+
+/// The sentences of the answers a guessing attack gets most.
+@Suite struct WrongCodeSentenceTests {
+    @Test("a wrong code's sentence is the screen's, for every count of attempts left")
+    func incorrectSentences() {
+        for left in [-1, 0, 1, 2, 5, 31, 32, 100] {
+            #expect(
+                APIError.incorrectMessage(attemptsLeft: left)
+                    == ScreenText.english.incorrect(attemptsLeft: left))
+        }
+        #expect(
+            APIError(VerifierError.incorrectCode(attemptsLeft: 1)).message
+                == ScreenText.english.incorrect(attemptsLeft: 1))
+        #expect(APIError(VerifierError.incorrectCode(attemptsLeft: 0)).message == ScreenText.english.locked)
     }
 }

@@ -24,3 +24,28 @@ for bad in "--seconds 0" "--rounds x" "--stores memory,disk" "--concurrency" "--
   fi
 done
 echo "bad options refused"
+
+# The HTTP benchmark as a smoke test too: one short round of every row, the check-floor rows at a few
+# connections, on the debug build. It fails when a row cannot be measured, never on a figure.
+otp_bin="$(swift build --show-bin-path)/otp"
+[ -x "$otp_bin" ] || swift build --product otp -q 2>&1 | grep -v "prohibited flag" || true
+smoke_log=$(mktemp)
+if ! OTP_BIN="$otp_bin" OTP_BENCH_SECONDS=1 OTP_BENCH_ROUNDS=1 OTP_BENCH_CONNECTIONS=4 \
+  OTP_BENCH_FLOOR_CONNECTIONS=20 OTP_BENCH_CAPACITY_CONNECTIONS=40 bash scripts/bench-http.sh >"$smoke_log" 2>&1; then
+  tail -n 30 "$smoke_log"
+  exit 1
+fi
+for row in "POST /v1/verifications/{id}/check" "POST /v1/verifications (start)" "floor 50 ms (the default), 20 conn." \
+  "floor 50 ms, 40 connections"; do
+  line=$(grep -F "$row" "$smoke_log" || true)
+  rate=0
+  [ -n "$line" ] && read -r rate _ <<<"${line#*"$row"}"
+  # A row with no requests answered prints a rate of 0.
+  if ! awk -v rate="$rate" 'BEGIN { exit !(rate + 0 > 0) }'; then
+    echo "bench-http smoke: no figure for \"$row\""
+    tail -n 30 "$smoke_log"
+    exit 1
+  fi
+done
+grep -E "^POST|^floor" "$smoke_log"
+rm -f "$smoke_log"

@@ -42,7 +42,10 @@ final class AnswerTimer: @unchecked Sendable {
             thread.name = name
             thread.start()
         }
-        condition.signal()
+        // The thread sleeps until the first instant, or without end while nothing is scheduled: it
+        // needs waking only when this action comes first. Every check is held for the same floor,
+        // so most actions come last, and scheduling them wakes no thread.
+        if index == entries.startIndex { condition.signal() }
         condition.unlock()
     }
 

@@ -31,7 +31,7 @@ public struct HTTPServerConfiguration: Sendable {
     public init(
         host: String = "127.0.0.1", port: Int = 8080, threads: Int = 2,
         connectionTimeout: Duration = .seconds(10),
-        bodyLimit: Int = 16 * 1024, connectionMemoryLimit: Int = 32 * 1024, headerNames: [String] = [],
+        bodyLimit: Int = 16 * 1024, connectionMemoryLimit: Int = 16 * 1024, headerNames: [String] = [],
         maxConnections: Int = 10_000, maxConnectionsPerAddress: Int = 0, queryNames: [String] = []
     ) {
         self.queryNames = queryNames

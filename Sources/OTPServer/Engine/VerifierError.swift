@@ -115,35 +115,90 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
     public let kind: Kind
     /// Attempts the current code has left, when the answer tells them.
     public let attemptsLeft: Int?
+    /// Every other fact, for the kinds that have one; `nil` for most answers, a wrong code among them.
+    ///
+    /// Kept out of line so that an error is three words: a check's answer is passed and copied on the
+    /// hot path, and a wide error made every copy of it a call to `memcpy`.
+    private let details: Details?
+
     /// How long to wait before the same request can succeed, for rate limits, cooldowns and used-up sends.
-    public let retryAfter: Duration?
+    public var retryAfter: Duration? { details?.retryAfter }
     /// The format a malformed code did not fit.
-    public let codeFormat: CodeFormat?
+    public var codeFormat: CodeFormat? { details?.codeFormat }
     /// The channel concerned: the one turned off, or the destination's own for a mismatch.
-    public let channel: Channel?
+    public var channel: Channel? { details?.channel }
     /// The step whose delivery failed.
-    public let step: Step?
+    public var step: Step? { details?.step }
     /// The store's own error, for ``Kind/storeUnavailable``.
-    public let storeError: StoreError?
+    public var storeError: StoreError? { details?.storeError }
     /// The provider's own error, for ``Kind/deliveryFailed``.
-    public let deliveryError: DeliveryError?
+    public var deliveryError: DeliveryError? { details?.deliveryError }
     /// The limit that refused the request, for ``Kind/rateLimited``.
-    public let limit: Limit?
+    public var limit: Limit? { details?.limit }
+
+    /// The facts besides the kind and the attempts left; never changed once made.
+    private final class Details: Sendable, Equatable {
+        let retryAfter: Duration?
+        let codeFormat: CodeFormat?
+        let channel: Channel?
+        let step: Step?
+        let storeError: StoreError?
+        let deliveryError: DeliveryError?
+        let limit: Limit?
+
+        init(
+            retryAfter: Duration?, codeFormat: CodeFormat?, channel: Channel?, step: Step?,
+            storeError: StoreError?, deliveryError: DeliveryError?, limit: Limit?
+        ) {
+            self.retryAfter = retryAfter
+            self.codeFormat = codeFormat
+            self.channel = channel
+            self.step = step
+            self.storeError = storeError
+            self.deliveryError = deliveryError
+            self.limit = limit
+        }
+
+        /// Whether any fact is there: an error without one keeps no box.
+        var isEmpty: Bool {
+            retryAfter == nil && codeFormat == nil && channel == nil && step == nil && storeError == nil
+                && deliveryError == nil && limit == nil
+        }
+
+        static func == (left: Details, right: Details) -> Bool {
+            left.retryAfter == right.retryAfter && left.codeFormat == right.codeFormat
+                && left.channel == right.channel && left.step == right.step
+                && left.storeError == right.storeError && left.deliveryError == right.deliveryError
+                && left.limit == right.limit
+        }
+    }
 
     private init(
         _ kind: Kind, attemptsLeft: Int? = nil, retryAfter: Duration? = nil, codeFormat: CodeFormat? = nil,
         channel: Channel? = nil, step: Step? = nil, storeError: StoreError? = nil,
         deliveryError: DeliveryError? = nil, limit: Limit? = nil
     ) {
+        let details = Details(
+            retryAfter: retryAfter.map { max(.zero, $0) }, codeFormat: codeFormat, channel: channel,
+            step: step,
+            storeError: storeError, deliveryError: deliveryError, limit: limit)
+        self.init(kind, attemptsLeft: attemptsLeft, details: details.isEmpty ? nil : details)
+    }
+
+    private init(_ kind: Kind, attemptsLeft: Int?, details: Details?) {
         self.kind = kind
         self.attemptsLeft = attemptsLeft.map { max(0, $0) }
-        self.retryAfter = retryAfter.map { max(.zero, $0) }
-        self.codeFormat = codeFormat
-        self.channel = channel
-        self.step = step
-        self.storeError = storeError
-        self.deliveryError = deliveryError
-        self.limit = limit
+        self.details = details
+    }
+
+    /// Two errors are equal when their kinds and every fact are.
+    public static func == (left: VerifierError, right: VerifierError) -> Bool {
+        guard left.kind == right.kind, left.attemptsLeft == right.attemptsLeft else { return false }
+        switch (left.details, right.details) {
+        case (nil, nil): return true
+        case (let left?, let right?): return left == right
+        default: return false
+        }
     }
 
     /// The kind and its facts, for logs: never a code or a destination.
@@ -184,7 +239,7 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
 
     /// A wrong code; at zero attempts left the verification reads locked.
     public static func incorrectCode(attemptsLeft: Int) -> VerifierError {
-        VerifierError(.incorrectCode, attemptsLeft: attemptsLeft)
+        VerifierError(.incorrectCode, attemptsLeft: attemptsLeft, details: nil)
     }
 
     /// A code that does not fit the verification's format.
@@ -231,9 +286,6 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
 
     /// A copy with the attempts left set, for refusals that come after the record was read.
     func with(attemptsLeft: Int) -> VerifierError {
-        VerifierError(
-            kind, attemptsLeft: attemptsLeft, retryAfter: retryAfter, codeFormat: codeFormat,
-            channel: channel,
-            step: step, storeError: storeError, deliveryError: deliveryError, limit: limit)
+        VerifierError(kind, attemptsLeft: attemptsLeft, details: details)
     }
 }

@@ -99,6 +99,65 @@ import Testing
         #expect(try await Self.rateKeys(path) == ["a", "c"], "committed, without the failed call's row")
     }
 
+    @Test("SQLite: a call that arrives while a group runs joins it before the commit")
+    func sqliteJoinsArrivals() async throws {
+        let path = temporaryDirectory() + "/join.sqlite3"
+        let store = try SQLiteStore(path: path)
+        // A second connection sees only what is committed.
+        let reader = try SQLiteConnection(path: path, synchronous: .normal)
+        defer { reader.close() }
+        let gate = DispatchSemaphore(value: 0)
+        let answers = Answers<Result<Bool, StoreError>>()
+        await Self.hold(store, until: gate)
+        store.submit({ db throws(StoreError) -> Bool in
+            try db.query("INSERT INTO otp_rates (key, arrival) VALUES ('a', 1)")
+            // Comes while the group runs: the drain has already taken its calls.
+            store.submit({ db throws(StoreError) -> Bool in
+                try db.query("INSERT INTO otp_rates (key, arrival) VALUES ('late', 1)")
+                return try reader.query("SELECT key FROM otp_rates WHERE key = 'a'").isEmpty
+            }) { answers.put(3, $0) }
+            return true
+        }) { answers.put(1, $0) }
+        store.submit(Self.insertRate("b")) { answers.put(2, $0) }
+        gate.signal()
+        let all = await answers.all(3)
+        #expect(try all[1]?.get() == true)
+        #expect(try all[2]?.get() == true)
+        #expect(try all[3]?.get() == true, "the late call ran before the group's first write was committed")
+        await store.shutdown()
+        #expect(try await Self.rateKeys(path) == ["a", "b", "late"])
+    }
+
+    @Test("SQLite: a call that joins a group and fails loses only its own writes")
+    func sqliteJoinedFailure() async throws {
+        let path = temporaryDirectory() + "/join-fail.sqlite3"
+        let store = try SQLiteStore(path: path)
+        let gate = DispatchSemaphore(value: 0)
+        let answers = Answers<Result<Bool, StoreError>>()
+        await Self.hold(store, until: gate)
+        let arrived = Runs()
+        store.submit({ db throws(StoreError) -> Bool in
+            try db.query("INSERT OR REPLACE INTO otp_rates (key, arrival) VALUES ('a', 1)")
+            // Only the first run submits: the group runs again with savepoints after the failure.
+            if arrived.all["late"] == nil {
+                arrived.add("late")
+                store.submit({ db throws(StoreError) -> Bool in
+                    try db.query("INSERT INTO otp_rates (key, arrival) VALUES ('late', 1)")
+                    throw StoreError("refused on purpose")
+                }) { answers.put(3, $0) }
+            }
+            return true
+        }) { answers.put(1, $0) }
+        store.submit(Self.insertRate("b")) { answers.put(2, $0) }
+        gate.signal()
+        let all = await answers.all(3)
+        #expect(try all[1]?.get() == true)
+        #expect(try all[2]?.get() == true)
+        #expect(throws: StoreError.self) { try all[3]?.get() }
+        await store.shutdown()
+        #expect(try await Self.rateKeys(path) == ["a", "b"])
+    }
+
     /// Counts how many times each call's body ran.
     final class Runs: @unchecked Sendable {
         private let lock = NSLock()
