@@ -8,7 +8,8 @@ import OTPServer
 ///
 /// Both run in the same process, in alternating rounds, so the ratio compares like with like on
 /// a shared machine. Usage: `OTPBenchmarks [--redis-port N] [--seconds S] [--rounds R] [--concurrency C]
-/// [--stores memory,sqlite,redis] [--fixed-checks N]`.
+/// [--stores memory,sqlite,redis] [--fixed-checks N]`; `sqlite` is both durabilities, `sqlite-normal` or
+/// `sqlite-full` one of them.
 @main
 struct OTPBenchmarks {
     static func main() async throws {
@@ -26,13 +27,13 @@ struct OTPBenchmarks {
         var subjects: [Subject] = [
             Subject(name: "memory", kind: "memory", raw: MemoryRaw(), makeStore: { MemoryStore() }),
             Subject(
-                name: "sqlite (synchronous=NORMAL)", kind: "sqlite",
+                name: "sqlite (synchronous=NORMAL)", kind: "sqlite", variant: "sqlite-normal",
                 raw: try SQLiteRaw(path: directory + "/raw-normal.sqlite3", full: false),
                 makeStore: {
                     try SQLiteStore(path: directory + "/engine-normal.sqlite3", durability: .normal)
                 }),
             Subject(
-                name: "sqlite (synchronous=FULL)", kind: "sqlite",
+                name: "sqlite (synchronous=FULL)", kind: "sqlite", variant: "sqlite-full",
                 raw: try SQLiteRaw(path: directory + "/raw-full.sqlite3", full: true),
                 makeStore: { try SQLiteStore(path: directory + "/engine-full.sqlite3", durability: .full) }),
         ]
@@ -47,7 +48,7 @@ struct OTPBenchmarks {
         } else if options.stores.contains("redis") {
             print("(no --redis-port: Redis is left out)")
         }
-        subjects.removeAll { !options.stores.contains($0.kind) }
+        subjects.removeAll { !options.stores.contains($0.kind) && !options.stores.contains($0.variant) }
         if let count = options.fixedChecks {
             // A fixed amount of work and nothing else, for `perf stat`: instructions per check hold
             // still where times on a shared machine do not.
@@ -289,6 +290,8 @@ struct Subject: Sendable {
     let name: String
     /// What `--stores` calls it.
     let kind: String
+    /// What `--stores` calls this one alone, where a kind has several (`sqlite-normal`, `sqlite-full`).
+    var variant = ""
     let raw: any RawReadModifyWrite
     let makeStore: @Sendable () throws -> any VerificationStore
 }
@@ -319,9 +322,11 @@ struct Options: Sendable {
             case "--fixed-checks": fixedChecks = try Self.whole(value, flag, in: 1...1_000_000_000)
             case "--stores":
                 let named = Set(value.split(separator: ",").map(String.init))
-                let known: Set<String> = ["memory", "sqlite", "redis"]
+                let known: Set<String> = ["memory", "sqlite", "sqlite-normal", "sqlite-full", "redis"]
                 guard !named.isEmpty, named.isSubset(of: known) else {
-                    throw OptionError("--stores takes a list of memory, sqlite, redis, not \(value)")
+                    throw OptionError(
+                        "--stores takes a list of memory, sqlite (sqlite-normal and sqlite-full), redis, not \(value)"
+                    )
                 }
                 stores = named
             default: throw OptionError("unknown option \(flag)")

@@ -12,7 +12,7 @@ redis=()
 "$bin" "${redis[@]}" --seconds 0.1 --rounds 1 --concurrency 2 | tail -n 5
 
 # A bad option is a clear error and exit status 2, before anything is measured.
-for bad in "--seconds 0" "--rounds x" "--stores memory,disk" "--concurrency" "--colour on"; do
+for bad in "--seconds 0" "--rounds x" "--stores memory,disk" "--stores sqlite-fast" "--concurrency" "--colour on"; do
   set +e
   # shellcheck disable=SC2086
   err=$("$bin" $bad 2>&1 >/dev/null)
