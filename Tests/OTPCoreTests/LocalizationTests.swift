@@ -6,6 +6,26 @@ import Testing
 @Suite struct LocalizationTests {
     let wall = Date(timeIntervalSince1970: 1_795_000_000)
 
+    @Test("one number argument without a dictionary reads as the same argument in a dictionary")
+    func numberArgument() {
+        for language in TextLanguage.allCases {
+            for key in TextKey.allCases {
+                for name in ["count", "length", "seconds", "other"] {
+                    for number in [0, 1, 2, 3, 5, 11, 12, 100, 101, 999_999, -1] {
+                        #expect(
+                            StringCatalog.string(key, in: language, number: number, named: name)
+                                == StringCatalog.string(key, in: language, [name: .number(number)]),
+                            "\(language) \(key) \(name)=\(number)")
+                    }
+                }
+            }
+        }
+        #expect(ScreenText.english.incorrect(attemptsLeft: 1) == "Code doesn't match. 1 attempt left.")
+        #expect(
+            ScreenText.english.incorrect(attemptsLeft: 123_456) == "Code doesn't match. 123456 attempts left."
+        )
+    }
+
     @Test("placeholders fill in one pass: a missing argument stays as written, braces in an argument stay")
     func filling() {
         #expect(

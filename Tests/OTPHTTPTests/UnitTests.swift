@@ -129,6 +129,43 @@ import Testing
         #expect(Self.available(readEnd).isEmpty)
     }
 
+    @Test("a log with its own buffer writes each request's line into it, byte for byte the line")
+    func bufferedRecord() throws {
+        let (readEnd, writeEnd) = try Self.pipe()
+        defer {
+            close(readEnd)
+            close(writeEnd)
+        }
+        let buffer = LineBuffer(descriptor: writeEnd, flushesEvery: nil)
+        let time = Date(timeIntervalSince1970: 1_795_000_000.25)
+        let others = Answers()
+        let log = RequestLog(
+            now: { time }, write: { others.add($0) }, flush: { buffer.flush() }, buffer: buffer)
+        let requests = [
+            CompletedRequest(
+                method: "POST", route: "/v1/verifications/{id}/check", status: 422,
+                duration: .microseconds(2_034), note: "vf_abc", completed: true),
+            CompletedRequest(
+                method: "GET", route: "/x\u{07}\"", status: nil, duration: .seconds(12), note: nil,
+                completed: false),
+        ]
+        for request in requests { log.record(request) }
+        #expect(Self.available(readEnd).isEmpty, "held until a flush")
+        log.flush()
+        #expect(Self.available(readEnd) == requests.map { RequestLog.line($0, at: time) }.joined())
+        #expect(others.all.isEmpty, "request lines never go to write")
+        log.event("send_cap_reached", ["cap": "global_sends"])
+        #expect(others.all.count == 1)
+    }
+
+    /// Lines a log handed to its `write`.
+    final class Answers: @unchecked Sendable {
+        private let lock = NSLock()
+        private var lines: [String] = []
+        func add(_ line: String) { lock.withLock { lines.append(line) } }
+        var all: [String] { lock.withLock { lines } }
+    }
+
     @Test("a closed descriptor loses the lines but never stops the caller")
     func closedDescriptor() throws {
         // A number no descriptor can have: a pipe's number closed here could be given to another

@@ -62,18 +62,34 @@ public enum StringCatalog {
     )
         -> String
     {
+        let template = self.template(key, in: language) { selector in
+            if case .number(let value) = arguments[selector] { value } else { 0 }
+        }
+        return fill(template) { name in arguments.first(where: { $0.key.utf8.elementsEqual(name) })?.value }
+    }
+
+    /// ``string(_:in:_:)`` with one number argument, `name`: what the server's most frequent answer,
+    /// a wrong code's attempts left, needs, without a dictionary of arguments made and searched.
+    public static func string(
+        _ key: TextKey, in language: TextLanguage, number: Int, named name: String
+    ) -> String {
+        let template = self.template(key, in: language) { selector in selector == name ? number : 0 }
+        return fill(template) { placeholder in placeholder.elementsEqual(name.utf8) ? .number(number) : nil }
+    }
+
+    /// The text of a key in a language before its placeholders are filled: for a plural entry, the
+    /// form for the number `number(selector)` gives.
+    private static func template(
+        _ key: TextKey, in language: TextLanguage, number: (String) -> Int
+    ) -> String {
         let entry = table(language)[key] ?? english[key] ?? .text(key.rawValue)
-        let template: String
         switch entry {
         case .text(let text):
-            template = text
+            return text
         case .plural(let selector, let forms, let exact):
-            let number: Int
-            if case .number(let value) = arguments[selector] { number = value } else { number = 0 }
-            template =
-                exact[number] ?? forms[language.pluralCategory(number)] ?? forms[.other] ?? ""
+            let value = number(selector)
+            return exact[value] ?? forms[language.pluralCategory(value)] ?? forms[.other] ?? ""
         }
-        return fill(template, arguments)
     }
 
     /// The placeholder names in a text, in order of appearance.
@@ -90,9 +106,10 @@ public enum StringCatalog {
     /// Fills `{name}` placeholders in one pass; a placeholder without an argument stays as it is,
     /// and an argument's own text is never searched for placeholders.
     ///
-    /// Works on the UTF-8 bytes and finds a placeholder's argument by comparing bytes: no string
-    /// is made for a name, and none is hashed.
-    private static func fill(_ template: String, _ arguments: [String: TextArgument]) -> String {
+    /// Works on the UTF-8 bytes; `argument` finds a placeholder's value from its name's bytes, so
+    /// no string is made for a name, and none is hashed.
+    private static func fill(_ template: String, _ argument: (Substring.UTF8View) -> TextArgument?) -> String
+    {
         let open = UInt8(ascii: "{")
         let close = UInt8(ascii: "}")
         let bytes = template.utf8
@@ -105,7 +122,7 @@ public enum StringCatalog {
             let end = bytes[start...].firstIndex(of: close)
         {
             let name = bytes[bytes.index(after: start)..<end]
-            if let value = arguments.first(where: { $0.key.utf8.elementsEqual(name) })?.value {
+            if let value = argument(name) {
                 result += template[copied..<start]
                 switch value {
                 case .number(let number): result += String(number)

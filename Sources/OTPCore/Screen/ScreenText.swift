@@ -39,7 +39,7 @@ public struct ScreenText: Sendable, Hashable {
     public var verifying: String { string(.verifying) }
     /// Shown and announced for a wrong code (V3): "Code doesn't match. 2 attempts left."
     public func incorrect(attemptsLeft: Int) -> String {
-        string(.incorrect, ["count": .number(attemptsLeft)])
+        StringCatalog.string(.incorrect, in: language, number: attemptsLeft, named: "count")
     }
     /// A code rejected by the app, in a field used on its own (F10).
     public var codeRejected: String { string(.codeRejected) }

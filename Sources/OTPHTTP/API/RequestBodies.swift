@@ -135,8 +135,15 @@ enum RequestBodies {
     /// Any JSON whitespace is allowed; any other shape (escapes, other members, other bytes) is
     /// `nil` and goes to ``decodedCode(_:)``. The fuzz target keeps the two equal.
     static func plainCode(_ body: [UInt8]) -> String? {
-        guard let members = plainStringMembers(body), members.count == 1 else { return nil }
-        return members["code"]
+        var code: String?
+        var count = 0
+        let plain = forEachPlainStringMember(body) { name, value in
+            count += 1
+            guard count == 1, name == "code" else { return false }
+            code = value
+            return true
+        }
+        return plain ? code : nil
     }
 
     /// The members of a JSON object whose values are all strings, when nothing about it needs a decoder.
@@ -144,6 +151,19 @@ enum RequestBodies {
     /// That is: no escapes or control characters in names or values, no member twice, valid UTF-8,
     /// nothing but JSON whitespace around the tokens. Anything else is `nil`.
     static func plainStringMembers(_ body: [UInt8]) -> [String: String]? {
+        var members: [String: String] = [:]
+        let plain = forEachPlainStringMember(body) { name, value in
+            members.updateValue(value, forKey: name) == nil
+        }
+        return plain ? members : nil
+    }
+
+    /// Reads a JSON object whose values are all strings, as ``plainStringMembers(_:)`` does, handing
+    /// each member to `member` in order, with no dictionary made; `false` when the body is not such
+    /// an object or `member` answers `false`.
+    private static func forEachPlainStringMember(
+        _ body: [UInt8], _ member: (String, String) -> Bool
+    ) -> Bool {
         var index = 0
         func skipSpace() {
             while index < body.count {
@@ -172,28 +192,24 @@ enum RequestBodies {
             index += 1
             return String(validating: body[start..<end], as: UTF8.self)
         }
-        var members: [String: String] = [:]
         skipSpace()
-        guard take(UInt8(ascii: "{")) else { return nil }
+        guard take(UInt8(ascii: "{")) else { return false }
         skipSpace()
         if !take(UInt8(ascii: "}")) {
             while true {
                 skipSpace()
-                guard let name = plainString() else { return nil }
+                guard let name = plainString() else { return false }
                 skipSpace()
-                guard take(UInt8(ascii: ":")) else { return nil }
+                guard take(UInt8(ascii: ":")) else { return false }
                 skipSpace()
-                guard let value = plainString(), members.updateValue(value, forKey: name) == nil else {
-                    return nil
-                }
+                guard let value = plainString(), member(name, value) else { return false }
                 skipSpace()
                 if take(UInt8(ascii: "}")) { break }
-                guard take(UInt8(ascii: ",")) else { return nil }
+                guard take(UInt8(ascii: ",")) else { return false }
             }
         }
         skipSpace()
-        guard index == body.count else { return nil }
-        return members
+        return index == body.count
     }
 
     /// Whether an `Idempotency-Key` value has 1–255 printable ASCII characters.

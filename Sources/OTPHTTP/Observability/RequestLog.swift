@@ -9,13 +9,17 @@ public struct RequestLog: Sendable {
     private let write: @Sendable (String) -> Void
     private let flushing: @Sendable () -> Void
     private let now: @Sendable () -> Date
+    /// The buffer request lines are written straight into, when the log has one of its own: no
+    /// string is made per request.
+    private let buffer: LineBuffer?
 
     /// Writes to standard error through a buffer: whole lines only, so lines never interleave,
     /// written when 8 KiB have gathered, every 100 ms, and by ``flush()`` (which a server's stop
     /// calls), so a graceful stop loses no line.
     public static let standardError: RequestLog = {
         let buffer = LineBuffer(descriptor: 2)
-        return RequestLog(now: { Date() }, write: { buffer.append($0) }, flush: { buffer.flush() })
+        return RequestLog(
+            now: { Date() }, write: { buffer.append($0) }, flush: { buffer.flush() }, buffer: buffer)
     }()
 
     /// Writes nowhere.
@@ -27,9 +31,18 @@ public struct RequestLog: Sendable {
         now: @escaping @Sendable () -> Date, write: @escaping @Sendable (String) -> Void,
         flush: @escaping @Sendable () -> Void = {}
     ) {
+        self.init(now: now, write: write, flush: flush, buffer: nil)
+    }
+
+    /// A log whose request lines go straight into `buffer` (when not `nil`); other lines go to `write`.
+    init(
+        now: @escaping @Sendable () -> Date, write: @escaping @Sendable (String) -> Void,
+        flush: @escaping @Sendable () -> Void, buffer: LineBuffer?
+    ) {
         self.now = now
         self.write = write
         self.flushing = flush
+        self.buffer = buffer
     }
 
     /// Writes out every line held back; a server calls it when it stops.
@@ -39,7 +52,12 @@ public struct RequestLog: Sendable {
 
     /// Writes the line for a finished request.
     public func record(_ request: CompletedRequest) {
-        write(Self.line(request, at: now()))
+        let time = now()
+        if let buffer {
+            buffer.append(writing: { Self.line(request, at: time, into: &$0) })
+        } else {
+            write(Self.line(request, at: time))
+        }
     }
 
     /// Writes a line about the server itself, such as `{"time":…,"event":"send_cap_reached","cap":"global_sends"}`.
@@ -55,58 +73,71 @@ public struct RequestLog: Sendable {
 
     /// The JSON line for a finished request, newline included.
     static func line(_ request: CompletedRequest, at time: Date) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(160)
+        line(request, at: time, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends ``line(_:at:)``'s bytes.
+    static func line(_ request: CompletedRequest, at time: Date, into out: inout [UInt8]) {
         let (seconds, attoseconds) = request.duration.components
-        let microseconds = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
-        var line = "{\"time\":\""
-        line.reserveCapacity(160)
-        line += ResponseJSON.timestamp(time)
-        line += "\",\"method\":"
-        appendQuoted(request.method, to: &line)
-        line += ",\"route\":"
-        appendQuoted(request.route, to: &line)
-        line += ",\"status\":"
-        line += request.status.map(String.init) ?? "null"
-        line += ",\"durationMs\":"
-        line += String(microseconds / 1000)
-        line += "."
-        line += String(1000 + microseconds % 1000).dropFirst()
+        let microseconds = max(0, seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
+        out.append(contentsOf: #"{"time":""#.utf8)
+        WireJSON.timestamp(time, into: &out)
+        out.append(contentsOf: #"","method":"#.utf8)
+        appendQuoted(request.method, to: &out)
+        out.append(contentsOf: #","route":"#.utf8)
+        appendQuoted(request.route, to: &out)
+        out.append(contentsOf: #","status":"#.utf8)
+        if let status = request.status {
+            WireJSON.number(status, into: &out)
+        } else {
+            out.append(contentsOf: "null".utf8)
+        }
+        out.append(contentsOf: #","durationMs":"#.utf8)
+        WireJSON.number(Int(microseconds / 1000), into: &out)
+        let fraction = Int(microseconds % 1000)
+        out.append(UInt8(ascii: "."))
+        out.append(UInt8(ascii: "0") + UInt8(fraction / 100))
+        out.append(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
+        out.append(UInt8(ascii: "0") + UInt8(fraction % 10))
         if let note = request.note {
-            line += ",\"verification\":"
-            appendQuoted(note, to: &line)
+            out.append(contentsOf: #","verification":"#.utf8)
+            appendQuoted(note, to: &out)
         }
         if !request.completed {
-            line += ",\"completed\":false"
+            out.append(contentsOf: #","completed":false"#.utf8)
         }
-        line += "}\n"
-        return line
+        out.append(contentsOf: "}\n".utf8)
     }
 
     /// A JSON string literal.
     static func quoted(_ text: String) -> String {
-        var out = ""
+        var out: [UInt8] = []
         appendQuoted(text, to: &out)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
-    /// Appends `text` as a JSON string literal; text with nothing to escape is appended whole.
-    private static func appendQuoted(_ text: String, to out: inout String) {
-        out += "\""
-        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-            out += text
-        } else {
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case _ where scalar.value < 0x20:
-                    out += "\\u00"
-                    out += scalar.value < 0x10 ? "0" : "1"
-                    out += String(scalar.value % 16, radix: 16)
-                default: out.unicodeScalars.append(scalar)
-                }
+    /// Appends `text` as a JSON string literal: `"` and `\` escaped, control characters as
+    /// `\u00XX`, every other byte as it is.
+    private static func appendQuoted(_ text: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                out.append(UInt8(ascii: "\\"))
+                out.append(byte)
+            case 0..<0x20:
+                out.append(contentsOf: "\\u00".utf8)
+                out.append(UInt8(ascii: "0") + byte >> 4)
+                let low = byte & 0xF
+                out.append(low < 10 ? UInt8(ascii: "0") + low : UInt8(ascii: "a") + low - 10)
+            default:
+                out.append(byte)
             }
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 }
 
@@ -134,12 +165,17 @@ final class LineBuffer: @unchecked Sendable {
     }
 
     func append(_ line: String) {
+        append(writing: { $0.append(contentsOf: line.utf8) })
+    }
+
+    /// Appends one line that `write` puts straight into the buffer, under its lock.
+    func append(writing write: (inout [UInt8]) -> Void) {
         let full: [UInt8]? = lock.withLock {
             if !flusherStarted, let interval {
                 flusherStarted = true
                 startFlusher(every: interval)
             }
-            pending.append(contentsOf: line.utf8)
+            write(&pending)
             guard pending.count >= Self.limit else { return nil }
             defer { pending.removeAll(keepingCapacity: true) }
             return pending
