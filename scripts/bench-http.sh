@@ -10,7 +10,8 @@
 #   OTP_BENCH_FLOOR_CONNECTIONS (1000; 0 skips the check-floor rows: the check at that many
 #   connections on a second server with the default 50 ms floor, beside the floor-off server)
 #   OTP_BENCH_CAPACITY_CONNECTIONS (the same pair again at enough connections that the floor's
-#   closed-loop cap, connections / 50 ms, is 1.5 times the floor-off rate; 0 skips)
+#   closed-loop cap, connections / 50 ms, is 1.5 times the floor-off rate, up to 10,000 connections
+#   and the open-file limit; 0 skips)
 #   OTP_BENCH_STORE (memory | sqlite | redis: a throwaway redis-server on these cores)  OTP_BIN (a built otp to use instead of building one)
 #   OTP_BENCH_WRK_BATCH (1: wrk runs as SCHED_BATCH, so that where it shares the server's cores its
 #   wake-ups do not preempt the server it measures, as a server's remote clients never do; 0: wrk
@@ -135,6 +136,10 @@ measure() {
     'BEGIN { if (n > 0) printf "%.1f", t * 1e6 / hz / n; else print 0 }')
   p99=$(awk '$1 == "99%" {v=$2; if (v ~ /us$/) {sub(/us$/, "", v); v=v/1000} else if (v ~ /ms$/) {sub(/ms$/, "", v)} else if (v ~ /s$/) {sub(/s$/, "", v); v=v*1000}; print v}' <<<"$out")
   errors=$(awk '/Non-2xx or 3xx responses:/ {print $5}' <<<"$out")
+  # Connections wrk could not open or keep make a rate that is not the server's: say so.
+  if grep -q "Socket errors" <<<"$out"; then
+    echo "warning: $(grep "Socket errors" <<<"$out" | sed 's/^ *//') ($url, $connections connections)" >&2
+  fi
   echo "${rps:-0} ${p99:-0} ${errors:-0} ${cpu}"
 }
 
@@ -194,8 +199,12 @@ if [ "$floor_connections" -gt 0 ]; then
   # most N / 50 ms checks through the floor, whatever the server can do. To see what the floor costs
   # the server, the same pair runs again at enough connections that this cap is 1.5 times the
   # floor-off rate (OTP_BENCH_CAPACITY_CONNECTIONS to choose; 0 skips).
-  capacity_connections=${OTP_BENCH_CAPACITY_CONNECTIONS:-$(awk -v r="$off" -v c="$floor_connections" \
-    'BEGIN { n = int((r * 0.05 * 1.5 + 499) / 500) * 500; if (n < c) n = c; if (n > 10000) n = 10000; print n }')}
+  # At most 10,000, and within the open-file limit with room for the servers' own files.
+  most=$(( $(ulimit -n) - 200 ))
+  [ "$most" -gt 10000 ] && most=10000
+  capacity_connections=${OTP_BENCH_CAPACITY_CONNECTIONS:-$(awk -v r="$off" -v c="$floor_connections" -v m="$most" \
+    'BEGIN { n = int((r * 0.05 * 1.5 + 499) / 500) * 500; if (n < c) n = c; if (n > m) n = m; print n }')}
+  [[ "$capacity_connections" =~ ^[0-9]+$ ]] || { echo "OTP_BENCH_CAPACITY_CONNECTIONS is a whole number" >&2; exit 2; }
   if [ "$capacity_connections" -gt 0 ]; then
     step "check floor at $capacity_connections connections ($rounds rounds, floor off and 50 ms)"
     : >"$work/capacity-results"

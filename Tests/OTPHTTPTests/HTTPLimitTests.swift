@@ -30,6 +30,21 @@ import Testing
         }
     }
 
+    @Test("a request head of 12 KiB fits a connection's pool and is answered; one of 40 KiB is refused")
+    func largeHeads() async throws {
+        try await Harness.with { harness in
+            let fits = try await LimitClient.head(port: harness.port, headerBytes: 12 * 1024)
+            #expect(
+                fits.response?.status == 200, "a 12 KiB head: \(String(describing: fits.response?.status))")
+            let over = try await LimitClient.head(port: harness.port, headerBytes: 40 * 1024)
+            if let status = over.response?.status {
+                #expect((400..<500).contains(status), "a 40 KiB head was answered \(status)")
+            }
+            #expect(over.closed, "the connection stayed open after a 40 KiB head")
+            #expect(await settled(harness.server.server), "the server still times a closed connection")
+        }
+    }
+
     @Test(
         "a request trickled in faster than the idle timeout is cut off once the connection timeout has passed",
         arguments: [TricklePhase.head, .body])
@@ -222,6 +237,26 @@ private enum LimitClient {
             let response = try? RawHTTP.readResponse(socket)
             let closed = response != nil && readsEnd(socket)
             return Outcome(sent: sent, seconds: seconds(since: start), closed: closed, response: response)
+        }
+    }
+
+    /// Sends `GET /healthz` with one header of `headerBytes` bytes of value, and reads the answer.
+    static func head(port: Int, headerBytes: Int) async throws -> Outcome {
+        try await onThread {
+            let socket = try RawHTTP.connect(port: port)
+            defer { close(socket) }
+            setTimeout(socket, SO_SNDTIMEO, seconds: 2)
+            setTimeout(socket, SO_RCVTIMEO, seconds: 5)
+            let start = DispatchTime.now()
+            let head =
+                "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Padding: \(String(repeating: "p", count: headerBytes))"
+                + "\r\nConnection: close\r\n\r\n"
+            let sent = send(socket, Array(head.utf8))
+            let response = try? RawHTTP.readResponse(socket)
+            let closed = !sent || readsEnd(socket)
+            return Outcome(
+                sent: sent ? head.utf8.count : 0, seconds: seconds(since: start), closed: closed,
+                response: response)
         }
     }
 

@@ -76,6 +76,17 @@ import Testing
                 == #"{"time":"1970-01-01T00:00:00.000Z","method":"GET","route":"/a\"b\u000a","status":null,"durationMs":1.500,"completed":false}"#
                 + "\n")
         #expect(try JSONSerialization.jsonObject(with: Data(line.utf8)) is [String: Any])
+        // Durations are whole milliseconds and three digits; none is negative.
+        let long = CompletedRequest(
+            method: "POST", route: "/v1", status: 201, duration: .microseconds(12_345_678), note: "vf_x",
+            completed: true)
+        #expect(
+            RequestLog.line(long, at: Date(timeIntervalSince1970: 0)).contains(#""durationMs":12345.678,"#))
+        let backwards = CompletedRequest(
+            method: "GET", route: "/", status: 200, duration: .microseconds(-1_500), note: nil,
+            completed: true)
+        #expect(
+            RequestLog.line(backwards, at: Date(timeIntervalSince1970: 0)).contains(#""durationMs":0.000}"#))
     }
 
     @Test("control characters below and above 0x10, quotes and backslashes are escaped; the rest is kept")

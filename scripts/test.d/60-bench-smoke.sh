@@ -30,6 +30,7 @@ echo "bad options refused"
 otp_bin="$(swift build --show-bin-path)/otp"
 [ -x "$otp_bin" ] || swift build --product otp -q 2>&1 | grep -v "prohibited flag" || true
 smoke_log=$(mktemp)
+trap 'rm -f "$smoke_log"' EXIT
 if ! OTP_BIN="$otp_bin" OTP_BENCH_SECONDS=1 OTP_BENCH_ROUNDS=1 OTP_BENCH_CONNECTIONS=4 \
   OTP_BENCH_FLOOR_CONNECTIONS=20 OTP_BENCH_CAPACITY_CONNECTIONS=40 bash scripts/bench-http.sh >"$smoke_log" 2>&1; then
   tail -n 30 "$smoke_log"
@@ -48,4 +49,3 @@ for row in "POST /v1/verifications/{id}/check" "POST /v1/verifications (start)" 
   fi
 done
 grep -E "^POST|^floor" "$smoke_log"
-rm -f "$smoke_log"

@@ -20,6 +20,8 @@ final class AnswerTimer: @unchecked Sendable {
     private let name: String
     /// How late past an instant the thread may wake, to answer several actions in one round.
     static let tolerance: Duration = .milliseconds(1)
+    /// The longest the thread sleeps in one wait while actions are scheduled, in seconds.
+    static let longestWait = 0.1
 
     init(name: String = "otp-answer-timer") {
         self.name = name
@@ -78,7 +80,10 @@ final class AnswerTimer: @unchecked Sendable {
                 // Woken a little after the first instant, the thread answers every action due by
                 // then in one round: fewer wake-ups, and never an answer before its instant.
                 let (seconds, attoseconds) = now.duration(to: first + Self.tolerance).components
-                let wait = Double(seconds) + Double(attoseconds) / 1e18
+                // The wait's deadline is on the wall clock, which can be set back while the thread
+                // sleeps; and no later action wakes it. A wait of at most `longestWait` bounds how
+                // late such a step can make an answer.
+                let wait = min(Double(seconds) + Double(attoseconds) / 1e18, Self.longestWait)
                 _ = condition.wait(until: Date().addingTimeInterval(wait))
                 continue
             }

@@ -32,6 +32,11 @@ import Testing
         #expect(VerifierError.channelNotSupported(.email).channel == .email)
     }
 
+    @Test("an error is three words, so a check's answer is copied without a call to memcpy")
+    func narrow() {
+        #expect(MemoryLayout<VerifierError>.size <= 24, "\(MemoryLayout<VerifierError>.size) bytes")
+    }
+
     @Test("negative attempts and waits read as zero")
     func clamped() {
         #expect(VerifierError.incorrectCode(attemptsLeft: -3).attemptsLeft == 0)
