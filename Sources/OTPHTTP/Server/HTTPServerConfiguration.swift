@@ -12,6 +12,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// Bodies over this many bytes are refused (the handler sees `bodyTooLarge`).
     public var bodyLimit: Int
     /// The per-connection memory pool of libmicrohttpd; request heads must fit.
+    ///
+    /// With the default 16 KiB a head of 12 KiB does. libmicrohttpd clears the pool at every
+    /// request, so a larger one costs every request more.
     public var connectionMemoryLimit: Int
     /// The request headers kept for handlers (case-insensitive names).
     public var headerNames: [String]
