@@ -33,13 +33,15 @@ import Testing
     @Test("a request head of 12 KiB fits a connection's pool and is answered; one of 40 KiB is refused")
     func largeHeads() async throws {
         try await Harness.with { harness in
+            // `/` is no route: the API's own 404 shows the head was read and handed on.
             let fits = try await LimitClient.head(port: harness.port, headerBytes: 12 * 1024)
             #expect(
-                fits.response?.status == 200, "a 12 KiB head: \(String(describing: fits.response?.status))")
+                fits.response?.status == 404, "a 12 KiB head: \(String(describing: fits.response?.status))")
+            #expect(fits.response?.errorCode == "not_found")
             let over = try await LimitClient.head(port: harness.port, headerBytes: 40 * 1024)
-            if let status = over.response?.status {
-                #expect((400..<500).contains(status), "a 40 KiB head was answered \(status)")
-            }
+            // libmicrohttpd answers 431 itself, before any handler sees the request.
+            #expect(
+                over.response?.status == 431, "a 40 KiB head: \(String(describing: over.response?.status))")
             #expect(over.closed, "the connection stayed open after a 40 KiB head")
             #expect(await settled(harness.server.server), "the server still times a closed connection")
         }
@@ -240,7 +242,9 @@ private enum LimitClient {
         }
     }
 
-    /// Sends `GET /healthz` with one header of `headerBytes` bytes of value, and reads the answer.
+    /// Sends `GET /` with one header of `headerBytes` bytes of value, and reads the answer. (`/` is
+    /// answered on the HTTP thread; `/healthz` asks the store through Swift's pool, which a parallel
+    /// run of the suites can keep busy for seconds.)
     static func head(port: Int, headerBytes: Int) async throws -> Outcome {
         try await onThread {
             let socket = try RawHTTP.connect(port: port)
@@ -249,7 +253,7 @@ private enum LimitClient {
             setTimeout(socket, SO_RCVTIMEO, seconds: 5)
             let start = DispatchTime.now()
             let head =
-                "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Padding: \(String(repeating: "p", count: headerBytes))"
+                "GET / HTTP/1.1\r\nHost: x\r\nX-Padding: \(String(repeating: "p", count: headerBytes))"
                 + "\r\nConnection: close\r\n\r\n"
             let sent = send(socket, Array(head.utf8))
             let response = try? RawHTTP.readResponse(socket)
