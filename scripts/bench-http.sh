@@ -182,17 +182,22 @@ echo
 echo "check answers are 422 incorrect_code (an attempt taken and judged each time); non-2xx: $check_non2xx"
 echo "start answers are 201 with a code sent to an outbox on /dev/null; non-2xx: $start_non2xx"
 
-if [ "$floor_connections" -gt 0 ]; then
-  step "check floor ($rounds rounds of check at $floor_connections connections, floor off and 50 ms)"
-  : >"$work/floor-results"
+# Measures the check at $1 connections on the floor-off and the floor-on server, $rounds rounds in
+# turn, into $work/results as "off …" and "on …" rows for `median`.
+floor_rounds() {
+  local at=$1
+  step "check floor ($rounds rounds of check at $at connections, floor off and 50 ms)"
+  : >"$work/results"
   for round in $(seq "$rounds"); do
-    echo "off $(connections=$floor_connections measure "$otp_url" Benchmarks/http/check.lua "$otp_pid")" \
-      >>"$work/floor-results"
-    echo "on $(connections=$floor_connections OTP_BENCH_ID=$floor_id measure "$floor_url" Benchmarks/http/check.lua "$floor_pid")" \
-      >>"$work/floor-results"
-    echo "round $round: $(tail -n 2 "$work/floor-results" | awk '{printf "floor %s %.0f/s  ", $1, $2}')"
+    echo "off $(connections=$at measure "$otp_url" Benchmarks/http/check.lua "$otp_pid")" >>"$work/results"
+    echo "on $(connections=$at OTP_BENCH_ID=$floor_id measure "$floor_url" Benchmarks/http/check.lua "$floor_pid")" \
+      >>"$work/results"
+    echo "round $round: $(tail -n 2 "$work/results" | awk '{printf "floor %s %.0f/s  ", $1, $2}')"
   done
-  cp "$work/floor-results" "$work/results"
+}
+
+if [ "$floor_connections" -gt 0 ]; then
+  floor_rounds "$floor_connections"
   read -r off off_p99 _ off_cpu < <(median off)
   read -r on on_p99 _ on_cpu < <(median on)
   # A closed-loop connection waits for each answer before it asks again, so N connections pass at
@@ -206,16 +211,7 @@ if [ "$floor_connections" -gt 0 ]; then
     'BEGIN { n = int((r * 0.05 * 1.5 + 499) / 500) * 500; if (n < c) n = c; if (n > m) n = m; print n }')}
   [[ "$capacity_connections" =~ ^[0-9]+$ ]] || { echo "OTP_BENCH_CAPACITY_CONNECTIONS is a whole number" >&2; exit 2; }
   if [ "$capacity_connections" -gt 0 ]; then
-    step "check floor at $capacity_connections connections ($rounds rounds, floor off and 50 ms)"
-    : >"$work/capacity-results"
-    for round in $(seq "$rounds"); do
-      echo "off $(connections=$capacity_connections measure "$otp_url" Benchmarks/http/check.lua "$otp_pid")" \
-        >>"$work/capacity-results"
-      echo "on $(connections=$capacity_connections OTP_BENCH_ID=$floor_id measure "$floor_url" Benchmarks/http/check.lua "$floor_pid")" \
-        >>"$work/capacity-results"
-      echo "round $round: $(tail -n 2 "$work/capacity-results" | awk '{printf "floor %s %.0f/s  ", $1, $2}')"
-    done
-    cp "$work/capacity-results" "$work/results"
+    floor_rounds "$capacity_connections"
     read -r wide_off wide_off_p99 _ wide_off_cpu < <(median off)
     read -r wide_on wide_on_p99 _ wide_on_cpu < <(median on)
   fi

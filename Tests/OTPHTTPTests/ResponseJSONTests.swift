@@ -85,8 +85,9 @@ struct SeededGenerator: RandomNumberGenerator {
     func incorrectSentences() {
         for left in [-1, 0, 1, 2, 5, 31, 32, 100] {
             #expect(
-                APIError.incorrectMessage(attemptsLeft: left)
-                    == ScreenText.english.incorrect(attemptsLeft: left))
+                APIError(VerifierError.incorrectCode(attemptsLeft: left)).message
+                    == (left > 0
+                        ? ScreenText.english.incorrect(attemptsLeft: left) : ScreenText.english.locked))
         }
         #expect(
             APIError(VerifierError.incorrectCode(attemptsLeft: 1)).message

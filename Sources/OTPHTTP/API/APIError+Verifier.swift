@@ -2,18 +2,6 @@ import OTPCore
 import OTPServer
 
 extension APIError {
-    /// The sentence of a wrong code with attempts left: the answer a guessing attack gets at every
-    /// request, so the common counts are worded once, not looked up and formatted per answer.
-    static func incorrectMessage(attemptsLeft: Int) -> String {
-        incorrectMessages.indices.contains(attemptsLeft)
-            ? incorrectMessages[attemptsLeft] : ScreenText.english.incorrect(attemptsLeft: attemptsLeft)
-    }
-
-    /// ``incorrectMessage(attemptsLeft:)`` for 0 to 31 attempts left, worded when first needed.
-    private static let incorrectMessages: [String] = (0..<32).map {
-        ScreenText.english.incorrect(attemptsLeft: $0)
-    }
-
     /// The wire form of an engine refusal: the API's error code, the screen's sentence, and the
     /// numbers a client shows (attempts left, whole seconds to wait).
     ///
@@ -38,7 +26,8 @@ extension APIError {
             let left = attemptsLeft ?? 0
             self.init(
                 code: .incorrectCode,
-                message: left > 0 ? Self.incorrectMessage(attemptsLeft: left) : ScreenText.english.locked,
+                message: left > 0
+                    ? ScreenText.english.incorrect(attemptsLeft: left) : ScreenText.english.locked,
                 attemptsLeft: left)
         case .invalidCodeFormat:
             let format = error.codeFormat ?? CodeFormat(length: 6)

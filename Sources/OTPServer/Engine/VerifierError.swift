@@ -159,12 +159,6 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
             self.limit = limit
         }
 
-        /// Whether any fact is there: an error without one keeps no box.
-        var isEmpty: Bool {
-            retryAfter == nil && codeFormat == nil && channel == nil && step == nil && storeError == nil
-                && deliveryError == nil && limit == nil
-        }
-
         static func == (left: Details, right: Details) -> Bool {
             left.retryAfter == right.retryAfter && left.codeFormat == right.codeFormat
                 && left.channel == right.channel && left.step == right.step
@@ -178,11 +172,18 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
         channel: Channel? = nil, step: Step? = nil, storeError: StoreError? = nil,
         deliveryError: DeliveryError? = nil, limit: Limit? = nil
     ) {
+        // An error without facts keeps no box, and makes none.
+        guard
+            retryAfter != nil || codeFormat != nil || channel != nil || step != nil || storeError != nil
+                || deliveryError != nil || limit != nil
+        else {
+            self.init(kind, attemptsLeft: attemptsLeft, details: nil)
+            return
+        }
         let details = Details(
             retryAfter: retryAfter.map { max(.zero, $0) }, codeFormat: codeFormat, channel: channel,
-            step: step,
-            storeError: storeError, deliveryError: deliveryError, limit: limit)
-        self.init(kind, attemptsLeft: attemptsLeft, details: details.isEmpty ? nil : details)
+            step: step, storeError: storeError, deliveryError: deliveryError, limit: limit)
+        self.init(kind, attemptsLeft: attemptsLeft, details: details)
     }
 
     private init(_ kind: Kind, attemptsLeft: Int?, details: Details?) {

@@ -99,6 +99,29 @@ import Testing
         #expect(try await Self.rateKeys(path) == ["a", "c"], "committed, without the failed call's row")
     }
 
+    /// Holds the queue, then queues call 1, which inserts `a` and on its first run submits call 3,
+    /// `late` (so it arrives while the group runs), and call 2, which inserts `b`; answers all three.
+    private static func groupWithArrival(
+        _ store: SQLiteStore, late: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> Bool
+    ) async -> [Int: Result<Bool, StoreError>] {
+        let gate = DispatchSemaphore(value: 0)
+        let answers = Answers<Result<Bool, StoreError>>()
+        await hold(store, until: gate)
+        let submitted = Runs()
+        store.submit({ db throws(StoreError) -> Bool in
+            try db.query("INSERT OR REPLACE INTO otp_rates (key, arrival) VALUES ('a', 1)")
+            // Only the first run submits: after a failure the group runs again with savepoints.
+            if submitted.all["late"] == nil {
+                submitted.add("late")
+                store.submit(late) { answers.put(3, $0) }
+            }
+            return true
+        }) { answers.put(1, $0) }
+        store.submit(insertRate("b")) { answers.put(2, $0) }
+        gate.signal()
+        return await answers.all(3)
+    }
+
     @Test("SQLite: a call that arrives while a group runs joins it before the commit")
     func sqliteJoinsArrivals() async throws {
         let path = temporaryDirectory() + "/join.sqlite3"
@@ -106,21 +129,10 @@ import Testing
         // A second connection sees only what is committed.
         let reader = try SQLiteConnection(path: path, synchronous: .normal)
         defer { reader.close() }
-        let gate = DispatchSemaphore(value: 0)
-        let answers = Answers<Result<Bool, StoreError>>()
-        await Self.hold(store, until: gate)
-        store.submit({ db throws(StoreError) -> Bool in
-            try db.query("INSERT INTO otp_rates (key, arrival) VALUES ('a', 1)")
-            // Comes while the group runs: the drain has already taken its calls.
-            store.submit({ db throws(StoreError) -> Bool in
-                try db.query("INSERT INTO otp_rates (key, arrival) VALUES ('late', 1)")
-                return try reader.query("SELECT key FROM otp_rates WHERE key = 'a'").isEmpty
-            }) { answers.put(3, $0) }
-            return true
-        }) { answers.put(1, $0) }
-        store.submit(Self.insertRate("b")) { answers.put(2, $0) }
-        gate.signal()
-        let all = await answers.all(3)
+        let all = await Self.groupWithArrival(store) { db throws(StoreError) -> Bool in
+            try db.query("INSERT INTO otp_rates (key, arrival) VALUES ('late', 1)")
+            return try reader.query("SELECT key FROM otp_rates WHERE key = 'a'").isEmpty
+        }
         #expect(try all[1]?.get() == true)
         #expect(try all[2]?.get() == true)
         #expect(try all[3]?.get() == true, "the late call ran before the group's first write was committed")
@@ -132,25 +144,10 @@ import Testing
     func sqliteJoinedFailure() async throws {
         let path = temporaryDirectory() + "/join-fail.sqlite3"
         let store = try SQLiteStore(path: path)
-        let gate = DispatchSemaphore(value: 0)
-        let answers = Answers<Result<Bool, StoreError>>()
-        await Self.hold(store, until: gate)
-        let arrived = Runs()
-        store.submit({ db throws(StoreError) -> Bool in
-            try db.query("INSERT OR REPLACE INTO otp_rates (key, arrival) VALUES ('a', 1)")
-            // Only the first run submits: the group runs again with savepoints after the failure.
-            if arrived.all["late"] == nil {
-                arrived.add("late")
-                store.submit({ db throws(StoreError) -> Bool in
-                    try db.query("INSERT INTO otp_rates (key, arrival) VALUES ('late', 1)")
-                    throw StoreError("refused on purpose")
-                }) { answers.put(3, $0) }
-            }
-            return true
-        }) { answers.put(1, $0) }
-        store.submit(Self.insertRate("b")) { answers.put(2, $0) }
-        gate.signal()
-        let all = await answers.all(3)
+        let all = await Self.groupWithArrival(store) { db throws(StoreError) -> Bool in
+            try db.query("INSERT INTO otp_rates (key, arrival) VALUES ('late', 1)")
+            throw StoreError("refused on purpose")
+        }
         #expect(try all[1]?.get() == true)
         #expect(try all[2]?.get() == true)
         #expect(throws: StoreError.self) { try all[3]?.get() }
