@@ -22,6 +22,8 @@ extension StringCatalog {
                 .many: "أرسلنا رمزًا مكوّنًا من {length} حرفًا إلى",
                 .other: "أرسلنا رمزًا مكوّنًا من {length} حرف إلى",
             ]),
+        .approveTransaction: .text("الموافقة على دفع {amount} {currency} إلى {payee}"),
+        .continueButton: .text("متابعة"),
         .sendingCode: .text("جارٍ إرسال الرمز…"),
         .verifying: .text("جارٍ التحقق…"),
         .incorrect: .plural(

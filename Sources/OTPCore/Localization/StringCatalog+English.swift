@@ -12,6 +12,8 @@ extension StringCatalog {
                 .one: "We sent a {length}-character code to", .other: "We sent a {length}-character code to",
             ],
             exact: [8: "We sent an {length}-character code to", 11: "We sent an {length}-character code to"]),
+        .approveTransaction: .text("Approve {amount} {currency} to {payee}"),
+        .continueButton: .text("Continue"),
         .sendingCode: .text("Sending a code…"),
         .verifying: .text("Verifying…"),
         .incorrect: .plural(

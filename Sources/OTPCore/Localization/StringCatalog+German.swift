@@ -14,6 +14,8 @@ extension StringCatalog {
                 .one: "Wir haben einen Code mit {length} Zeichen gesendet an",
                 .other: "Wir haben einen Code mit {length} Zeichen gesendet an",
             ]),
+        .approveTransaction: .text("{amount} {currency} an {payee} freigeben"),
+        .continueButton: .text("Weiter"),
         .sendingCode: .text("Code wird gesendet …"),
         .verifying: .text("Wird überprüft …"),
         .incorrect: .plural(

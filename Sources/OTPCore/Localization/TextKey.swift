@@ -90,4 +90,8 @@ public enum TextKey: String, Sendable, Hashable, CaseIterable, Codable {
     case terminalHints
     /// The button that submits the code on a page without JavaScript.
     case verifyButton
+    /// What a code approves, above the cells (V16). `{amount}`, `{currency}`, `{payee}`.
+    case approveTransaction
+    /// The button that hands the approval back to the app on a page without JavaScript.
+    case continueButton
 }

@@ -58,13 +58,21 @@ public struct Verification: Codable, Sendable, Equatable, Hashable {
     /// Hand it to the app's own backend, which verifies it offline.
     public var approvalToken: String?
 
+    /// The caller's opaque reference given at the start (such as its user or sign-in attempt id), or `nil`.
+    public var ref: String?
+
+    /// The transaction the code approves, when the start named one (V16), else `nil`.
+    public var transaction: TransactionDetails?
+
     /// Creates a verification object.
     public init(
         id: String, status: VerificationStatus, channel: Channel, to: String, codeLength: Int,
         attemptsLeft: Int, sendsLeft: Int, expiresAt: Date, resendAvailableAt: Date?, createdAt: Date,
-        approvalToken: String? = nil
+        approvalToken: String? = nil, ref: String? = nil, transaction: TransactionDetails? = nil
     ) {
         self.approvalToken = approvalToken
+        self.ref = ref
+        self.transaction = transaction
         self.id = id
         self.status = status
         self.channel = channel
@@ -79,7 +87,7 @@ public struct Verification: Codable, Sendable, Equatable, Hashable {
 
     private enum CodingKeys: String, CodingKey {
         case id, status, channel, to, codeLength, attemptsLeft, sendsLeft, expiresAt, resendAvailableAt
-        case createdAt, approvalToken
+        case createdAt, approvalToken, ref, transaction
     }
 
     /// Encodes the object, writing `resendAvailableAt` as `null` when absent.
@@ -96,5 +104,7 @@ public struct Verification: Codable, Sendable, Equatable, Hashable {
         try container.encode(resendAvailableAt, forKey: .resendAvailableAt)
         try container.encode(createdAt, forKey: .createdAt)
         try container.encodeIfPresent(approvalToken, forKey: .approvalToken)
+        try container.encodeIfPresent(ref, forKey: .ref)
+        try container.encodeIfPresent(transaction, forKey: .transaction)
     }
 }
