@@ -61,9 +61,9 @@ let package = Package(
         // MARK: Signed approval tokens (EdDSA JWS an app's backend verifies offline)
         .target(
             name: "OTPTokens",
-            dependencies: [.target(name: "CCrypto", condition: .when(platforms: [.linux]))]
+            dependencies: ["OTPCore", .target(name: "CCrypto", condition: .when(platforms: [.linux]))]
         ),
-        .testTarget(name: "OTPTokensTests", dependencies: ["OTPTokens"]),
+        .testTarget(name: "OTPTokensTests", dependencies: ["OTPTokens", "OTPCore"]),
         // QR codes for authenticator enrolment, through libqrencode.
         .systemLibrary(
             name: "CQRencode", pkgConfig: "libqrencode",

@@ -44,7 +44,7 @@ enum RedisScripts {
           if redis.call('SADD', known, id) == 0 then return 0 end
           redis.call('PEXPIRE', known, math.max(1, tonumber(r.pur) - now))
           redis.call('HSET', evp .. 'ev:' .. id, 'id', id, 'k', kind, 'vid', r.id, 'ch', r.ch,
-            'to', r.mto or '', 'at', at, 'f', '0')
+            'to', r.mto or '', 'at', at, 'f', '0', 'ref', r.ref or '')
           if redis.call('RPUSH', evp .. 'evq:' .. r.id, id) == 1 then
             redis.call('ZADD', evp .. 'evdue', at, r.id)
           end
@@ -328,8 +328,8 @@ enum RedisScripts {
 
     /// Hands out each due verification's head event, leased until a time.
     ///
-    /// ARGV: event prefix, now, lease end, limit. Replies seven fields per event: id, kind,
-    /// verification, channel, masked destination, time, failures.
+    /// ARGV: event prefix, now, lease end, limit. Replies eight fields per event: id, kind,
+    /// verification, channel, masked destination, time, failures, the start's ref.
     static let claimEvents = RedisScript(
         """
         local evp = ARGV[1]
@@ -341,8 +341,8 @@ enum RedisScripts {
             redis.call('ZREM', evp .. 'evdue', vid)
           else
             redis.call('ZADD', evp .. 'evdue', ARGV[3], vid)
-            local e = redis.call('HMGET', evp .. 'ev:' .. id, 'id', 'k', 'vid', 'ch', 'to', 'at', 'f')
-            for i = 1, 7 do reply[#reply + 1] = e[i] or '' end
+            local e = redis.call('HMGET', evp .. 'ev:' .. id, 'id', 'k', 'vid', 'ch', 'to', 'at', 'f', 'ref')
+            for i = 1, 8 do reply[#reply + 1] = e[i] or '' end
           end
         end
         return reply

@@ -514,10 +514,10 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
             arguments: [
                 Array(prefix.utf8), Self.time(now), Self.time(leaseUntil), Array(String(max(0, limit)).utf8),
             ])
-        guard case .array(let flat) = reply, flat.count % 7 == 0 else { throw Self.failure(reply) }
+        guard case .array(let flat) = reply, flat.count % 8 == 0 else { throw Self.failure(reply) }
         var claimed: [OutboxEvent] = []
-        for start in stride(from: 0, to: flat.count, by: 7) {
-            let fields = flat[start..<start + 7].map { value -> [UInt8] in
+        for start in stride(from: 0, to: flat.count, by: 8) {
+            let fields = flat[start..<start + 8].map { value -> [UInt8] in
                 if case .string(let bytes) = value { return bytes }
                 return []
             }
@@ -529,7 +529,8 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
                 OutboxEvent(
                     event: LifecycleEvent(
                         id: Self.text(fields[0]), kind: kind, verificationID: Self.text(fields[2]),
-                        channel: channel, to: Self.text(fields[4]), at: StoreTime.date(milliseconds: at)),
+                        channel: channel, to: Self.text(fields[4]), at: StoreTime.date(milliseconds: at),
+                        ref: fields[7].isEmpty ? nil : Self.text(fields[7])),
                     failures: Int(failures)))
         }
         return claimed
@@ -719,7 +720,8 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
             ("rav", record.resendAvailableAt.map(time) ?? []), ("pur", time(record.purgeAt)),
             ("lt", Array((record.resendLease?.token ?? "").utf8)),
             ("lu", record.resendLease.map { time($0.until) } ?? []),
-            ("loc", Array((record.locale ?? "").utf8)),
+            ("loc", Array((record.locale ?? "").utf8)), ("ref", Array((record.ref ?? "").utf8)),
+            ("txn", Array((record.transaction?.canonicalJSON ?? "").utf8)),
         ]
         return pairs.flatMap { [Array($0.0.utf8), $0.1] }
     }
@@ -749,7 +751,10 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
             expiresAt: StoreTime.date(milliseconds: expires),
             resendAvailableAt: fields["rav"].flatMap(number).map { StoreTime.date(milliseconds: $0) },
             purgeAt: StoreTime.date(milliseconds: purge), resendLease: lease,
-            locale: fields["loc"].map(text).flatMap { $0.isEmpty ? nil : $0 })
+            locale: fields["loc"].map(text).flatMap { $0.isEmpty ? nil : $0 },
+            ref: fields["ref"].map(text).flatMap { $0.isEmpty ? nil : $0 },
+            transaction: try fields["txn"].map(text).flatMap { $0.isEmpty ? nil : $0 }.map(
+                TransactionDetails.stored))
     }
 }
 

@@ -90,13 +90,17 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, AtomicStart
                     purge_at INTEGER NOT NULL,
                     lease_token TEXT,
                     lease_until INTEGER,
-                    locale TEXT
+                    locale TEXT,
+                    ref TEXT,
+                    txn TEXT
                 ) WITHOUT ROWID
                 """)
-            // Databases made before messages had a language gain the column; their rows read as the default.
+            // Databases made before messages had a language, or starts a ref and a transaction, gain
+            // the columns; their rows read as the default and as none.
             let columns = try connection.query("PRAGMA table_info(otp_verifications)", [])
-            if !columns.contains(where: { $0.count > 1 && $0[1].text == "locale" }) {
-                try connection.execute("ALTER TABLE otp_verifications ADD COLUMN locale TEXT")
+            for column in ["locale", "ref", "txn"]
+            where !columns.contains(where: { $0.count > 1 && $0[1].text == column }) {
+                try connection.execute("ALTER TABLE otp_verifications ADD COLUMN \(column) TEXT")
             }
             try connection.execute(
                 "CREATE INDEX IF NOT EXISTS otp_verifications_purge_at ON otp_verifications (purge_at)")
@@ -130,9 +134,14 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, AtomicStart
                     at INTEGER NOT NULL,
                     failures INTEGER NOT NULL DEFAULT 0,
                     due_at INTEGER NOT NULL,
-                    delivered INTEGER NOT NULL DEFAULT 0
+                    delivered INTEGER NOT NULL DEFAULT 0,
+                    ref TEXT
                 )
                 """)
+            let eventColumns = try connection.query("PRAGMA table_info(otp_events)", [])
+            if !eventColumns.contains(where: { $0.count > 1 && $0[1].text == "ref" }) {
+                try connection.execute("ALTER TABLE otp_events ADD COLUMN ref TEXT")
+            }
             try connection.execute(
                 "CREATE INDEX IF NOT EXISTS otp_events_waiting ON otp_events (delivered, verification_id, seq)"
             )
@@ -268,14 +277,14 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, AtomicStart
         try await run { (db: SQLiteConnection) throws(StoreError) in
             try db.immediateTransaction { () throws(StoreError) -> [OutboxEvent] in
                 let rows = try db.query(
-                    "SELECT e.id, e.kind, e.verification_id, e.channel, e.masked_to, e.at, e.failures "
+                    "SELECT e.id, e.kind, e.verification_id, e.channel, e.masked_to, e.at, e.failures, e.ref "
                         + "FROM otp_events e WHERE e.delivered = 0 AND e.due_at <= ? AND e.seq = "
                         + "(SELECT MIN(f.seq) FROM otp_events f WHERE f.delivered = 0 "
                         + "AND f.verification_id = e.verification_id) ORDER BY e.seq LIMIT ?",
                     [.integer(StoreTime.milliseconds(now)), .integer(Int64(max(0, limit)))])
                 var claimed: [OutboxEvent] = []
                 for row in rows {
-                    guard row.count == 7, let id = row[0].text, let kindText = row[1].text,
+                    guard row.count == 8, let id = row[0].text, let kindText = row[1].text,
                         let kind = LifecycleEvent.Kind(rawValue: kindText), let verification = row[2].text,
                         let channelText = row[3].text, let channel = Channel(rawValue: channelText),
                         let to = row[4].text, let at = row[5].integer, let failures = row[6].integer
@@ -287,7 +296,7 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, AtomicStart
                         OutboxEvent(
                             event: LifecycleEvent(
                                 id: id, kind: kind, verificationID: verification, channel: channel, to: to,
-                                at: StoreTime.date(milliseconds: at)),
+                                at: StoreTime.date(milliseconds: at), ref: row[7].text),
                             failures: Int(failures)))
                 }
                 return claimed
@@ -445,11 +454,12 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, AtomicStart
         guard let event else { return }
         let at = StoreTime.milliseconds(event.at)
         try db.query(
-            "INSERT OR IGNORE INTO otp_events (id, verification_id, kind, channel, masked_to, at, due_at) "
-                + "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO otp_events (id, verification_id, kind, channel, masked_to, at, due_at, ref) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 .text(event.id), .text(event.verificationID), .text(event.kind.rawValue),
                 .text(event.channel.rawValue), .text(event.to), .integer(at), .integer(at),
+                event.ref.map { .text($0) } ?? .null,
             ])
     }
 
@@ -903,12 +913,13 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, AtomicStart
             .integer(StoreTime.milliseconds(record.expiresAt)),
             optionalTime(record.resendAvailableAt), .integer(StoreTime.milliseconds(record.purgeAt)),
             record.resendLease.map { .text($0.token) } ?? .null, optionalTime(record.resendLease?.until),
-            record.locale.map { .text($0) } ?? .null,
+            record.locale.map { .text($0) } ?? .null, record.ref.map { .text($0) } ?? .null,
+            record.transaction.map { .text($0.canonicalJSON) } ?? .null,
         ]
     }
 
     private static func record(from row: SQLiteRow) throws(StoreError) -> VerificationRecord {
-        guard row.columnCount == 15, let id = row.text(0),
+        guard row.columnCount == 17, let id = row.text(0),
             let channel = row.text(1).flatMap(Channel.init(rawValue:)),
             let destination = row.text(2), let codeLength = row.integer(3), let codeHash = row.blob(4),
             let state = row.text(5).flatMap(VerificationRecord.State.init(rawValue:)),
@@ -926,7 +937,8 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, AtomicStart
             createdAt: StoreTime.date(milliseconds: createdAt),
             expiresAt: StoreTime.date(milliseconds: expiresAt),
             resendAvailableAt: row.integer(10).map { StoreTime.date(milliseconds: $0) },
-            purgeAt: StoreTime.date(milliseconds: purgeAt), resendLease: lease, locale: row.text(14))
+            purgeAt: StoreTime.date(milliseconds: purgeAt), resendLease: lease, locale: row.text(14),
+            ref: row.text(15), transaction: try row.text(16).map(TransactionDetails.stored))
     }
 }
 
@@ -953,10 +965,10 @@ private enum SQL {
     static let insertVerification =
         "INSERT INTO otp_verifications (id, channel, destination, code_length, code_hash, state, "
         + "attempts_left, sends_used, created_at, expires_at, resend_available_at, purge_at, "
-        + "lease_token, lease_until, locale) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        + "lease_token, lease_until, locale, ref, txn) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     static let readVerification =
         "SELECT id, channel, destination, code_length, code_hash, state, attempts_left, sends_used, created_at, "
-        + "expires_at, resend_available_at, purge_at, lease_token, lease_until, locale "
+        + "expires_at, resend_available_at, purge_at, lease_token, lease_until, locale, ref, txn "
         + "FROM otp_verifications WHERE id = ?"
     static let updateVerification =
         "UPDATE otp_verifications SET code_hash = ?, state = ?, attempts_left = ?, sends_used = ?, "

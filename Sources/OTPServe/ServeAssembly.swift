@@ -185,14 +185,24 @@ struct SignedApprovalTokens: ApprovalTokenIssuing {
     let issuer: String
     let lifetime: Duration
 
-    func approvalToken(verificationID: String, audience: String, channel: Channel, issuedAt: Date) -> String {
+    func approvalToken(
+        for subject: ApprovedSubject, audience: String, nonce: String?, issuedAt: Date
+    ) -> String {
+        signer.token(for: claims(for: subject, audience: audience, nonce: nonce, issuedAt: issuedAt))
+    }
+
+    /// The claims of an approval: the verified destination in OpenID Connect's names, `test` for a
+    /// test destination, and the start's ref and transaction and the hosted flow's nonce.
+    func claims(for subject: ApprovedSubject, audience: String, nonce: String?, issuedAt: Date) -> ApprovalClaims {
         let issued = Int(issuedAt.timeIntervalSince1970)
         var generator = SystemRandomNumberGenerator()
         let jti = Base64URL.encode((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
-        return signer.token(
-            for: ApprovalClaims(
-                iss: issuer, sub: verificationID, aud: audience, iat: issued,
-                exp: issued + Int(lifetime.components.seconds), jti: jti, channel: channel.rawValue))
+        return ApprovalClaims(
+            iss: issuer, sub: subject.id, aud: audience, iat: issued,
+            exp: issued + Int(lifetime.components.seconds), jti: jti, channel: subject.channel.rawValue,
+            phoneNumber: subject.channel == .sms ? subject.destination : nil,
+            email: subject.channel == .email ? subject.destination : nil, test: subject.isTest,
+            ref: subject.ref, nonce: nonce, txn: subject.transaction.flatMap(TransactionClaim.init))
     }
 
     var keySetJSON: [UInt8] { signer.keySet.json() }

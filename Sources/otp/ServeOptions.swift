@@ -234,9 +234,10 @@ enum ServeOptions {
         var found: [TextLanguage: [String: String]] = [:]
         for name in names.sorted() where name.hasSuffix(".txt") {
             let parts = name.dropLast(4).split(separator: ".")
-            guard parts.count == 2, ["sms", "email-subject", "email"].contains(String(parts[0])) else {
+            guard parts.count == 2, ["sms", "email-subject", "email", "transaction"].contains(String(parts[0])) else {
                 throw UsageError(
-                    "--template-dir: \(name) is not sms.LANG.txt, email-subject.LANG.txt or email.LANG.txt")
+                    "--template-dir: \(name) is not sms.LANG.txt, email-subject.LANG.txt, email.LANG.txt "
+                        + "or transaction.LANG.txt")
             }
             guard let language = TextLanguage(rawValue: String(parts[1])) else {
                 throw UsageError("--template-dir: \(name): templates exist for en, de, ar and ja")
@@ -255,7 +256,7 @@ enum ServeOptions {
             result[language] = MessageTemplates.Texts(
                 sms: files["sms"] ?? builtIn.sms,
                 emailSubject: files["email-subject"] ?? builtIn.emailSubject,
-                email: files["email"] ?? builtIn.email)
+                email: files["email"] ?? builtIn.email, transaction: files["transaction"])
         }
         return result
     }

@@ -5,14 +5,19 @@ import OTPTokens
     import FoundationNetworking
 #endif
 
-/// `otp token verify TOKEN --jwks URL|FILE --audience ORIGIN [--issuer URL]`: checks an approval
-/// token from the hosted page offline, as an app's backend would, and prints its claims.
+/// `otp token verify TOKEN --jwks URL|FILE --audience ORIGIN [--issuer URL] [expectations]`: checks
+/// an approval token offline, as an app's backend would, and prints its claims.
+///
+/// The expectations (`--nonce`, `--ref`, `--phone-number` or `--email`, `--transaction-hash`) are
+/// claims the token must carry exactly; a test destination's token passes only with `--allow-test`.
 ///
 /// Exit status: 0 for a valid token, 1 for a token that is not, 2 for bad usage or a key set that
 /// cannot be read.
 enum TokenCommand {
     static let usage = """
         usage: otp token verify TOKEN --jwks URL|FILE --audience ORIGIN [--issuer URL]
+               [--nonce N] [--ref R] [--phone-number E164 | --email ADDRESS] [--transaction-hash H]
+               [--allow-test]
         """
 
     /// The command's options, each declared once.
@@ -25,9 +30,23 @@ enum TokenCommand {
         static let issuer = Option.text(
             "issuer", "URL", defaultText: "the key set URL's origin",
             "the server's --public-url, or otpkit for a server without one")
+        static let nonce = Option.text(
+            "nonce", "N", "the nonce your backend gave the hosted start for this sign-in")
+        static let ref = Option.text("ref", "R", "the ref the start carried")
+        static let phoneNumber = Option.text(
+            "phone-number", "E164", "the phone number being signed in; the token must verify exactly it")
+        static let email = Option.text(
+            "email", "ADDRESS", "the email address being signed in; the token must verify exactly it")
+        static let transactionHash = Option.text(
+            "transaction-hash", "H", "the base64url SHA-256 of the transaction's canonical JSON")
+        static let allowTest = Flag(
+            "allow-test", "accept a token for one of the server's test destinations (fixed codes)")
     }
 
-    static let specs: [OptionSpec] = [Flags.jwks.spec, Flags.audience.spec, Flags.issuer.spec]
+    static let specs: [OptionSpec] = [
+        Flags.jwks.spec, Flags.audience.spec, Flags.issuer.spec, Flags.nonce.spec, Flags.ref.spec,
+        Flags.phoneNumber.spec, Flags.email.spec, Flags.transactionHash.spec, Flags.allowTest.spec,
+    ]
 
     /// Runs the command; returns the exit status.
     static func main(_ arguments: [String]) async -> Int32 {
@@ -35,6 +54,7 @@ enum TokenCommand {
         let jwks: String
         let audience: String
         let issuer: String?
+        var expectations = ApprovalExpectations()
         do throws(UsageError) {
             let options = try ParsedOptions.parse(
                 arguments, specs: specs, environment: ProcessInfo.processInfo.environment)
@@ -52,9 +72,22 @@ enum TokenCommand {
             guard let origin = try options.value(Flags.audience), !origin.isEmpty else {
                 throw UsageError("--audience is needed: your return URL's origin")
             }
+            guard Self.isAllowedKeySetLocation(given) else {
+                throw UsageError(
+                    "--jwks must be an https:// address (http:// only on loopback) or a file, not \(given)")
+            }
             jwks = given
             audience = origin
             issuer = try options.value(Flags.issuer)
+            expectations.nonce = try options.value(Flags.nonce)
+            expectations.ref = try options.value(Flags.ref)
+            expectations.phoneNumber = try options.value(Flags.phoneNumber)
+            expectations.email = try options.value(Flags.email)
+            guard expectations.phoneNumber == nil || expectations.email == nil else {
+                throw UsageError("give --phone-number or --email, not both")
+            }
+            expectations.transactionHash = try options.value(Flags.transactionHash)
+            expectations.allowsTestDestinations = options.flag(Flags.allowTest)
         } catch {
             printError("otp token: \(error.message) (see otp token --help)")
             return 2
@@ -78,15 +111,24 @@ enum TokenCommand {
         }
         let verifier = ApprovalTokenVerifier(keySet: keySet, issuer: expectedIssuer, audience: audience)
         do throws(ApprovalTokenError) {
-            let claims = try verifier.verify(token)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            print("valid: " + String(decoding: (try? encoder.encode(claims)) ?? Data(), as: UTF8.self))
+            let claims = try verifier.verify(token, expecting: expectations)
+            print("valid: " + claims.json)
             return 0
         } catch {
             printError("otp token: invalid (\(error.kind.rawValue)): \(error)")
             return 1
         }
+    }
+
+    /// Whether a key set may be read from `location`: a file, an https address, or http on a
+    /// loopback host (a key set fetched in the clear could be swapped for an attacker's).
+    static func isAllowedKeySetLocation(_ location: String) -> Bool {
+        guard let url = URL(string: location), let scheme = url.scheme?.lowercased(),
+            scheme == "http" || scheme == "https"
+        else { return !location.lowercased().hasPrefix("http:") }
+        if scheme == "https" { return true }
+        let host = (url.host ?? "").lowercased()
+        return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 
     /// The bytes at an http(s) address or in a file.

@@ -8,14 +8,22 @@ import Testing
 
 /// An issuer that writes what it was asked, so tests can see the token's claims without a key.
 struct RecordingIssuer: ApprovalTokenIssuing {
-    func approvalToken(verificationID: String, audience: String, channel: Channel, issuedAt: Date) -> String {
-        "tok.\(verificationID).\(audience).\(channel.rawValue)"
+    func approvalToken(
+        for subject: ApprovedSubject, audience: String, nonce: String?, issuedAt: Date
+    ) -> String {
+        var token = "tok.\(subject.id).\(audience).\(subject.channel.rawValue)"
+        token += ".to=\(subject.destination)"
+        if let nonce { token += ".nonce=\(nonce)" }
+        if let ref = subject.ref { token += ".ref=\(ref)" }
+        if subject.isTest { token += ".test" }
+        return token
     }
     var keySetJSON: [UInt8] { Array(#"{"keys":[]}"#.utf8) }
 }
 
 @Suite struct HostedPageTests {
     static let returnOrigin = "http://127.0.0.1:9"
+    static let nonce = "nonce-0123456789abcdef"
     static func pages(publicURL: String = "http://127.0.0.1:8080") -> HostedPages {
         HostedPages(publicURL: publicURL, returnOrigins: [returnOrigin], issuer: RecordingIssuer())
     }
@@ -25,7 +33,8 @@ struct RecordingIssuer: ApprovalTokenIssuing {
         let response = try await harness.call(
             "POST", "/v1/verifications",
             json:
-                #"{"to":"+15550100","hosted":{"returnUrl":"\#(Self.returnOrigin)/done?x=1","state":"\#(state)"}}"#
+                #"{"to":"+15550100","hosted":{"returnUrl":"\#(Self.returnOrigin)/done?x=1","state":"\#(state)","#
+                + #""nonce":"\#(Self.nonce)","responseMode":"query"}}"#
         )
         #expect(response.status == 201)
         let id = try #require(response.json["id"] as? String)
@@ -58,7 +67,7 @@ struct RecordingIssuer: ApprovalTokenIssuing {
             ] {
                 let response = try await harness.call(
                     "POST", "/v1/verifications",
-                    json: #"{"to":"+15550100","hosted":{"returnUrl":"\#(returnURL)"}}"#)
+                    json: #"{"to":"+15550100","hosted":{"returnUrl":"\#(returnURL)","nonce":"\#(Self.nonce)"}}"#)
                 #expect(response.status == 400, "\(returnURL)")
                 #expect(response.errorCode == "invalid_request")
             }
@@ -66,7 +75,8 @@ struct RecordingIssuer: ApprovalTokenIssuing {
             let long = try await harness.call(
                 "POST", "/v1/verifications",
                 json:
-                    #"{"to":"+15550100","hosted":{"returnUrl":"\#(Self.returnOrigin)/","state":"\#(state)"}}"#
+                    #"{"to":"+15550100","hosted":{"returnUrl":"\#(Self.returnOrigin)/","state":"\#(state)","#
+                        + #""nonce":"\#(Self.nonce)"}}"#
             )
             #expect(long.status == 400)
             #expect(((try? OutboxSender.entries(path: harness.outbox)) ?? []).isEmpty)
@@ -74,7 +84,7 @@ struct RecordingIssuer: ApprovalTokenIssuing {
         try await Harness.with { harness in
             let response = try await harness.call(
                 "POST", "/v1/verifications",
-                json: #"{"to":"+15550100","hosted":{"returnUrl":"\#(Self.returnOrigin)/"}}"#)
+                json: #"{"to":"+15550100","hosted":{"returnUrl":"\#(Self.returnOrigin)/","nonce":"\#(Self.nonce)"}}"#)
             #expect(response.status == 400, "a server without --public-url refuses hosted starts")
             #expect(response.text.contains("--public-url"))
         }
@@ -155,7 +165,8 @@ struct RecordingIssuer: ApprovalTokenIssuing {
             #expect(good.status == 200)
             #expect(good.json["status"] as? String == "approved")
             let redirect = try #require(good.json["redirectUrl"] as? String)
-            let token = FormEncoding.percentEncode("tok.\(id).\(Self.returnOrigin).sms")
+            let token = FormEncoding.percentEncode(
+                "tok.\(id).\(Self.returnOrigin).sms.to=+15550100.nonce=\(Self.nonce)")
             #expect(redirect == "\(Self.returnOrigin)/done?x=1&state=a%20b%26c&token=\(token)")
             let again = try await harness.call(
                 "POST", path + "/check", json: #"{"code":"\#(code)"}"#, key: .some(nil))
@@ -249,7 +260,9 @@ struct RecordingIssuer: ApprovalTokenIssuing {
     @Test("page tokens open only with their key, and carry the link exactly")
     func pageTokens() throws {
         let key = PageToken.key(fromSecret: Array(repeating: 7, count: 32))
-        let link = HostedLink(verificationID: "vf_abc", returnURL: "https://app.example/r?a=1", state: "x y")
+        let link = HostedLink(
+            verificationID: "vf_abc", returnURL: "https://app.example/r?a=1", state: "x y",
+            nonce: "nonce-0123456789abcdef", responseMode: .formPost)
         let token = try #require(PageToken.make(link, key: key))
         #expect(PageToken.open(token, key: key) == link)
         #expect(PageToken.open(token, key: PageToken.key(fromSecret: Array(repeating: 8, count: 32))) == nil)

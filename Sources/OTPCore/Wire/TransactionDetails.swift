@@ -56,29 +56,7 @@ public struct TransactionDetails: Codable, Sendable, Equatable, Hashable {
         var members = [("amount", amount), ("currency", currency)]
         if let description { members.append(("description", description)) }
         members.append(("payee", payee))
-        return "{" + members.map { Self.quoted($0.0) + ":" + Self.quoted($0.1) }.joined(separator: ",") + "}"
-    }
-
-    /// A JSON string as RFC 8785 writes it: `"` and `\` escaped, `\b \f \n \r \t`, other control
-    /// characters as `\u00xx`, everything else as is.
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        return CanonicalJSON.object(members.map { ($0.0, CanonicalJSON.string($0.1)) })
     }
 
     private static func isDecimal(_ text: String) -> Bool {

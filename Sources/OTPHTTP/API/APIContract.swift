@@ -30,7 +30,7 @@ enum APIContract {
             errors: always + [
                 .invalidRequest, .invalidDestination, .channelNotSupported, .payloadTooLarge,
                 .idempotencyKeyReused,
-                .rateLimited, .deliveryFailed, .startRefused,
+                .rateLimited, .deliveryFailed, .startRefused, .forbidden,
             ]),
         Operation(
             method: "GET", template: "/v1/verifications/{id}", success: [200], errors: always + [.notFound]),

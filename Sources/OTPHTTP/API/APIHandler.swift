@@ -180,8 +180,16 @@ public struct APIHandler: HTTPHandler {
                 "The Idempotency-Key must be 1 to 255 printable ASCII characters.")
             return .now(APIResponses.error(error, route: route.template))
         }
-        var wantedLink: (returnURL: String, state: String)?
+        var wantedLink: RequestBodies.HostedStart?
         if let wanted = body.hosted {
+            // A publishable key is public (it is in the app), so a start through it could aim a
+            // token at the web app's own return URL.
+            if caller?.isPublishable == true {
+                let error = APIError(
+                    code: .forbidden,
+                    message: "A publishable key cannot start a hosted verification; start it from your server.")
+                return .now(APIResponses.error(error, route: route.template))
+            }
             guard let hosted else {
                 let error = APIResponses.invalidRequest(
                     "This server hosts no verification page; start it with --public-url to use \"hosted\".")
@@ -198,7 +206,8 @@ public struct APIHandler: HTTPHandler {
         let link = wantedLink
         let startRequest = StartRequest(
             to: body.to, channel: body.channel, clientAddress: address, idempotencyKey: key,
-            idempotencyScope: caller?.scope ?? "", owner: caller?.publishableName, locale: body.locale)
+            idempotencyScope: Self.idempotencyScope(caller, address: address), owner: caller?.publishableName,
+            locale: body.locale, ref: body.ref, transaction: body.transaction)
         let verifier = self.verifier
         let metrics = self.metrics
         let events = self.events
@@ -235,17 +244,26 @@ public struct APIHandler: HTTPHandler {
         }
     }
 
+    /// Whose idempotency keys a caller's are: its API key's, and for a publishable key also the
+    /// client address's, since every user of an app holds the same publishable key.
+    static func idempotencyScope(_ caller: APIKeys.Caller?, address: String) -> String {
+        let scope = caller?.scope ?? ""
+        guard caller?.isPublishable == true else { return scope }
+        return scope + "\u{1F}" + ClientAddress.limitKey(address)
+    }
+
     /// The answer to a start: 201 for a new verification, 200 for a replay, with the hosted page's
     /// link when the start asked for one.
     private static func startAnswer(
-        _ result: StartResult, link: (returnURL: String, state: String)?, hosted: HostedHandler?, route: Route
+        _ result: StartResult, link: RequestBodies.HostedStart?, hosted: HostedHandler?, route: Route
     ) -> HTTPResponse {
         var response = APIResponses.verification(
             result.verification, status: result.created ? 201 : 200, route: route)
         if let link, let hosted,
             let url = hosted.pageURL(
                 for: HostedLink(
-                    verificationID: result.verification.id, returnURL: link.returnURL, state: link.state))
+                    verificationID: result.verification.id, returnURL: link.returnURL, state: link.state,
+                    nonce: link.nonce, responseMode: link.responseMode))
         {
             ResponseJSON.add("hostedUrl", url, to: &response.body)
         }
@@ -286,15 +304,27 @@ public struct APIHandler: HTTPHandler {
             // Judged on this thread when the store can, which saves two thread hops per check;
             // still held to the floor like every other check answer.
             if let result = verifier.checkImmediately(id: id, code: code, clientAddress: address) {
-                let response = Self.checkAnswer(
-                    result, route: route, metrics: metrics, tokens: tokens, verifier: verifier)
+                if let tokens, case .success(let verification) = result, verification.status == .approved {
+                    return .later {
+                        let response = await Self.approvalAnswer(
+                            verification, route: route, metrics: metrics, tokens: tokens, verifier: verifier)
+                        return await Self.held(response, until: earliest)
+                    }
+                }
+                let response = Self.checkAnswer(result, route: route, metrics: metrics)
                 return .at(earliest, response)
             }
             return .deferred { answer in
                 let finish: @Sendable (Result<Verification, VerifierError>) -> Void = { result in
-                    let response = Self.checkAnswer(
-                        result, route: route, metrics: metrics, tokens: tokens, verifier: verifier)
-                    answer.send(response, notBefore: earliest)
+                    if let tokens, case .success(let verification) = result, verification.status == .approved {
+                        Task {
+                            let response = await Self.approvalAnswer(
+                                verification, route: route, metrics: metrics, tokens: tokens, verifier: verifier)
+                            answer.send(response, notBefore: earliest)
+                        }
+                        return
+                    }
+                    answer.send(Self.checkAnswer(result, route: route, metrics: metrics), notBefore: earliest)
                 }
                 // A store with its own thread answers there (no task); any other check runs as a task.
                 if verifier.checkQueued(id: id, code: code, clientAddress: address, completion: finish) {
@@ -311,24 +341,36 @@ public struct APIHandler: HTTPHandler {
         }
     }
 
-    /// The answer to a judged check, counted by outcome; an approval by a publishable key
-    /// carries its approval token.
+    /// The answer to an approving check by a publishable key: the verification with its approval
+    /// token, which names the verified destination (read from the store, never from the request).
+    private static func approvalAnswer(
+        _ verification: Verification, route: Route, metrics: ServerMetrics,
+        tokens: (String, any ApprovalTokenIssuing), verifier: Verifier
+    ) async -> HTTPResponse {
+        metrics.recordCheck(outcome: verification.status.rawValue)
+        var approved = APIResponses.verification(verification, status: 200, route: route)
+        let subject: ApprovedSubject?
+        do throws(VerifierError) {
+            subject = try await verifier.approvedSubject(id: verification.id)
+        } catch {
+            return failure(APIError(error), route: route, metrics: metrics)
+        }
+        guard let subject else { return failure(APIError(.notPending), route: route, metrics: metrics) }
+        // The app hands this to its own backend, which verifies it offline.
+        let token = tokens.1.approvalToken(
+            for: subject, audience: tokens.0, nonce: nil, issuedAt: verifier.now)
+        ResponseJSON.add("approvalToken", token, to: &approved.body)
+        return approved
+    }
+
+    /// The answer to a judged check, counted by outcome.
     private static func checkAnswer(
-        _ result: Result<Verification, VerifierError>, route: Route, metrics: ServerMetrics,
-        tokens: (String, any ApprovalTokenIssuing)?, verifier: Verifier
+        _ result: Result<Verification, VerifierError>, route: Route, metrics: ServerMetrics
     ) -> HTTPResponse {
         switch result {
         case .success(let verification):
             metrics.recordCheck(outcome: verification.status.rawValue)
-            var approved = APIResponses.verification(verification, status: 200, route: route)
-            if verification.status == .approved, let (name, issuer) = tokens {
-                // The app hands this to its own backend, which verifies it offline.
-                let token = issuer.approvalToken(
-                    verificationID: verification.id, audience: name, channel: verification.channel,
-                    issuedAt: verifier.now)
-                ResponseJSON.add("approvalToken", token, to: &approved.body)
-            }
-            return approved
+            return APIResponses.verification(verification, status: 200, route: route)
         case .failure(let failure):
             let error = APIError(failure)
             metrics.recordCheck(outcome: error.code.rawValue)

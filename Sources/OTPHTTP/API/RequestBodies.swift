@@ -1,5 +1,7 @@
 import Foundation
 import OTPCore
+import OTPServer
+import OTPTokens
 
 /// The bodies the API reads, validated before the engine sees them.
 enum RequestBodies {
@@ -13,6 +15,8 @@ enum RequestBodies {
     static let maxProofBytes = 8192
     /// The longest code accepted, in bytes, before normalisation.
     static let maxCodeBytes = 256
+    /// The shortest and longest hosted `nonce` accepted, in characters.
+    static let nonceLengths = 16...128
 
     struct StartBody: Decodable, Equatable {
         var to: String
@@ -20,20 +24,56 @@ enum RequestBodies {
         var hosted: HostedBody?
         var proof: String?
         var locale: String?
+        var ref: String?
+        var transaction: TransactionDetails?
+
+        init(
+            to: String, channel: String?, hosted: HostedBody?, proof: String?, locale: String?,
+            ref: String? = nil, transaction: TransactionDetails? = nil
+        ) {
+            self.to = to
+            self.channel = channel
+            self.hosted = hosted
+            self.proof = proof
+            self.locale = locale
+            self.ref = ref
+            self.transaction = transaction
+        }
     }
 
     struct HostedBody: Decodable, Equatable {
         var returnUrl: String
         var state: String?
+        var nonce: String?
+        var responseMode: String?
+    }
+
+    /// How the hosted page hands the approval token to the return URL.
+    enum ResponseMode: String, Sendable, Equatable {
+        /// An auto-submitted POST of `state` and `token` (a button without JavaScript): the token
+        /// stays out of URLs, logs and the browser's history. The default.
+        case formPost = "form_post"
+        /// `state` and `token` in the return URL's query.
+        case query
+    }
+
+    /// What a hosted start asks of the page.
+    struct HostedStart: Equatable {
+        var returnURL: String
+        var state: String
+        var nonce: String
+        var responseMode: ResponseMode
     }
 
     /// A start body: the destination, the channel, and the hosted page's return, if asked for.
     struct Start {
         var to: String
         var channel: Channel?
-        var hosted: (returnURL: String, state: String)?
+        var hosted: HostedStart?
         var proof: String?
         var locale: TextLanguage?
+        var ref: String?
+        var transaction: TransactionDetails?
     }
 
     private struct CheckBody: Decodable {
@@ -45,15 +85,27 @@ enum RequestBodies {
         guard let parsed = plainStart(body) ?? decodedStart(body) else {
             return .failure(
                 APIResponses.invalidRequest(
-                    "The body must be a JSON object with a string \"to\", an optional \"channel\" and an "
-                        + "optional \"hosted\" object with a string \"returnUrl\" and an optional \"state\".")
+                    "The body must be a JSON object, each member named once, with a string \"to\", optional "
+                        + "strings \"channel\", \"locale\", \"proof\" and \"ref\", an optional \"transaction\" "
+                        + "object, and an optional \"hosted\" object with a string \"returnUrl\" and \"nonce\".")
             )
         }
         guard !parsed.to.isEmpty, parsed.to.utf8.count <= maxDestinationBytes else {
             return .failure(
                 APIResponses.invalidRequest("\"to\" must have 1 to \(maxDestinationBytes) bytes."))
         }
-        var start = Start(to: parsed.to, channel: nil, hosted: nil, proof: nil, locale: nil)
+        var start = Start(
+            to: parsed.to, channel: nil, hosted: nil, proof: nil, locale: nil, ref: parsed.ref,
+            transaction: parsed.transaction)
+        if let ref = parsed.ref,
+            ref.isEmpty || ref.count > StartRequest.maxRefCharacters
+                || ref.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        {
+            return .failure(APIError(VerifierError.invalidRef))
+        }
+        if let problem = parsed.transaction?.problem {
+            return .failure(APIResponses.invalidRequest(problem))
+        }
         if let locale = parsed.locale {
             guard let language = TextLanguage(identifier: locale) else {
                 let known = TextLanguage.allCases.map(\.rawValue).joined(separator: ", ")
@@ -90,14 +142,28 @@ enum RequestBodies {
                     APIResponses.invalidRequest(
                         "\"hosted.returnUrl\" must have at most \(maxReturnURLBytes) bytes."))
             }
-            start.hosted = (hosted.returnUrl, state)
+            guard let nonce = hosted.nonce, nonceLengths.contains(nonce.utf8.count),
+                nonce.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+            else {
+                return .failure(
+                    APIResponses.invalidRequest(
+                        "\"hosted.nonce\" is required: \(nonceLengths.lowerBound) to \(nonceLengths.upperBound) "
+                            + "printable ASCII characters without spaces, chosen by your backend for this sign-in."))
+            }
+            guard let mode = ResponseMode(rawValue: hosted.responseMode ?? ResponseMode.formPost.rawValue) else {
+                return .failure(
+                    APIResponses.invalidRequest("\"hosted.responseMode\" must be \"form_post\" or \"query\"."))
+            }
+            start.hosted = HostedStart(returnURL: hosted.returnUrl, state: state, nonce: nonce, responseMode: mode)
         }
         return .success(start)
     }
 
     /// A start body, read by Foundation's decoder.
     static func decodedStart(_ body: [UInt8]) -> StartBody? {
-        try? JSONDecoder().decode(StartBody.self, from: Data(body))
+        // Foundation's decoder keeps one of a member named twice; such a body is refused instead.
+        guard StrictJSON.isValid(body) else { return nil }
+        return try? JSONDecoder().decode(StartBody.self, from: Data(body))
     }
 
     /// The start body most clients send, string members only (`{"to":"+12025550100"}`, perhaps
@@ -107,10 +173,10 @@ enum RequestBodies {
     /// `nil` and goes to ``decodedStart(_:)``. The fuzz target keeps the two equal.
     static func plainStart(_ body: [UInt8]) -> StartBody? {
         guard let members = plainStringMembers(body), let to = members["to"] else { return nil }
-        for name in members.keys where !["to", "channel", "locale", "proof"].contains(name) { return nil }
+        for name in members.keys where !["to", "channel", "locale", "proof", "ref"].contains(name) { return nil }
         return StartBody(
             to: to, channel: members["channel"], hosted: nil, proof: members["proof"],
-            locale: members["locale"])
+            locale: members["locale"], ref: members["ref"])
     }
 
     /// The code of a check body, or the reason it is not one.
@@ -127,7 +193,8 @@ enum RequestBodies {
 
     /// The code of a check body, read by Foundation's decoder.
     static func decodedCode(_ body: [UInt8]) -> String? {
-        (try? JSONDecoder().decode(CheckBody.self, from: Data(body)))?.code
+        guard StrictJSON.isValid(body) else { return nil }
+        return (try? JSONDecoder().decode(CheckBody.self, from: Data(body)))?.code
     }
 
     /// The code of the body every client sends, `{"code":"482019"}`, read without a decoder.

@@ -22,6 +22,10 @@ enum ResponseJSON {
         timestamp(verification.expiresAt, into: &out)
         out.append(contentsOf: #"","id":"#.utf8)
         string(verification.id, into: &out)
+        if let ref = verification.ref {
+            out.append(contentsOf: #","ref":"#.utf8)
+            string(ref, into: &out)
+        }
         out.append(contentsOf: #","resendAvailableAt":"#.utf8)
         if let date = verification.resendAvailableAt {
             out.append(UInt8(ascii: "\""))
@@ -36,6 +40,19 @@ enum ResponseJSON {
         string(verification.status.rawValue, into: &out)
         out.append(contentsOf: #","to":"#.utf8)
         string(verification.to, into: &out)
+        if let transaction = verification.transaction {
+            out.append(contentsOf: #","transaction":{"amount":"#.utf8)
+            string(transaction.amount, into: &out)
+            out.append(contentsOf: #","currency":"#.utf8)
+            string(transaction.currency, into: &out)
+            if let description = transaction.description {
+                out.append(contentsOf: #","description":"#.utf8)
+                string(description, into: &out)
+            }
+            out.append(contentsOf: #","payee":"#.utf8)
+            string(transaction.payee, into: &out)
+            out.append(UInt8(ascii: "}"))
+        }
         out.append(UInt8(ascii: "}"))
         return out
     }

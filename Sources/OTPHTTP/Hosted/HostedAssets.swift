@@ -10,6 +10,15 @@ enum HostedAssets {
         // The hosted verification page's behaviour: it turns the plain form into the
         // code field with cells, checks and resends over fetch, and mirrors the
         // server's answers (UX rules F1-F10, S1, V1-V10). Without it the form works.
+
+        // The page that hands an approval back to the app (response mode form_post): posted at
+        // once; without JavaScript its Continue button posts it.
+        (() => {
+          'use strict';
+          const back = document.getElementById('otp-return');
+          if (back && back.dataset.autosubmit === 'true') back.submit();
+        })();
+
         (() => {
           'use strict';
 
@@ -366,7 +375,24 @@ enum HostedAssets {
             renderResend();
           }
 
-          function verified(redirectUrl) {
+          // Posts the approval token to the return URL (form_post): the token stays out of URLs.
+          function postBack(answer) {
+            const back = document.createElement('form');
+            back.method = 'post';
+            back.action = answer.returnUrl;
+            back.hidden = true;
+            for (const [name, value] of [['state', answer.returnState || ''], ['token', answer.approvalToken]]) {
+              const field = document.createElement('input');
+              field.type = 'hidden';
+              field.name = name;
+              field.value = value;
+              back.appendChild(field);
+            }
+            document.body.appendChild(back);
+            back.submit();
+          }
+
+          function verified(redirectUrl, answer) {
             stopWebOTP();
             phase = 'verified';
             canRetry = false;
@@ -377,6 +403,9 @@ enum HostedAssets {
             render();
             renderResend();
             if (redirectUrl) window.setTimeout(() => window.location.assign(redirectUrl), redirectDelay);
+            else if (answer && answer.returnUrl && answer.approvalToken) {
+              window.setTimeout(() => postBack(answer), redirectDelay);
+            }
           }
 
           function failedToReach(sentence) {
@@ -462,7 +491,7 @@ enum HostedAssets {
               const verification = body.verification || body;
               adopt(verification);
               if (verification.status === 'approved') {
-                verified(body.redirectUrl || verification.redirectUrl);
+                verified(body.redirectUrl || verification.redirectUrl, body);
               } else {
                 phase = 'filling';
                 applyStatus(verification.status, false);

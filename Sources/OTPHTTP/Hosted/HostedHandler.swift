@@ -157,19 +157,47 @@ struct HostedHandler: Sendable {
         }
         switch outcome {
         case .success(let verification):
-            let redirect =
-                verification.status == .approved ? redirectURL(link: link, verification: verification) : nil
-            if isForm {
-                if let redirect {
-                    return secured(
-                        HTTPResponse(
-                            status: 303, headers: [("Location", redirect)], route: route.template,
-                            note: APIResponses.idPrefix(verification.id)))
-                }
-                return await page(link: link, token: token, text: text, route: route, status: nil)
+            guard verification.status == .approved else {
+                if isForm { return await page(link: link, token: token, text: text, route: route, status: nil) }
+                return secured(
+                    HTTPResponse(
+                        status: 200, headers: APIResponses.jsonHeaders, body: ResponseJSON.verification(verification),
+                        route: route.template, note: APIResponses.idPrefix(verification.id)))
+            }
+            guard let approval = await approvalToken(link: link, verification: verification) else {
+                return await failure(
+                    APIError(.storeUnavailable()), link: link, token: token, isForm: isForm, text: text, route: route)
+            }
+            switch (link.responseMode, isForm) {
+            case (.query, true):
+                return secured(
+                    HTTPResponse(
+                        status: 303,
+                        headers: [
+                            ("Location", HostedPages.redirectURL(returnURL: link.returnURL, state: link.state, token: approval))
+                        ],
+                        route: route.template, note: APIResponses.idPrefix(verification.id)))
+            case (.formPost, true):
+                // The page that posts the token to the return URL: the script submits it at once, and
+                // without JavaScript the person presses Continue.
+                let html = HostedPageHTML.returnForm(
+                    action: link.returnURL, state: link.state, token: approval, text: text)
+                return htmlResponse(html, status: 200, route: route, note: verification.id)
+            case (.query, false), (.formPost, false):
+                break
             }
             var body = ResponseJSON.verification(verification)
-            if let redirect { ResponseJSON.add("redirectUrl", redirect, to: &body) }
+            switch link.responseMode {
+            case .query:
+                ResponseJSON.add(
+                    "redirectUrl",
+                    HostedPages.redirectURL(returnURL: link.returnURL, state: link.state, token: approval),
+                    to: &body)
+            case .formPost:
+                ResponseJSON.add("returnUrl", link.returnURL, to: &body)
+                ResponseJSON.add("returnState", link.state, to: &body)
+                ResponseJSON.add("approvalToken", approval, to: &body)
+            }
             return secured(
                 HTTPResponse(
                     status: 200, headers: APIResponses.jsonHeaders, body: body, route: route.template,
@@ -218,13 +246,14 @@ struct HostedHandler: Sendable {
             httpStatus: error.code.httpStatus)
     }
 
-    /// The return URL with `state` and a freshly signed approval token.
-    private func redirectURL(link: HostedLink, verification: Verification) -> String? {
-        guard let audience = HostedPages.origin(of: link.returnURL) else { return nil }
-        let token = pages.issuer.approvalToken(
-            verificationID: verification.id, audience: audience, channel: verification.channel,
-            issuedAt: verifier.now)
-        return HostedPages.redirectURL(returnURL: link.returnURL, state: link.state, token: token)
+    /// A freshly signed approval token for the link's return origin and nonce, naming the verified
+    /// destination as the store holds it; `nil` when the store cannot say.
+    private func approvalToken(link: HostedLink, verification: Verification) async -> String? {
+        guard let audience = HostedPages.origin(of: link.returnURL),
+            case let found?? = try? await verifier.approvedSubject(id: verification.id)
+        else { return nil }
+        return pages.issuer.approvalToken(
+            for: found, audience: audience, nonce: link.nonce, issuedAt: verifier.now)
     }
 
     private func asset(_ asset: HostedRoute.Asset, route: HostedRoute) -> HTTPResponse {

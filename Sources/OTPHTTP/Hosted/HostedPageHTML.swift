@@ -46,6 +46,10 @@ enum HostedPageHTML {
             <h1 id="otp-title">\(escape(text.title))</h1>
 
             """
+        if let transaction = verification?.transaction {
+            // What the code approves, above the field (UX V16).
+            html += "<p id=\"otp-transaction\">\(escape(approval(transaction, text: text)))</p>\n"
+        }
         if let verification {
             html += """
                 <p id="otp-sent-to">\(escape(text.sentTo(format)))</p>
@@ -81,6 +85,46 @@ enum HostedPageHTML {
         }
         html += "</main>\n</body>\n</html>\n"
         return html
+    }
+
+    /// "Approve 12.50 EUR to ACME Ltd" in the page's language, the amount and payee kept left to right.
+    static func approval(_ transaction: TransactionDetails, text: ScreenText) -> String {
+        text.string(
+            .approveTransaction,
+            [
+                "amount": .text(transaction.amount), "currency": .text(transaction.currency),
+                "payee": .text("\u{2068}" + transaction.payee + "\u{2069}"),
+            ])
+    }
+
+    /// The page that hands an approval to the return URL by POST (response mode `form_post`): the
+    /// script submits it at once; without JavaScript the person presses Continue.
+    static func returnForm(action: String, state: String, token: String, text: ScreenText) -> String {
+        let language = text.language
+        return """
+            <!doctype html>
+            <html lang="\(language.rawValue)" dir="\(language.isRightToLeft ? "rtl" : "ltr")">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="color-scheme" content="light dark">
+            <title>\(escape(text.verified))</title>
+            <link rel="stylesheet" href="/v/assets/otp.css">
+            <script src="/v/assets/otp.js" defer></script>
+            </head>
+            <body class="otp-body">
+            <main class="otp">
+            <h1 id="otp-title">\(escape(text.verified))</h1>
+            <form id="otp-return" method="post" action="\(escape(action))" data-autosubmit="true">
+            <input type="hidden" name="state" value="\(escape(state))">
+            <input type="hidden" name="token" value="\(escape(token))">
+            <button id="otp-continue" type="submit">\(escape(text.string(.continueButton)))</button>
+            </form>
+            </main>
+            </body>
+            </html>
+
+            """
     }
 
     /// The status line for a verification's own state, when it is not waiting for a code.

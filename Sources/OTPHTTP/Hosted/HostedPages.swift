@@ -5,9 +5,12 @@ import OTPTokens
 
 /// Signs the approval tokens a hosted page hands to the app's return URL, and publishes their keys.
 public protocol ApprovalTokenIssuing: Sendable {
-    /// A signed token saying that the verification was approved, for the given audience (the
-    /// return URL's origin).
-    func approvalToken(verificationID: String, audience: String, channel: Channel, issuedAt: Date) -> String
+    /// A signed token saying that the verification was approved and what it proved (the verified
+    /// destination, the start's ref and transaction, a hosted flow's nonce), for the given audience
+    /// (the return URL's origin, or the publishable key's name).
+    func approvalToken(
+        for subject: ApprovedSubject, audience: String, nonce: String?, issuedAt: Date
+    ) -> String
     /// The public keys that verify the tokens, as a JWK Set document (`/.well-known/jwks.json`).
     var keySetJSON: [UInt8] { get }
 }
@@ -108,7 +111,8 @@ public struct HostedPages: Sendable {
     }
 }
 
-/// What a hosted start asked for: where the page returns and the caller's `state`.
+/// What a hosted start asked for: where the page returns, the caller's `state`, the backend's
+/// `nonce` for this sign-in, and how the token is handed over.
 struct HostedLink: Sendable, Equatable {
     /// The verification the page is for.
     var verificationID: String
@@ -116,16 +120,21 @@ struct HostedLink: Sendable, Equatable {
     var returnURL: String
     /// The caller's value, handed back on the return URL.
     var state: String
+    /// The backend's value for this sign-in, carried in the approval token as `nonce`.
+    var nonce: String
+    /// A POST of the token to the return URL, or the token in its query.
+    var responseMode: RequestBodies.ResponseMode
 }
 
 /// The page token: the link, authenticated by an HMAC under a key derived from the server's secret.
 ///
-/// `base64url(id NUL returnURL NUL state) "." base64url(first 16 bytes of the HMAC)`. Nothing is
+/// `base64url(id NUL returnURL NUL state NUL nonce NUL responseMode) "." base64url(first 16 bytes
+/// of the HMAC)`. Nothing is
 /// stored: a token is good while its MAC holds and its verification can still be approved, and
 /// 128 bits of MAC cannot be guessed. Forging one needs the server's secret.
 enum PageToken {
     /// The domain-separation label of the MAC.
-    private static let label = Array("otpkit hosted page v1\u{0}".utf8)
+    private static let label = Array("otpkit hosted page v2\u{0}".utf8)
 
     /// The key the page tokens are authenticated with, derived from the server's secret.
     static func key(fromSecret secret: [UInt8]) -> [UInt8] {
@@ -134,7 +143,9 @@ enum PageToken {
 
     /// The token for a link.
     static func make(_ link: HostedLink, key: [UInt8]) -> String? {
-        let payload = Array("\(link.verificationID)\u{0}\(link.returnURL)\u{0}\(link.state)".utf8)
+        let payload = Array(
+            [link.verificationID, link.returnURL, link.state, link.nonce, link.responseMode.rawValue]
+                .joined(separator: "\u{0}").utf8)
         guard let mac = HMACSHA256.authenticationCode(key: key, message: label + payload) else { return nil }
         return Base64URL.encode(payload) + "." + Base64URL.encode(Array(mac.prefix(16)))
     }
@@ -148,12 +159,14 @@ enum PageToken {
             let expected = HMACSHA256.authenticationCode(key: key, message: label + payload),
             HMACSHA256.constantTimeEqual(Array(expected.prefix(16)), mac)
         else { return nil }
-        let fields = payload.split(separator: 0, maxSplits: 2, omittingEmptySubsequences: false)
-        guard fields.count == 3, !fields[0].isEmpty else { return nil }
+        let fields = payload.split(separator: 0, omittingEmptySubsequences: false).map {
+            String(decoding: $0, as: UTF8.self)
+        }
+        guard fields.count == 5, !fields[0].isEmpty,
+            let mode = RequestBodies.ResponseMode(rawValue: fields[4])
+        else { return nil }
         return HostedLink(
-            verificationID: String(decoding: fields[0], as: UTF8.self),
-            returnURL: String(decoding: fields[1], as: UTF8.self),
-            state: String(decoding: fields[2], as: UTF8.self))
+            verificationID: fields[0], returnURL: fields[1], state: fields[2], nonce: fields[3], responseMode: mode)
     }
 }
 

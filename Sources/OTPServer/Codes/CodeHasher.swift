@@ -1,3 +1,5 @@
+import OTPCore
+
 /// Turns a code into what the store keeps: HMAC-SHA256 under the server's key over (id ‖ 0x00 ‖ code).
 ///
 /// The zero byte keeps the split between id and code unambiguous. Rate-limit keys are derived
@@ -13,13 +15,29 @@ struct CodeHasher: Sendable {
     }
 
     /// The stored form of a code for a verification, or `nil` when the crypto library failed.
-    func hash(id: String, code: String) -> [UInt8]? {
-        key.authenticationCode(joining: id, code)
+    ///
+    /// A code that approves a transaction is hashed with it: the message is
+    /// `id ‖ 0x00 ‖ code ‖ 0x00 ‖ "txn" ‖ 0x00 ‖ canonical JSON`, so the same code does not
+    /// approve another transaction, and a stored transaction changed behind the server's back
+    /// makes every code wrong.
+    func hash(id: String, code: String, binding: String? = nil) -> [UInt8]? {
+        key.authenticationCode(joining: id, Self.bound(code, binding))
     }
 
-    /// ``hash(id:code:)`` held inline, for a check's candidate.
-    func digest(id: String, code: String) -> HMACDigest {
-        key.digest(joining: id, code)
+    /// ``hash(id:code:binding:)`` held inline, for a check's candidate.
+    func digest(id: String, code: String, binding: String? = nil) -> HMACDigest {
+        guard let binding else { return key.digest(joining: id, code) }
+        return key.digest(joining: id, Self.bound(code, binding))
+    }
+
+    /// What a code's hash covers besides the id: the code, and the transaction's canonical JSON.
+    static func binding(for transaction: TransactionDetails?) -> String? {
+        transaction.map { "txn\u{0}" + $0.canonicalJSON }
+    }
+
+    private static func bound(_ code: String, _ binding: String?) -> String {
+        guard let binding else { return code }
+        return code + "\u{0}" + binding
     }
 
     /// Whether a candidate code is the one whose hash the store kept, compared in constant time.

@@ -13,13 +13,13 @@ public enum MessageTemplate {
     /// The message for a code on a channel, in a language (the policy's default when `nil`).
     public static func message(
         verificationID: String, channel: Channel, to destination: String, code: String, policy: Policy,
-        language: TextLanguage? = nil
+        language: TextLanguage? = nil, transaction: TransactionDetails? = nil
     ) -> OutgoingMessage {
         let language = language ?? policy.defaultLocale
-        if language != .english || policy.templates.overrides[.english] != nil {
+        if language != .english || policy.templates.overrides[.english] != nil || transaction != nil {
             return templated(
                 verificationID: verificationID, channel: channel, to: destination, code: code, policy: policy,
-                language: language)
+                language: language, transaction: transaction)
         }
         switch channel {
         case .sms:
@@ -138,9 +138,10 @@ public enum MessageTemplate {
     /// The SMS text of a language's template with a given app name: the sentence, then the app hash
     /// and the origin-bound line as for English.
     public static func templatedSMS(
-        code: String, appName: String, policy: Policy, language: TextLanguage
+        code: String, appName: String, policy: Policy, language: TextLanguage,
+        transaction: TransactionDetails? = nil
     ) -> String {
-        let sentence = MessageTemplates.fill(
+        let sentence = approval(transaction, policy: policy, language: language) + MessageTemplates.fill(
             policy.templates.texts(language).sms, code: code, app: appName, minutes: minutes(policy))
         var extra: [String] = []
         if let hash = policy.androidAppHash, !hash.isEmpty { extra.append(hash) }
@@ -150,11 +151,15 @@ public enum MessageTemplate {
 
     /// The longest prefix of the app name with which a language's SMS fits one segment, unless the
     /// policy allows longer SMS.
-    public static func fittedAppName(code: String, policy: Policy, language: TextLanguage) -> String {
+    public static func fittedAppName(
+        code: String, policy: Policy, language: TextLanguage, transaction: TransactionDetails? = nil
+    ) -> String {
         var name = policy.appName
         guard !policy.allowMultipartSMS else { return name }
         while !name.isEmpty,
-            SMSSegments.count(templatedSMS(code: code, appName: name, policy: policy, language: language)) > 1
+            SMSSegments.count(
+                templatedSMS(
+                    code: code, appName: name, policy: policy, language: language, transaction: transaction)) > 1
         {
             name.removeLast()
             while name.last?.isWhitespace == true { name.removeLast() }
@@ -162,20 +167,31 @@ public enum MessageTemplate {
         return name
     }
 
+    /// The transaction's sentence and a space, before the code's; empty without a transaction.
+    private static func approval(
+        _ transaction: TransactionDetails?, policy: Policy, language: TextLanguage
+    ) -> String {
+        guard let transaction else { return "" }
+        return policy.templates.transactionSentence(transaction, language: language) + " "
+    }
+
     private static func templated(
         verificationID: String, channel: Channel, to destination: String, code: String, policy: Policy,
-        language: TextLanguage
+        language: TextLanguage, transaction: TransactionDetails?
     ) -> OutgoingMessage {
         let texts = policy.templates.texts(language)
         switch channel {
         case .sms:
-            let app = fittedAppName(code: code, policy: policy, language: language)
+            let app = fittedAppName(code: code, policy: policy, language: language, transaction: transaction)
             return OutgoingMessage(
                 verificationID: verificationID, channel: .sms, to: destination, subject: "",
-                text: templatedSMS(code: code, appName: app, policy: policy, language: language), html: nil)
+                text: templatedSMS(
+                    code: code, appName: app, policy: policy, language: language, transaction: transaction),
+                html: nil)
         case .email:
-            let sentence = MessageTemplates.fill(
-                texts.email, code: code, app: policy.appName, minutes: minutes(policy))
+            let sentence =
+                approval(transaction, policy: policy, language: language)
+                + MessageTemplates.fill(texts.email, code: code, app: policy.appName, minutes: minutes(policy))
             let text =
                 originBoundLine(code: code, policy: policy).map { sentence + "\n\n" + $0 + "\n" }
                 ?? sentence + "\n"

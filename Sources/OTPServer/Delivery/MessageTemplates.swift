@@ -16,17 +16,39 @@ public struct MessageTemplates: Sendable, Hashable {
         public var emailSubject: String
         /// The email's plain-text sentence.
         public var email: String
+        /// The sentence before the code's, in SMS and email alike, when the code approves a
+        /// transaction: `{amount}`, `{currency}` and `{payee}`; `nil` for the built-in one.
+        public var transaction: String?
 
         /// Creates the texts.
-        public init(sms: String, emailSubject: String, email: String) {
+        public init(sms: String, emailSubject: String, email: String, transaction: String? = nil) {
             self.sms = sms
             self.emailSubject = emailSubject
             self.email = email
+            self.transaction = transaction
         }
     }
 
     /// The placeholders a template may use.
     public static let placeholders: Set<String> = ["code", "app", "minutes"]
+    /// The placeholders of a transaction sentence.
+    public static let transactionPlaceholders: Set<String> = ["amount", "currency", "payee"]
+
+    /// The built-in transaction sentences.
+    public static let builtInTransaction: [TextLanguage: String] = [
+        .english: "Approve {amount} {currency} to {payee}.",
+        .german: "Zahlung von {amount} {currency} an {payee} freigeben.",
+        .arabic: "للموافقة على دفع {amount} {currency} إلى {payee}.",
+        .japanese: "{payee}への{amount} {currency}の支払いを承認します。",
+    ]
+
+    /// The transaction sentence of a language, filled: its override, else the built-in one.
+    public func transactionSentence(_ transaction: TransactionDetails, language: TextLanguage) -> String {
+        let template =
+            texts(language).transaction ?? Self.builtInTransaction[language] ?? Self.builtInTransaction[.english]!
+        return template.replacing("{amount}", with: transaction.amount)
+            .replacing("{currency}", with: transaction.currency).replacing("{payee}", with: transaction.payee)
+    }
 
     /// Overrides by language; a language without one uses the built-in texts.
     public var overrides: [TextLanguage: Texts]
@@ -80,11 +102,30 @@ public struct MessageTemplates: Sendable, Hashable {
                             + " (known: {code}, {app}, {minutes})")
                 }
                 let usesCode = text.contains("{code}")
+                if Self.transactionPlaceholders.contains(where: { text.contains("{\($0)}") }) {
+                    problems.append(
+                        "the \(name).\(language.rawValue) template cannot use {amount}, {currency} or {payee}; "
+                            + "they belong in the transaction template")
+                }
                 if name == "email-subject", usesCode {
                     problems.append("the email-subject.\(language.rawValue) template must not carry {code}")
                 } else if name != "email-subject", !usesCode {
                     problems.append("the \(name).\(language.rawValue) template needs {code}")
                 }
+            }
+        }
+        for (language, texts) in overrides.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            guard let transaction = texts.transaction else { continue }
+            let unknown = Set(StringCatalog.placeholders(in: transaction)).subtracting(
+                Self.transactionPlaceholders)
+            if !unknown.isEmpty {
+                problems.append(
+                    "the transaction.\(language.rawValue) template has unknown placeholders: "
+                        + unknown.sorted().map { "{\($0)}" }.joined(separator: ", ")
+                        + " (known: {amount}, {currency}, {payee})")
+            }
+            for name in Self.transactionPlaceholders.sorted() where !transaction.contains("{\(name)}") {
+                problems.append("the transaction.\(language.rawValue) template needs {\(name)}")
             }
         }
         return problems

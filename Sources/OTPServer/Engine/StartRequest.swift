@@ -19,12 +19,23 @@ public struct StartRequest: Sendable, Equatable {
     /// Whose idempotency key it is, such as a name for the caller's API key: the same key under
     /// another scope is another key, so one caller can neither replay nor block another's starts.
     public var idempotencyScope: String
+    /// The caller's opaque reference (such as its user or sign-in attempt id), echoed in the
+    /// verification, its events and its approval token; at most ``maxRefCharacters`` characters.
+    public var ref: String?
+    /// The transaction the code approves, or `nil`; the code's hash covers it.
+    public var transaction: TransactionDetails?
+
+    /// The most characters a ``ref`` may have.
+    public static let maxRefCharacters = 128
 
     /// Creates a request.
     public init(
         to: String, channel: Channel? = nil, clientAddress: String, idempotencyKey: String? = nil,
-        idempotencyScope: String = "", owner: String? = nil, locale: TextLanguage? = nil
+        idempotencyScope: String = "", owner: String? = nil, locale: TextLanguage? = nil, ref: String? = nil,
+        transaction: TransactionDetails? = nil
     ) {
+        self.ref = ref
+        self.transaction = transaction
         self.locale = locale
         self.owner = owner
         self.to = to
@@ -41,7 +52,7 @@ public struct StartRequest: Sendable, Equatable {
 
     /// What identifies the body for idempotency: the fields as JSON values, not bytes.
     var fingerprint: String {
-        "\(to)\u{0}\(channel?.rawValue ?? "")"
+        "\(to)\u{0}\(channel?.rawValue ?? "")\u{0}\(ref ?? "")\u{0}\(transaction?.canonicalJSON ?? "")"
     }
 }
 

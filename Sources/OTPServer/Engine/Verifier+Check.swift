@@ -204,7 +204,7 @@ extension Verifier {
     /// verification's format.
     private func candidate(_ code: String, for permits: CheckPermits) -> HMACDigest? {
         guard let whole = CodeNormalizer.wholeCode(code, for: permits.format) else { return nil }
-        return hasher.digest(id: permits.id.key, code: whole)
+        return hasher.digest(id: permits.id.key, code: whole, binding: permits.binding)
     }
 
     /// The store's one atomic step for a check whose verification was checked from the same client
@@ -282,9 +282,12 @@ final class CheckPermits: Sendable {
     let permits: [RatePermit]
     /// The failed-check permits among them, given back unless the code is wrong.
     let failed: [RatePermit]
+    /// What the codes' hashes cover besides id and code: the transaction, if any.
+    let binding: String?
 
     init(_ record: VerificationRecord, permits: [RatePermit], failed: [RatePermit]) {
         id = HashedKey(record.id)
+        binding = CodeHasher.binding(for: record.transaction)
         format = CodeFormat(length: record.codeLength, kind: .digits)
         self.permits = permits
         self.failed = failed

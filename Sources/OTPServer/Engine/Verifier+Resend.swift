@@ -37,11 +37,11 @@ extension Verifier {
         let code = fixedCode ?? newCode()
         let codeHash: [UInt8]
         do {
-            codeHash = try hash(id: id, code: code)
+            codeHash = try hash(id: id, code: code, transaction: record.transaction)
             let message = MessageTemplate.message(
                 verificationID: id, channel: begun.channel, to: begun.destination, code: code, policy: policy,
-                language: record.locale.flatMap(TextLanguage.init(rawValue:)))
-            try await sender.send(message)
+                language: record.locale.flatMap(TextLanguage.init(rawValue:)), transaction: record.transaction)
+            try await deliver(message, isTest: fixedCode != nil)
         } catch {
             try? await store.abandonResend(id: id, token: lease.token)
             await release(global, now: now)

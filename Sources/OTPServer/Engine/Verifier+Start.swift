@@ -55,7 +55,7 @@ extension Verifier {
         }
 
         do {
-            try await sender.send(message(for: record, code: code, request: request))
+            try await deliver(message(for: record, code: code, request: request), isTest: plan.fixedCode != nil)
         } catch {
             _ = try? await store.cancel(id: record.id, now: now)
             if let claim { try? await store.releaseIdempotencyKey(claim.key, verificationID: record.id) }
@@ -81,8 +81,8 @@ extension Verifier {
         let now = currentTime()
         do throws(VerifierError) {
             let destination = try startDestination(request)
-            guard sender.sendsImmediately(destination.channel) else { return nil }
             let plan = try startPlan(request, destination: destination)
+            guard plan.fixedCode != nil || sender.sendsImmediately(destination.channel) else { return nil }
             if !plan.permits.isEmpty {
                 let decision = try storeCallNow { () throws(StoreError) in
                     try store.acquireImmediately(plan.permits, now: now)
@@ -102,7 +102,12 @@ extension Verifier {
                 throw error
             }
             do throws(DeliveryError) {
-                try sender.sendImmediately(message(for: record, code: code, request: request))
+                let message = message(for: record, code: code, request: request)
+                if plan.fixedCode != nil {
+                    testSink(message)
+                } else {
+                    try sender.sendImmediately(message)
+                }
             } catch {
                 _ = try? store.cancelImmediately(id: record.id, now: now)
                 if !plan.caps.isEmpty { try? store.releaseImmediately(plan.caps, now: now) }
@@ -165,6 +170,12 @@ extension Verifier {
 
     /// The request's destination, judged: it parses, and its channel and calling code are allowed.
     private func startDestination(_ request: StartRequest) throws(VerifierError) -> Destination {
+        if let ref = request.ref, ref.isEmpty || ref.count > StartRequest.maxRefCharacters
+            || ref.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        {
+            throw .invalidRef
+        }
+        if request.transaction?.problem != nil { throw .invalidTransaction }
         let destination = try Destination.parse(request.to, channel: request.channel)
         guard policy.channels.contains(destination.channel) else {
             throw .channelNotSupported(destination.channel)
@@ -214,10 +225,11 @@ extension Verifier {
         let expiresAt = now.adding(policy.codeLifetime)
         let record = VerificationRecord(
             id: id, channel: plan.destination.channel, destination: plan.destination.address,
-            codeLength: policy.codeFormat.length, codeHash: try hash(id: id, code: code), state: .pending,
+            codeLength: policy.codeFormat.length, codeHash: try hash(id: id, code: code, transaction: request.transaction), state: .pending,
             attemptsLeft: policy.maxAttempts, sendsUsed: 1, createdAt: now, expiresAt: expiresAt,
             resendAvailableAt: policy.maxSends > 1 ? now.adding(policy.cooldown(afterSend: 1)) : nil,
-            purgeAt: purgeTime(after: expiresAt), locale: (request.locale ?? policy.defaultLocale).rawValue)
+            purgeAt: purgeTime(after: expiresAt), locale: (request.locale ?? policy.defaultLocale).rawValue,
+            ref: request.ref, transaction: request.transaction)
         return (record, code)
     }
 
@@ -227,7 +239,7 @@ extension Verifier {
     ) -> OutgoingMessage {
         MessageTemplate.message(
             verificationID: record.id, channel: record.channel, to: record.destination, code: code,
-            policy: policy, language: request.locale)
+            policy: policy, language: request.locale, transaction: request.transaction)
     }
 
     /// The answer to a start whose idempotency key is live: the same verification, or a refusal for another body.

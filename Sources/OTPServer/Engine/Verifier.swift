@@ -35,6 +35,9 @@ public final class Verifier: Sendable {
     let sender: any CodeSender
     /// The sender, when it can deliver on the caller's thread.
     let immediateSender: (any ImmediateCodeSender)?
+    /// Where a message to one of the policy's test destinations goes instead of the sender: such a
+    /// message is never handed to a provider.
+    let testSink: @Sendable (OutgoingMessage) -> Void
     let hasher: CodeHasher
     let clock: @Sendable () -> Date
     let random: SharedRandom
@@ -51,11 +54,15 @@ public final class Verifier: Sendable {
     ///   - secret: the HMAC key, at least 16 bytes (``SecretKey`` makes 32).
     ///   - now: the wall clock.
     ///   - random: the source of codes and identifiers; keep the default outside tests.
+    ///   - testMessages: sees each message to one of ``Policy/testDestinations``, which is never
+    ///     handed to `sender`; by default such messages go nowhere.
     public init(
         store: any VerificationStore, sender: any CodeSender, policy: Policy, secret: [UInt8],
         now: @escaping @Sendable () -> Date = { Date() },
-        random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+        random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
+        testMessages: @escaping @Sendable (OutgoingMessage) -> Void = { _ in }
     ) {
+        self.testSink = testMessages
         precondition(
             secret.count >= SecretKey.minimumByteCount, "the HMAC secret must have at least 16 bytes")
         var policy = policy
@@ -94,6 +101,27 @@ public final class Verifier: Sendable {
         case .done(let record): return view(record, at: now)
         case .notFound: throw .notFound
         case .notPending, .leaseLost: throw .notPending
+        }
+    }
+
+    /// What an approval proves, for signing it: the full destination and what the start bound
+    /// to it. `nil` unless the verification exists and is approved.
+    public func approvedSubject(id: String) async throws(VerifierError) -> ApprovedSubject? {
+        guard VerificationID.isWellFormed(id) else { return nil }
+        let found = try await storeCall { () async throws(StoreError) in try await store.record(id: id) }
+        guard let record = found, record.state == .approved else { return nil }
+        return ApprovedSubject(
+            id: record.id, channel: record.channel, destination: record.destination,
+            isTest: policy.testCode(for: record.destination) != nil, ref: record.ref,
+            transaction: record.transaction)
+    }
+
+    /// Hands a message to the sender, or to the test sink for a test destination.
+    func deliver(_ message: OutgoingMessage, isTest: Bool) async throws(DeliveryError) {
+        if isTest {
+            testSink(message)
+        } else {
+            try await sender.send(message)
         }
     }
 
@@ -207,8 +235,11 @@ public final class Verifier: Sendable {
     }
 
     /// The stored form of a code; throws when the crypto library failed.
-    func hash(id: String, code: String) throws(VerifierError) -> [UInt8] {
-        guard let hash = hasher.hash(id: id, code: code) else { throw .internalFailure }
+    func hash(
+        id: String, code: String, transaction: TransactionDetails? = nil
+    ) throws(VerifierError) -> [UInt8] {
+        guard let hash = hasher.hash(id: id, code: code, binding: CodeHasher.binding(for: transaction))
+        else { throw .internalFailure }
         return hash
     }
 
@@ -258,7 +289,8 @@ public final class Verifier: Sendable {
             to: Destination.mask(channel: record.channel, address: record.destination),
             codeLength: record.codeLength, attemptsLeft: status == .locked ? 0 : max(0, record.attemptsLeft),
             sendsLeft: sendsLeft, expiresAt: record.expiresAt,
-            resendAvailableAt: open ? record.resendAvailableAt : nil, createdAt: record.createdAt)
+            resendAvailableAt: open ? record.resendAvailableAt : nil, createdAt: record.createdAt,
+            ref: record.ref, transaction: record.transaction)
     }
 
     /// When the store may delete a record whose code expires at a time.

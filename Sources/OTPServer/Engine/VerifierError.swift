@@ -21,7 +21,7 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
             case rateLimited, resendTooSoon, maxSendsReached, deliveryFailed
             case invalidDestination, destinationChannelMismatch, channelNotSupported, callingCodeNotAllowed
             case invalidIdempotencyKey, idempotencyKeyReused, storeUnavailable, internalFailure
-            case codeAlreadyUsed
+            case codeAlreadyUsed, invalidRef, invalidTransaction
         }
 
         fileprivate let base: Base
@@ -64,6 +64,12 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
         public static let internalFailure = Kind(base: .internalFailure)
         /// An authenticator code was already accepted for its time step (a replay).
         public static let codeAlreadyUsed = Kind(base: .codeAlreadyUsed)
+
+        /// The start's `ref` is empty, over ``StartRequest/maxRefCharacters`` characters, or holds
+        /// control characters.
+        public static let invalidRef = Kind(base: .invalidRef)
+        /// The start's transaction breaks a rule of ``TransactionDetails/problem``.
+        public static let invalidTransaction = Kind(base: .invalidTransaction)
 
         /// The kind's name, such as `incorrectCode`.
         public var description: String { base.rawValue }
@@ -230,6 +236,10 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
     public static let callingCodeNotAllowed = VerifierError(.callingCodeNotAllowed, channel: .sms)
     /// The destination is malformed.
     public static let invalidDestination = VerifierError(.invalidDestination)
+    /// The start's `ref` is not 1 to 128 characters without control characters.
+    public static let invalidRef = VerifierError(.invalidRef)
+    /// The start's transaction is malformed.
+    public static let invalidTransaction = VerifierError(.invalidTransaction)
     /// The crypto library failed.
     public static let internalFailure = VerifierError(.internalFailure)
 

@@ -34,11 +34,15 @@ public struct LifecycleEvent: Sendable, Equatable {
     public var to: String
     /// When it happened.
     public var at: Date
+    /// The caller's reference from the start, if it gave one.
+    public var ref: String?
 
     /// Creates an event.
     public init(
-        id: String, kind: Kind, verificationID: String, channel: Channel, to: String, at: Date
+        id: String, kind: Kind, verificationID: String, channel: Channel, to: String, at: Date,
+        ref: String? = nil
     ) {
+        self.ref = ref
         self.id = id
         self.kind = kind
         self.verificationID = verificationID
@@ -52,7 +56,8 @@ public struct LifecycleEvent: Sendable, Equatable {
         self.init(
             id: Self.id(kind, verificationID: record.id, codeNumber: record.sendsUsed), kind: kind,
             verificationID: record.id, channel: record.channel,
-            to: Destination.mask(channel: record.channel, address: record.destination), at: now)
+            to: Destination.mask(channel: record.channel, address: record.destination), at: now,
+            ref: record.ref)
     }
 
     /// The id of the event of `kind` about a verification's `codeNumber`-th code.

@@ -42,14 +42,21 @@ public struct VerificationRecord: Sendable, Equatable {
     /// The language of the verification's messages (`en`, `de`, `ar`, `ja`), or `nil` for the
     /// server's default.
     public var locale: String?
+    /// The caller's opaque reference from the start, at most ``StartRequest/maxRefCharacters`` characters.
+    public var ref: String?
+    /// The transaction the codes approve; every code's hash covers it.
+    public var transaction: TransactionDetails?
 
     /// Creates a record.
     public init(
         id: String, channel: Channel, destination: String, codeLength: Int, codeHash: [UInt8], state: State,
         attemptsLeft: Int, sendsUsed: Int, createdAt: Date, expiresAt: Date, resendAvailableAt: Date?,
-        purgeAt: Date, resendLease: ResendLease? = nil, locale: String? = nil
+        purgeAt: Date, resendLease: ResendLease? = nil, locale: String? = nil, ref: String? = nil,
+        transaction: TransactionDetails? = nil
     ) {
         self.locale = locale
+        self.ref = ref
+        self.transaction = transaction
         self.id = id
         self.channel = channel
         self.destination = destination
@@ -118,5 +125,15 @@ public struct CodeUpdate: Sendable, Equatable {
         self.expiresAt = expiresAt
         self.resendAvailableAt = resendAvailableAt
         self.purgeAt = purgeAt
+    }
+}
+
+extension TransactionDetails {
+    /// A transaction as a store kept it: its canonical JSON.
+    public static func stored(_ json: String) throws(StoreError) -> TransactionDetails {
+        guard let transaction = try? JSONDecoder().decode(TransactionDetails.self, from: Data(json.utf8)),
+            transaction.canonicalJSON == json
+        else { throw StoreError("a stored transaction is not canonical JSON") }
+        return transaction
     }
 }

@@ -4,7 +4,7 @@
 /// while RFC 7515 section 5.2 and RFC 7519 section 4 ask a parser to refuse duplicates or keep the
 /// last. This check refuses duplicates at any depth (compared after unescaping), trailing commas,
 /// lone surrogates, invalid UTF-8, text after the value and nesting deeper than a small limit.
-struct StrictJSON {
+package struct StrictJSON {
     private let bytes: [UInt8]
     private var index = 0
     private let maximumDepth: Int
@@ -15,7 +15,7 @@ struct StrictJSON {
     }
 
     /// Whether `bytes` are exactly one JSON value under these rules.
-    static func isValid(_ bytes: [UInt8], maximumDepth: Int = 16) -> Bool {
+    package static func isValid(_ bytes: [UInt8], maximumDepth: Int = 16) -> Bool {
         var parser = StrictJSON(bytes, maximumDepth: maximumDepth)
         guard parser.value(depth: 0) else { return false }
         parser.skipWhitespace()

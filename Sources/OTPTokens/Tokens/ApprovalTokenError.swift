@@ -20,6 +20,16 @@ public struct ApprovalTokenError: Error, Sendable, Equatable, CustomStringConver
         case notYetValid
         /// The token's lifetime, `exp` minus `iat`, is over the maximum.
         case tooLong
+        /// The token's `nonce` is not the one the backend chose for this sign-in.
+        case wrongNonce
+        /// The token's `ref` is not the expected one.
+        case wrongRef
+        /// The token names another destination than the one expected, or none.
+        case wrongDestination
+        /// The token approves another transaction than the one expected, or none.
+        case wrongTransaction
+        /// The token is for a test destination, and test tokens were not allowed.
+        case testDestination
     }
 
     /// What kind of refusal.
@@ -44,4 +54,9 @@ public struct ApprovalTokenError: Error, Sendable, Equatable, CustomStringConver
     static func expired(_ reason: String) -> Self { Self(.expired, reason) }
     static func notYetValid(_ reason: String) -> Self { Self(.notYetValid, reason) }
     static func tooLong(_ reason: String) -> Self { Self(.tooLong, reason) }
+    static func wrongNonce(_ reason: String) -> Self { Self(.wrongNonce, reason) }
+    static func wrongRef(_ reason: String) -> Self { Self(.wrongRef, reason) }
+    static func wrongDestination(_ reason: String) -> Self { Self(.wrongDestination, reason) }
+    static func wrongTransaction(_ reason: String) -> Self { Self(.wrongTransaction, reason) }
+    static func testDestination(_ reason: String) -> Self { Self(.testDestination, reason) }
 }

@@ -7,7 +7,10 @@ import Foundation
 /// the set, and no `crit`, `jku`, `jwk`, `x5u` or `x5c`; a valid Ed25519 signature over
 /// `header.payload`; and claims with every member, the expected `iss` and `aud`, a lifetime of at
 /// most ``maximumLifetime`` seconds, not expired and not issued in the future, each within the
-/// allowed clock skew. Keys never come from the token.
+/// allowed clock skew; exactly one verified destination (`phone_number` with
+/// `phone_number_verified: true`, or `email` with `email_verified: true`); and whatever
+/// ``ApprovalExpectations`` the caller passes (nonce, ref, destination, transaction; a test
+/// destination's token only when allowed). Keys never come from the token.
 public struct ApprovalTokenVerifier: Sendable {
     /// The longest lifetime, `exp` minus `iat`, of a token that verifies, in seconds.
     public static let maximumLifetime = 600
@@ -46,8 +49,17 @@ public struct ApprovalTokenVerifier: Sendable {
         self.now = now
     }
 
-    /// The claims of `token` when it passes every rule; otherwise the first rule it breaks.
-    public func verify(_ token: String) throws(ApprovalTokenError) -> ApprovalClaims {
+    /// The claims of `token` when it passes every rule and meets `expectations`; otherwise the first
+    /// rule it breaks.
+    public func verify(
+        _ token: String, expecting expectations: ApprovalExpectations = ApprovalExpectations()
+    ) throws(ApprovalTokenError) -> ApprovalClaims {
+        let claims = try verifySignedClaims(token)
+        if let violation = expectations.violation(of: claims) { throw violation }
+        return claims
+    }
+
+    private func verifySignedClaims(_ token: String) throws(ApprovalTokenError) -> ApprovalClaims {
         guard token.utf8.count <= Self.maximumTokenLength else {
             throw .malformed("the token is over \(Self.maximumTokenLength) bytes")
         }
@@ -108,7 +120,8 @@ public struct ApprovalTokenVerifier: Sendable {
             return try JSONDecoder().decode(TokenClaims.self, from: Data(bytes))
         } catch {
             throw .malformed(
-                "the token's claims are not a JSON object with iss, sub, aud, iat, exp, jti and channel")
+                "the token's claims are not a JSON object with iss, sub, aud, iat, exp, jti and channel, "
+                    + "and optional claims of their types")
         }
     }
 
@@ -133,8 +146,21 @@ public struct ApprovalTokenVerifier: Sendable {
         guard Double(claims.iat) <= current + skewSeconds else {
             throw .notYetValid("the token was issued in the future")
         }
+        switch (claims.phoneNumber, claims.email) {
+        case (.some, nil):
+            guard claims.phoneNumberVerified == true, claims.emailVerified == nil else {
+                throw .malformed("the token's phone_number is not marked phone_number_verified: true")
+            }
+        case (nil, .some):
+            guard claims.emailVerified == true, claims.phoneNumberVerified == nil else {
+                throw .malformed("the token's email is not marked email_verified: true")
+            }
+        default:
+            throw .malformed("the token names no verified destination, or two (phone_number and email)")
+        }
         return ApprovalClaims(
             iss: claims.iss, sub: claims.sub, aud: audience, iat: claims.iat, exp: claims.exp,
-            jti: claims.jti, channel: claims.channel)
+            jti: claims.jti, channel: claims.channel, phoneNumber: claims.phoneNumber, email: claims.email,
+            test: claims.test ?? false, ref: claims.ref, nonce: claims.nonce, txn: claims.txn)
     }
 }

@@ -30,4 +30,19 @@ struct TokenClaims: Decodable {
     var exp: Int
     var jti: String
     var channel: String
+    var phoneNumber: String?
+    var phoneNumberVerified: Bool?
+    var email: String?
+    var emailVerified: Bool?
+    var test: Bool?
+    var ref: String?
+    var nonce: String?
+    var txn: TransactionClaim?
+
+    private enum CodingKeys: String, CodingKey {
+        case iss, sub, aud, iat, exp, jti, channel, email, test, ref, nonce, txn
+        case phoneNumber = "phone_number"
+        case phoneNumberVerified = "phone_number_verified"
+        case emailVerified = "email_verified"
+    }
 }

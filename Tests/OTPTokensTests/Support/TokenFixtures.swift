@@ -31,7 +31,8 @@ enum TokenFixtures {
         iss: String = issuer, aud: String = audience, iat: Int = now - 10, exp: Int = now + 290
     ) -> ApprovalClaims {
         ApprovalClaims(
-            iss: iss, sub: "vf_8Jd2kQ", aud: aud, iat: iat, exp: exp, jti: "at_91fZk2", channel: "sms")
+            iss: iss, sub: "vf_8Jd2kQ", aud: aud, iat: iat, exp: exp, jti: "at_91fZk2", channel: "sms",
+            phoneNumber: "+15550100")
     }
 
     static func verifier(
@@ -67,10 +68,11 @@ enum TokenFixtures {
 
     /// The error `verify` throws for `token`, or `nil` when it verifies.
     static func rejection(
-        _ token: String, by verifier: ApprovalTokenVerifier = verifier()
+        _ token: String, by verifier: ApprovalTokenVerifier = verifier(),
+        expecting expectations: ApprovalExpectations = ApprovalExpectations()
     ) -> ApprovalTokenError? {
         do {
-            _ = try verifier.verify(token)
+            _ = try verifier.verify(token, expecting: expectations)
             return nil
         } catch {
             return error
@@ -87,9 +89,10 @@ enum TokenFixtures {
     /// Expects `token` to be refused with `kind`, in a sentence without key material.
     static func expectRejected(
         _ token: String, as kind: ApprovalTokenError.Kind, by verifier: ApprovalTokenVerifier = verifier(),
+        expecting expectations: ApprovalExpectations = ApprovalExpectations(),
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
-        let error = rejection(token, by: verifier)
+        let error = rejection(token, by: verifier, expecting: expectations)
         #expect(error?.kind == kind, sourceLocation: sourceLocation)
         if let error {
             #expect(!error.description.isEmpty, sourceLocation: sourceLocation)
