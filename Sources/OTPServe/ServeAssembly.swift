@@ -193,7 +193,9 @@ struct SignedApprovalTokens: ApprovalTokenIssuing {
 
     /// The claims of an approval: the verified destination in OpenID Connect's names, `test` for a
     /// test destination, and the start's ref and transaction and the hosted flow's nonce.
-    func claims(for subject: ApprovedSubject, audience: String, nonce: String?, issuedAt: Date) -> ApprovalClaims {
+    func claims(
+        for subject: ApprovedSubject, audience: String, nonce: String?, issuedAt: Date
+    ) -> ApprovalClaims {
         let issued = Int(issuedAt.timeIntervalSince1970)
         var generator = SystemRandomNumberGenerator()
         let jti = Base64URL.encode((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })

@@ -234,7 +234,9 @@ enum ServeOptions {
         var found: [TextLanguage: [String: String]] = [:]
         for name in names.sorted() where name.hasSuffix(".txt") {
             let parts = name.dropLast(4).split(separator: ".")
-            guard parts.count == 2, ["sms", "email-subject", "email", "transaction"].contains(String(parts[0])) else {
+            guard parts.count == 2,
+                ["sms", "email-subject", "email", "transaction"].contains(String(parts[0]))
+            else {
                 throw UsageError(
                     "--template-dir: \(name) is not sms.LANG.txt, email-subject.LANG.txt, email.LANG.txt "
                         + "or transaction.LANG.txt")

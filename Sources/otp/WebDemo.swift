@@ -12,9 +12,10 @@ import OTPTokens
 ///
 /// It starts the verification server with the hosted page on one loopback port and a stand-in for
 /// an app's backend on another, starts a hosted verification, and prints the page's address. The
-/// "phone" is the outbox: each code it receives is printed. After approval the browser lands on
-/// the backend's page, which verifies the approval token against the server's published keys, as
-/// a real backend would, and shows its claims.
+/// "phone" is the outbox: each code it receives is printed. After approval the page posts the
+/// approval token to the backend's page (response mode `form_post`), which verifies it against the
+/// server's published keys as a real backend would, expecting the sign-in's nonce and the phone
+/// number it started, and shows its claims.
 enum WebDemo {
     /// Runs until interrupted; returns the exit status.
     static func run(to destination: String, length: Int, cooldown: Int) async -> Int32 {
@@ -30,6 +31,8 @@ enum WebDemo {
             let appOrigin = "http://127.0.0.1:\(appPort)"
             let apiKey = "demo_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
             let outbox = directory.appendingPathComponent("outbox.jsonl").path
+            // What a backend keeps with the sign-in it starts: the token must carry it back.
+            let nonce = "n_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
             var policy = Policy.default
             policy.codeLength = length
             policy.resendCooldowns = [.seconds(cooldown)]
@@ -44,15 +47,14 @@ enum WebDemo {
                     hosted: HostedSpec(publicURL: publicURL, returnOrigins: [appOrigin])))
             let verified = VerifiedLog()
             let app = try HTTPServer(
-                configuration: HTTPServerConfiguration(
-                    host: "127.0.0.1", port: appPort, threads: 1, queryNames: ["state", "token"]),
+                configuration: HTTPServerConfiguration(host: "127.0.0.1", port: appPort, threads: 1),
                 handler: ReturnPage(
                     keySetURL: "\(publicURL)/.well-known/jwks.json", issuer: publicURL, audience: appOrigin,
-                    log: verified))
+                    expected: expectations(nonce: nonce, destination: destination), log: verified))
             let state = UUID().uuidString
             let pageURL = try await startHosted(
                 server: publicURL, apiKey: apiKey, to: destination, returnURL: "\(appOrigin)/verified",
-                state: state)
+                state: state, nonce: nonce)
             say("the hosted page:  \(pageURL)")
             say("the phone:        \(outbox) (codes are printed below as they arrive)")
             say("after approval the browser lands on \(appOrigin)/verified, which checks the token")
@@ -67,16 +69,29 @@ enum WebDemo {
         }
     }
 
+    /// What the stand-in backend expects of the token: its sign-in's nonce, and the destination it
+    /// started, as the server normalises it.
+    private static func expectations(nonce: String, destination: String) -> ApprovalExpectations {
+        guard let parsed = try? Destination.parse(destination, channel: nil) else {
+            return ApprovalExpectations(nonce: nonce)
+        }
+        return parsed.channel == .email
+            ? ApprovalExpectations(nonce: nonce, email: parsed.address)
+            : ApprovalExpectations(nonce: nonce, phoneNumber: parsed.address)
+    }
+
     /// Starts a hosted verification through the API and returns its page's address.
     private static func startHosted(
-        server: String, apiKey: String, to destination: String, returnURL: String, state: String
+        server: String, apiKey: String, to destination: String, returnURL: String, state: String, nonce: String
     ) async throws -> String {
         guard let url = URL(string: "\(server)/v1/verifications") else { throw ServerStartError("bad URL") }
         var request = URLRequest(url: url)
         request.httpMethod = "POST"
         request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization")
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        let body: [String: Any] = ["to": destination, "hosted": ["returnUrl": returnURL, "state": state]]
+        let body: [String: Any] = [
+            "to": destination, "hosted": ["returnUrl": returnURL, "state": state, "nonce": nonce],
+        ]
         request.httpBody = try JSONSerialization.data(withJSONObject: body)
         let (data, _) = try await URLSession(configuration: .ephemeral).data(for: request)
         guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
@@ -131,19 +146,24 @@ enum WebDemo {
     }
 }
 
-/// The stand-in for an app's backend: the return URL's page, which verifies the approval token
-/// against the server's published key set and shows what it found.
+/// The stand-in for an app's backend: the return URL's page, which takes the posted approval
+/// token, verifies it against the server's published key set and the sign-in's expectations, and
+/// shows what it found.
 private struct ReturnPage: HTTPHandler {
     let keySetURL: String
     let issuer: String
     let audience: String
+    let expected: ApprovalExpectations
     let log: VerifiedLog
 
     func handle(_ request: HTTPRequest) -> HTTPReply {
-        guard request.path == "/verified", let token = request.query["token"] else {
+        guard request.path == "/verified", request.method == "POST",
+            let token = FormEncoding.value(of: "token", in: request.body)
+        else {
             return .now(HTTPResponse(status: 404, route: "(demo)"))
         }
-        let state = request.query["state"] ?? ""
+        let state = FormEncoding.value(of: "state", in: request.body) ?? ""
+        let expected = self.expected""
         return .later {
             let sentence: String
             do {
@@ -151,9 +171,10 @@ private struct ReturnPage: HTTPHandler {
                 let (data, _) = try await URLSession(configuration: .ephemeral).data(from: url)
                 let verifier = ApprovalTokenVerifier(
                     keySet: try JSONWebKeySet.decode(Array(data)), issuer: issuer, audience: audience)
-                let claims = try verifier.verify(token)
+                let claims = try verifier.verify(token, expecting: expected)
                 sentence =
-                    "verified: \(claims.sub) by \(claims.channel), state \(state), token good until \(claims.exp)"
+                    "verified: \(claims.phoneNumber ?? claims.email ?? "") (\(claims.sub) by \(claims.channel)), "
+                    + "state \(state), token good until \(claims.exp)"
             } catch {
                 sentence = "the approval token was refused: \(error)"
             }

@@ -17,6 +17,7 @@ import tempfile
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 from selenium import webdriver
@@ -33,6 +34,8 @@ SCREENSHOT_DIR = os.environ.get("OTP_SCREENSHOT_DIR", "")
 CHROMIUM = os.environ.get("OTP_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("OTP_CHROMEDRIVER", "/usr/bin/chromedriver")
 WIDTH, HEIGHT = 390, 844
+# What a backend keeps with its sign-in; the approval token must carry it back as `nonce`.
+NONCE = "browser-nonce-" + secrets.token_hex(8)
 
 # Rate limits lifted so a whole run from one address reaches the rules under test.
 LIFTED_LIMITS = [
@@ -68,10 +71,20 @@ def wait_until(condition, timeout=10.0, interval=0.05, what="condition"):
 
 
 class ReturnSite:
-    """The site a hosted verification returns to: answers every GET with a small page."""
+    """The site a hosted verification returns to: answers every GET with a small page, and keeps
+    the fields of every POST (response mode form_post) in `posted`."""
 
     def __init__(self):
+        posted = []
+        self.posted = posted
+
         class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                fields = urllib.parse.parse_qs(self.rfile.read(length).decode())
+                posted.append({name: values[0] for name, values in fields.items()})
+                self.do_GET()
+
             def do_GET(self):
                 body = b"<!doctype html><html lang='en'><title>Back</title><h1>Back</h1></html>"
                 self.send_response(200)
@@ -156,10 +169,11 @@ class Server:
         except urllib.error.HTTPError as e:
             return e.code, json.loads(e.read() or b"null")
 
-    def start(self, return_origin, state="xyz"):
+    def start(self, return_origin, state="xyz", response_mode="query"):
         """Starts a hosted verification to a fresh number; returns the verification object."""
         to = f"+1555{next(self.numbers):07d}"
-        body = {"to": to, "hosted": {"returnUrl": f"{return_origin}/done", "state": state}}
+        body = {"to": to, "hosted": {"returnUrl": f"{return_origin}/done", "state": state,
+                                     "nonce": NONCE, "responseMode": response_mode}}
         status, answer = self.api("POST", "/v1/verifications", body)
         assert status == 201, (status, answer)
         assert answer.get("hostedUrl"), answer

@@ -623,6 +623,52 @@ class NoJavaScript(unittest.TestCase):
             plain.quit()
 
 
+class FormPost(HostedPageTest):
+    """The default response mode: the token is posted to the return URL, never put in a URL."""
+
+    def token_claims(self, token, on=None, extra=()):
+        on = on or server
+        return subprocess.run(
+            [hosted.OTP_BIN, "token", "verify", token, "--jwks", on.url + "/.well-known/jwks.json",
+             "--audience", return_site.origin, *extra], capture_output=True, text=True, timeout=20)
+
+    def test_the_script_posts_the_token_with_state_and_nonce(self):
+        before = len(return_site.posted)
+        verification = server.start(return_site.origin, state="posted", response_mode="form_post")
+        code = server.code(verification["id"])
+        self.page.open(verification["hostedUrl"])
+        self.page.type(code)
+        wait_until(lambda: len(return_site.posted) > before, what="the POST to the return URL")
+        fields = return_site.posted[-1]
+        self.assertEqual(fields.get("state"), "posted")
+        self.assertNotIn("token=", driver.current_url)
+        self.assertEqual(urllib.parse.urlparse(driver.current_url).path, "/done")
+        good = self.token_claims(fields["token"], extra=("--nonce", hosted.NONCE))
+        self.assertEqual(good.returncode, 0, good.stdout + good.stderr)
+        self.assertIn('"phone_number_verified":true', good.stdout)
+        wrong = self.token_claims(fields["token"], extra=("--nonce", "another-sign-in-nonce"))
+        self.assertEqual(wrong.returncode, 1, wrong.stdout + wrong.stderr)
+
+    def test_without_javascript_continue_posts_the_token(self):
+        plain = hosted.chrome(javascript=False)
+        try:
+            before = len(return_site.posted)
+            verification = server.start(return_site.origin, state="plain-post", response_mode="form_post")
+            code = server.code(verification["id"])
+            plain.get(verification["hostedUrl"])
+            plain.find_element("id", "otp-input").send_keys(code)
+            plain.find_element("id", "otp-submit").click()
+            button = wait_until(lambda: plain.find_element("id", "otp-continue"), what="the Continue button")
+            self.assertEqual(len(return_site.posted), before, "nothing is posted before Continue")
+            button.click()
+            wait_until(lambda: len(return_site.posted) > before, what="the POST after Continue")
+            self.assertEqual(return_site.posted[-1].get("state"), "plain-post")
+            result = self.token_claims(return_site.posted[-1]["token"], extra=("--nonce", hosted.NONCE))
+            self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        finally:
+            plain.quit()
+
+
 class Audit(HostedPageTest):
     def assert_accessible(self, state):
         violations = self.page.axe()

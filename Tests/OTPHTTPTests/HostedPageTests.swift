@@ -67,7 +67,9 @@ struct RecordingIssuer: ApprovalTokenIssuing {
             ] {
                 let response = try await harness.call(
                     "POST", "/v1/verifications",
-                    json: #"{"to":"+15550100","hosted":{"returnUrl":"\#(returnURL)","nonce":"\#(Self.nonce)"}}"#)
+                    json:
+                        #"{"to":"+15550100","hosted":{"returnUrl":"\#(returnURL)","nonce":"\#(Self.nonce)"}}"#
+                )
                 #expect(response.status == 400, "\(returnURL)")
                 #expect(response.errorCode == "invalid_request")
             }
@@ -76,7 +78,7 @@ struct RecordingIssuer: ApprovalTokenIssuing {
                 "POST", "/v1/verifications",
                 json:
                     #"{"to":"+15550100","hosted":{"returnUrl":"\#(Self.returnOrigin)/","state":"\#(state)","#
-                        + #""nonce":"\#(Self.nonce)"}}"#
+                    + #""nonce":"\#(Self.nonce)"}}"#
             )
             #expect(long.status == 400)
             #expect(((try? OutboxSender.entries(path: harness.outbox)) ?? []).isEmpty)
@@ -84,7 +86,9 @@ struct RecordingIssuer: ApprovalTokenIssuing {
         try await Harness.with { harness in
             let response = try await harness.call(
                 "POST", "/v1/verifications",
-                json: #"{"to":"+15550100","hosted":{"returnUrl":"\#(Self.returnOrigin)/","nonce":"\#(Self.nonce)"}}"#)
+                json:
+                    #"{"to":"+15550100","hosted":{"returnUrl":"\#(Self.returnOrigin)/","nonce":"\#(Self.nonce)"}}"#
+            )
             #expect(response.status == 400, "a server without --public-url refuses hosted starts")
             #expect(response.text.contains("--public-url"))
         }

@@ -52,16 +52,19 @@ import Testing
             #expect(claims.test == false)
             // The attacker's own verified number does not sign the victim in.
             await #expect(throws: ApprovalTokenError.self) {
-                _ = try await Self.claims(token, harness, expecting: ApprovalExpectations(phoneNumber: "+15550199"))
+                _ = try await Self.claims(
+                    token, harness, expecting: ApprovalExpectations(phoneNumber: "+15550199"))
             }
         }
     }
 
-    @Test("an email approval names the address; a test destination's token says test and is refused by default")
+    @Test(
+        "an email approval names the address; a test destination's token says test and is refused by default")
     func emailAndTestTokens() async throws {
         var policy = Policy()
         policy.testDestinations = ["+15550155": "123456"]
-        try await Harness.with(policy: policy, checkFloor: .zero, publishableKeys: ["ios": Self.ios]) { harness in
+        try await Harness.with(policy: policy, checkFloor: .zero, publishableKeys: ["ios": Self.ios]) {
+            harness in
             let mail = try await Self.approveThroughApp(harness, body: #"{"to":"alice@example.org"}"#)
             let mailClaims = try await Self.claims(
                 try #require(mail.json["approvalToken"] as? String), harness,
@@ -113,7 +116,8 @@ import Testing
             let messages = try OutboxSender.entries(path: harness.outbox).filter { $0.verificationId == id }
             #expect(messages.last?.body.contains("Approve 12.50 EUR to ACME Ltd.") == true)
             harness.clock.advance(seconds: 31)
-            let resent = try await harness.call("POST", "/v1/verifications/\(id)/resend", key: .some(Self.ios))
+            let resent = try await harness.call(
+                "POST", "/v1/verifications/\(id)/resend", key: .some(Self.ios))
             #expect(resent.status == 200)
             #expect((resent.json["transaction"] as? [String: String])?["payee"] == "ACME Ltd")
             let good = try await harness.call(
@@ -151,7 +155,8 @@ import Testing
 
     @Test("a hosted start needs a nonce of 16 to 128 characters; a publishable key cannot start one")
     func hostedNonceAndKeys() async throws {
-        try await Harness.with(hosted: HostedPageTests.pages(), publishableKeys: ["ios": Self.ios]) { harness in
+        try await Harness.with(hosted: HostedPageTests.pages(), publishableKeys: ["ios": Self.ios]) {
+            harness in
             let origin = HostedPageTests.returnOrigin
             for hosted in [
                 #"{"returnUrl":"\#(origin)/"}"#, #"{"returnUrl":"\#(origin)/","nonce":"short"}"#,
@@ -208,7 +213,8 @@ import Testing
             #expect(form.text.contains(#"<input type="hidden" name="state" value="s&amp;1">"#))
             #expect(
                 form.text.contains(
-                    #"name="token" value="tok.\#(formID).\#(origin).sms.to=+15550100.nonce=\#(Self.nonce).ref=r-1""#))
+                    #"name="token" value="tok.\#(formID).\#(origin).sms.to=+15550100.nonce=\#(Self.nonce).ref=r-1""#
+                ))
             #expect(form.text.contains(#"<button id="otp-continue" type="submit">Continue</button>"#))
             #expect(form.headers["content-security-policy"]?.contains("form-action 'self' \(origin)") == true)
         }
@@ -222,8 +228,11 @@ import Testing
                 json: #"{"to":"+15550100","transaction":\#(Self.payment),"hosted":{"returnUrl":"#
                     + #""\#(HostedPageTests.returnOrigin)/","nonce":"\#(Self.nonce)"}}"#)
             let url = try #require(response.json["hostedUrl"] as? String)
-            let page = try await harness.call("GET", String(url.dropFirst("http://127.0.0.1:8080".count)), key: .some(nil))
-            #expect(page.text.contains("<p id=\"otp-transaction\">Approve 12.50 EUR to \u{2068}ACME Ltd\u{2069}</p>"))
+            let page = try await harness.call(
+                "GET", String(url.dropFirst("http://127.0.0.1:8080".count)), key: .some(nil))
+            #expect(
+                page.text.contains(
+                    "<p id=\"otp-transaction\">Approve 12.50 EUR to \u{2068}ACME Ltd\u{2069}</p>"))
         }
     }
 
@@ -236,7 +245,9 @@ import Testing
             #expect(start.errorCode == "invalid_request")
             let nested = try await harness.call(
                 "POST", "/v1/verifications",
-                json: #"{"to":"+15550100","transaction":{"amount":"1","amount":"2","currency":"EUR","payee":"A"}}"#)
+                json:
+                    #"{"to":"+15550100","transaction":{"amount":"1","amount":"2","currency":"EUR","payee":"A"}}"#
+            )
             #expect(nested.status == 400)
             let id = try await harness.start()
             let check = try await harness.check(id, "x\",\"code\":\"123456")

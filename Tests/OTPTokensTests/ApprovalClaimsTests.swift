@@ -80,21 +80,28 @@ import Testing
             other, as: .wrongNonce, expecting: ApprovalExpectations(nonce: "victim-nonce-11111111"))
         F.expectRejected(other, as: .wrongRef, expecting: ApprovalExpectations(ref: "attempt-2"))
         F.expectRejected(
-            F.token(Self.claims()), as: .wrongNonce, expecting: ApprovalExpectations(nonce: "victim-nonce-11111111"))
+            F.token(Self.claims()), as: .wrongNonce,
+            expecting: ApprovalExpectations(nonce: "victim-nonce-11111111"))
     }
 
     @Test("a token for another transaction, or none, fails the transaction expectation")
     func transactionTampering() throws {
         let txn = try #require(TransactionClaim(Self.payment))
         let token = F.token(Self.claims(txn: txn))
-        #expect((try? F.verifier().verify(token, expecting: ApprovalExpectations(transaction: Self.payment))) != nil)
-        #expect((try? F.verifier().verify(token, expecting: ApprovalExpectations(transactionHash: txn.hash))) != nil)
+        #expect(
+            (try? F.verifier().verify(token, expecting: ApprovalExpectations(transaction: Self.payment)))
+                != nil)
+        #expect(
+            (try? F.verifier().verify(token, expecting: ApprovalExpectations(transactionHash: txn.hash)))
+                != nil)
         var other = Self.payment
         other.payee = "Mallory Ltd"
         F.expectRejected(token, as: .wrongTransaction, expecting: ApprovalExpectations(transaction: other))
         F.expectRejected(
-            F.token(Self.claims()), as: .wrongTransaction, expecting: ApprovalExpectations(transaction: Self.payment))
-        F.expectRejected(token, as: .wrongTransaction, expecting: ApprovalExpectations(transactionHash: "AAAA"))
+            F.token(Self.claims()), as: .wrongTransaction,
+            expecting: ApprovalExpectations(transaction: Self.payment))
+        F.expectRejected(
+            token, as: .wrongTransaction, expecting: ApprovalExpectations(transactionHash: "AAAA"))
         // A txn whose shown payee differs from what its hash covers is refused too.
         var forged = txn
         forged.payee = "Mallory Ltd"
@@ -107,18 +114,22 @@ import Testing
     func testDestinations() {
         let token = F.token(Self.claims(test: true))
         F.expectRejected(token, as: .testDestination, expecting: ApprovalExpectations())
-        #expect((try? F.verifier().verify(token, expecting: ApprovalExpectations(allowsTestDestinations: true))) != nil)
+        #expect(
+            (try? F.verifier().verify(token, expecting: ApprovalExpectations(allowsTestDestinations: true)))
+                != nil)
     }
 
     @Test("a token naming no verified destination, or two, or one not marked verified, is malformed")
     func destinationRequired() {
         let none = Self.claims(phoneNumber: nil)
         F.expectRejected(F.token(none), as: .malformed)
-        F.expectRejected(F.token(Self.claims(phoneNumber: "+15550100", email: "a@example.org")), as: .malformed)
+        F.expectRejected(
+            F.token(Self.claims(phoneNumber: "+15550100", email: "a@example.org")), as: .malformed)
         let unverified =
             #"{"aud":"https://app.example.com","channel":"sms","exp":\#(F.now + 100),"iat":\#(F.now),"#
             + #""iss":"https://otp.example.com","jti":"j","phone_number":"+15550100","#
             + #""phone_number_verified":false,"sub":"s"}"#
-        F.expectRejected(F.token(header: F.header(), payload: unverified, signedBy: F.currentKey), as: .malformed)
+        F.expectRejected(
+            F.token(header: F.header(), payload: unverified, signedBy: F.currentKey), as: .malformed)
     }
 }

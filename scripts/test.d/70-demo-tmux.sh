@@ -108,13 +108,20 @@ for _ in $(seq 100); do grep -q '^phone: your code is ' "$work/web.out" 2>/dev/n
 page=$(sed -n 's/^the hosted page:  //p' "$work/web.out")
 code=$(sed -n 's/^phone: your code is //p' "$work/web.out" | tail -n 1)
 [ -n "$page" ] && [ -n "$code" ] || { echo "no page or code: $(cat "$work/web.out" "$work/web.err")"; kill "$web"; exit 1; }
-landed=$(curl -s -L -X POST -H "Content-Type: application/x-www-form-urlencoded" -d "code=$code" "$page/check")
-echo "$landed" | grep -q "verified: vf_" || { echo "the app did not verify the token: $landed"; kill "$web"; exit 1; }
-for _ in $(seq 50); do grep -q '^verified: vf_' "$work/web.out" && break; sleep 0.1; done
+# Without JavaScript the page answers a form that posts the token to the app (form_post); press its button.
+back=$(curl -s -X POST -H "Content-Type: application/x-www-form-urlencoded" -d "code=$code" "$page/check")
+action=$(echo "$back" | sed -n 's/.*<form id="otp-return" method="post" action="\([^"]*\)".*/\1/p')
+token=$(echo "$back" | sed -n 's/.*name="token" value="\([^"]*\)".*/\1/p')
+state=$(echo "$back" | sed -n 's/.*name="state" value="\([^"]*\)".*/\1/p')
+[ -n "$action" ] && [ -n "$token" ] || { echo "no return form: $back"; kill "$web"; exit 1; }
+case "$back" in *"$token"*"Continue"*) ;; *) echo "no Continue button: $back"; kill "$web"; exit 1 ;; esac
+landed=$(curl -s -X POST --data-urlencode "state=$state" --data-urlencode "token=$token" "$action")
+echo "$landed" | grep -q "verified: +1" || { echo "the app did not verify the token: $landed"; kill "$web"; exit 1; }
+for _ in $(seq 50); do grep -q '^verified: +1' "$work/web.out" && break; sleep 0.1; done
 kill -INT "$web"
 wait "$web" || { echo "otp demo --web did not exit cleanly on SIGINT"; exit 1; }
-grep -q '^verified: vf_' "$work/web.out" || { echo "the terminal did not show the verified token"; exit 1; }
-echo "  ok: page, phone, form post, 303 to the app, token verified there, clean stop"
+grep -q '^verified: +1' "$work/web.out" || { echo "the terminal did not show the verified token"; exit 1; }
+echo "  ok: page, phone, form post, the token posted to the app and verified there (nonce, number), clean stop"
 
 echo "demo: stdin that is not a terminal gets a clear message"
 set +e

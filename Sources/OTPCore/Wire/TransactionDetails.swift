@@ -35,7 +35,8 @@ public struct TransactionDetails: Codable, Sendable, Equatable, Hashable {
                 + "(digits, at most one point, at most \(Self.maxAmountCharacters) characters)."
         }
         if currency.utf8.count != 3 || !currency.utf8.allSatisfy({ (0x41...0x5A).contains($0) }) {
-            return "\"transaction.currency\" must be an ISO 4217 code: three upper-case letters such as \"EUR\"."
+            return
+                "\"transaction.currency\" must be an ISO 4217 code: three upper-case letters such as \"EUR\"."
         }
         if !Self.isPrintable(payee, atMost: Self.maxPayeeCharacters) {
             return "\"transaction.payee\" must be 1 to \(Self.maxPayeeCharacters) characters "

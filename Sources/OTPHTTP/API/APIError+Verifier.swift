@@ -81,11 +81,14 @@ extension APIError {
         case .invalidRef:
             self.init(
                 code: .invalidRequest,
-                message: "\"ref\" must be 1 to \(StartRequest.maxRefCharacters) characters without control characters.")
+                message:
+                    "\"ref\" must be 1 to \(StartRequest.maxRefCharacters) characters without control characters."
+            )
         case .invalidTransaction:
             self.init(
                 code: .invalidRequest,
-                message: "\"transaction\" needs a decimal \"amount\", an ISO 4217 \"currency\" and a \"payee\" "
+                message:
+                    "\"transaction\" needs a decimal \"amount\", an ISO 4217 \"currency\" and a \"payee\" "
                     + "of at most \(TransactionDetails.maxPayeeCharacters) characters.")
         case .storeUnavailable:
             self.init(code: .storeUnavailable, message: "The verification service is unavailable. Try again.")

@@ -187,7 +187,8 @@ public struct APIHandler: HTTPHandler {
             if caller?.isPublishable == true {
                 let error = APIError(
                     code: .forbidden,
-                    message: "A publishable key cannot start a hosted verification; start it from your server.")
+                    message:
+                        "A publishable key cannot start a hosted verification; start it from your server.")
                 return .now(APIResponses.error(error, route: route.template))
             }
             guard let hosted else {
@@ -316,10 +317,12 @@ public struct APIHandler: HTTPHandler {
             }
             return .deferred { answer in
                 let finish: @Sendable (Result<Verification, VerifierError>) -> Void = { result in
-                    if let tokens, case .success(let verification) = result, verification.status == .approved {
+                    if let tokens, case .success(let verification) = result, verification.status == .approved
+                    {
                         Task {
                             let response = await Self.approvalAnswer(
-                                verification, route: route, metrics: metrics, tokens: tokens, verifier: verifier)
+                                verification, route: route, metrics: metrics, tokens: tokens,
+                                verifier: verifier)
                             answer.send(response, notBefore: earliest)
                         }
                         return

@@ -87,7 +87,8 @@ enum RequestBodies {
                 APIResponses.invalidRequest(
                     "The body must be a JSON object, each member named once, with a string \"to\", optional "
                         + "strings \"channel\", \"locale\", \"proof\" and \"ref\", an optional \"transaction\" "
-                        + "object, and an optional \"hosted\" object with a string \"returnUrl\" and \"nonce\".")
+                        + "object, and an optional \"hosted\" object with a string \"returnUrl\" and \"nonce\"."
+                )
             )
         }
         guard !parsed.to.isEmpty, parsed.to.utf8.count <= maxDestinationBytes else {
@@ -148,13 +149,17 @@ enum RequestBodies {
                 return .failure(
                     APIResponses.invalidRequest(
                         "\"hosted.nonce\" is required: \(nonceLengths.lowerBound) to \(nonceLengths.upperBound) "
-                            + "printable ASCII characters without spaces, chosen by your backend for this sign-in."))
+                            + "printable ASCII characters without spaces, chosen by your backend for this sign-in."
+                    ))
             }
-            guard let mode = ResponseMode(rawValue: hosted.responseMode ?? ResponseMode.formPost.rawValue) else {
+            guard let mode = ResponseMode(rawValue: hosted.responseMode ?? ResponseMode.formPost.rawValue)
+            else {
                 return .failure(
-                    APIResponses.invalidRequest("\"hosted.responseMode\" must be \"form_post\" or \"query\"."))
+                    APIResponses.invalidRequest("\"hosted.responseMode\" must be \"form_post\" or \"query\".")
+                )
             }
-            start.hosted = HostedStart(returnURL: hosted.returnUrl, state: state, nonce: nonce, responseMode: mode)
+            start.hosted = HostedStart(
+                returnURL: hosted.returnUrl, state: state, nonce: nonce, responseMode: mode)
         }
         return .success(start)
     }
@@ -173,7 +178,9 @@ enum RequestBodies {
     /// `nil` and goes to ``decodedStart(_:)``. The fuzz target keeps the two equal.
     static func plainStart(_ body: [UInt8]) -> StartBody? {
         guard let members = plainStringMembers(body), let to = members["to"] else { return nil }
-        for name in members.keys where !["to", "channel", "locale", "proof", "ref"].contains(name) { return nil }
+        for name in members.keys where !["to", "channel", "locale", "proof", "ref"].contains(name) {
+            return nil
+        }
         return StartBody(
             to: to, channel: members["channel"], hosted: nil, proof: members["proof"],
             locale: members["locale"], ref: members["ref"])

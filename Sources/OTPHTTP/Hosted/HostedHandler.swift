@@ -158,15 +158,19 @@ struct HostedHandler: Sendable {
         switch outcome {
         case .success(let verification):
             guard verification.status == .approved else {
-                if isForm { return await page(link: link, token: token, text: text, route: route, status: nil) }
+                if isForm {
+                    return await page(link: link, token: token, text: text, route: route, status: nil)
+                }
                 return secured(
                     HTTPResponse(
-                        status: 200, headers: APIResponses.jsonHeaders, body: ResponseJSON.verification(verification),
+                        status: 200, headers: APIResponses.jsonHeaders,
+                        body: ResponseJSON.verification(verification),
                         route: route.template, note: APIResponses.idPrefix(verification.id)))
             }
             guard let approval = await approvalToken(link: link, verification: verification) else {
                 return await failure(
-                    APIError(.storeUnavailable()), link: link, token: token, isForm: isForm, text: text, route: route)
+                    APIError(.storeUnavailable()), link: link, token: token, isForm: isForm, text: text,
+                    route: route)
             }
             switch (link.responseMode, isForm) {
             case (.query, true):
@@ -174,7 +178,11 @@ struct HostedHandler: Sendable {
                     HTTPResponse(
                         status: 303,
                         headers: [
-                            ("Location", HostedPages.redirectURL(returnURL: link.returnURL, state: link.state, token: approval))
+                            (
+                                "Location",
+                                HostedPages.redirectURL(
+                                    returnURL: link.returnURL, state: link.state, token: approval)
+                            )
                         ],
                         route: route.template, note: APIResponses.idPrefix(verification.id)))
             case (.formPost, true):

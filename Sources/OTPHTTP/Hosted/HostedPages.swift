@@ -166,14 +166,15 @@ enum PageToken {
             let mode = RequestBodies.ResponseMode(rawValue: fields[4])
         else { return nil }
         return HostedLink(
-            verificationID: fields[0], returnURL: fields[1], state: fields[2], nonce: fields[3], responseMode: mode)
+            verificationID: fields[0], returnURL: fields[1], state: fields[2], nonce: fields[3],
+            responseMode: mode)
     }
 }
 
 /// `application/x-www-form-urlencoded`, as a page without JavaScript posts it.
-enum FormEncoding {
+package enum FormEncoding {
     /// The value of a field in a form body, decoded; `nil` when the field is absent.
-    static func value(of name: String, in body: [UInt8]) -> String? {
+    package static func value(of name: String, in body: [UInt8]) -> String? {
         for pair in body.split(separator: UInt8(ascii: "&")) {
             let parts = pair.split(
                 separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)

@@ -141,8 +141,10 @@ public enum MessageTemplate {
         code: String, appName: String, policy: Policy, language: TextLanguage,
         transaction: TransactionDetails? = nil
     ) -> String {
-        let sentence = approval(transaction, policy: policy, language: language) + MessageTemplates.fill(
-            policy.templates.texts(language).sms, code: code, app: appName, minutes: minutes(policy))
+        let sentence =
+            approval(transaction, policy: policy, language: language)
+            + MessageTemplates.fill(
+                policy.templates.texts(language).sms, code: code, app: appName, minutes: minutes(policy))
         var extra: [String] = []
         if let hash = policy.androidAppHash, !hash.isEmpty { extra.append(hash) }
         if let line = originBoundLine(code: code, policy: policy) { extra.append(line) }
@@ -159,7 +161,8 @@ public enum MessageTemplate {
         while !name.isEmpty,
             SMSSegments.count(
                 templatedSMS(
-                    code: code, appName: name, policy: policy, language: language, transaction: transaction)) > 1
+                    code: code, appName: name, policy: policy, language: language, transaction: transaction))
+                > 1
         {
             name.removeLast()
             while name.last?.isWhitespace == true { name.removeLast() }
@@ -191,7 +194,8 @@ public enum MessageTemplate {
         case .email:
             let sentence =
                 approval(transaction, policy: policy, language: language)
-                + MessageTemplates.fill(texts.email, code: code, app: policy.appName, minutes: minutes(policy))
+                + MessageTemplates.fill(
+                    texts.email, code: code, app: policy.appName, minutes: minutes(policy))
             let text =
                 originBoundLine(code: code, policy: policy).map { sentence + "\n\n" + $0 + "\n" }
                 ?? sentence + "\n"

@@ -45,7 +45,8 @@ public struct MessageTemplates: Sendable, Hashable {
     /// The transaction sentence of a language, filled: its override, else the built-in one.
     public func transactionSentence(_ transaction: TransactionDetails, language: TextLanguage) -> String {
         let template =
-            texts(language).transaction ?? Self.builtInTransaction[language] ?? Self.builtInTransaction[.english]!
+            texts(language).transaction ?? Self.builtInTransaction[language]
+            ?? "Approve {amount} {currency} to {payee}."
         return template.replacing("{amount}", with: transaction.amount)
             .replacing("{currency}", with: transaction.currency).replacing("{payee}", with: transaction.payee)
     }

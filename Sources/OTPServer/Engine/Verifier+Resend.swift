@@ -40,7 +40,8 @@ extension Verifier {
             codeHash = try hash(id: id, code: code, transaction: record.transaction)
             let message = MessageTemplate.message(
                 verificationID: id, channel: begun.channel, to: begun.destination, code: code, policy: policy,
-                language: record.locale.flatMap(TextLanguage.init(rawValue:)), transaction: record.transaction)
+                language: record.locale.flatMap(TextLanguage.init(rawValue:)), transaction: record.transaction
+            )
             try await deliver(message, isTest: fixedCode != nil)
         } catch {
             try? await store.abandonResend(id: id, token: lease.token)

@@ -55,7 +55,8 @@ extension Verifier {
         }
 
         do {
-            try await deliver(message(for: record, code: code, request: request), isTest: plan.fixedCode != nil)
+            try await deliver(
+                message(for: record, code: code, request: request), isTest: plan.fixedCode != nil)
         } catch {
             _ = try? await store.cancel(id: record.id, now: now)
             if let claim { try? await store.releaseIdempotencyKey(claim.key, verificationID: record.id) }
@@ -170,8 +171,9 @@ extension Verifier {
 
     /// The request's destination, judged: it parses, and its channel and calling code are allowed.
     private func startDestination(_ request: StartRequest) throws(VerifierError) -> Destination {
-        if let ref = request.ref, ref.isEmpty || ref.count > StartRequest.maxRefCharacters
-            || ref.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        if let ref = request.ref,
+            ref.isEmpty || ref.count > StartRequest.maxRefCharacters
+                || ref.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         {
             throw .invalidRef
         }
@@ -225,7 +227,8 @@ extension Verifier {
         let expiresAt = now.adding(policy.codeLifetime)
         let record = VerificationRecord(
             id: id, channel: plan.destination.channel, destination: plan.destination.address,
-            codeLength: policy.codeFormat.length, codeHash: try hash(id: id, code: code, transaction: request.transaction), state: .pending,
+            codeLength: policy.codeFormat.length,
+            codeHash: try hash(id: id, code: code, transaction: request.transaction), state: .pending,
             attemptsLeft: policy.maxAttempts, sendsUsed: 1, createdAt: now, expiresAt: expiresAt,
             resendAvailableAt: policy.maxSends > 1 ? now.adding(policy.cooldown(afterSend: 1)) : nil,
             purgeAt: purgeTime(after: expiresAt), locale: (request.locale ?? policy.defaultLocale).rawValue,

@@ -104,8 +104,9 @@ public final class Verifier: Sendable {
         }
     }
 
-    /// What an approval proves, for signing it: the full destination and what the start bound
-    /// to it. `nil` unless the verification exists and is approved.
+    /// What an approval proves, for signing it: the destination and what the start bound to it.
+    ///
+    /// `nil` unless the verification exists and is approved.
     public func approvedSubject(id: String) async throws(VerifierError) -> ApprovedSubject? {
         guard VerificationID.isWellFormed(id) else { return nil }
         let found = try await storeCall { () async throws(StoreError) in try await store.record(id: id) }

@@ -98,7 +98,8 @@ public struct TransactionClaim: Sendable, Equatable, Decodable {
     /// Makes the claim for a transaction; `nil` when the crypto library failed.
     public init?(_ transaction: TransactionDetails) {
         guard let hash = Self.hash(of: transaction) else { return nil }
-        self.init(amount: transaction.amount, currency: transaction.currency, payee: transaction.payee, hash: hash)
+        self.init(
+            amount: transaction.amount, currency: transaction.currency, payee: transaction.payee, hash: hash)
     }
 
     /// Makes the claim from its values.
