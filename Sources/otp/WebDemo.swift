@@ -82,7 +82,8 @@ enum WebDemo {
 
     /// Starts a hosted verification through the API and returns its page's address.
     private static func startHosted(
-        server: String, apiKey: String, to destination: String, returnURL: String, state: String, nonce: String
+        server: String, apiKey: String, to destination: String, returnURL: String, state: String,
+        nonce: String
     ) async throws -> String {
         guard let url = URL(string: "\(server)/v1/verifications") else { throw ServerStartError("bad URL") }
         var request = URLRequest(url: url)
@@ -163,7 +164,7 @@ private struct ReturnPage: HTTPHandler {
             return .now(HTTPResponse(status: 404, route: "(demo)"))
         }
         let state = FormEncoding.value(of: "state", in: request.body) ?? ""
-        let expected = self.expected""
+        let expected = self.expected
         return .later {
             let sentence: String
             do {
