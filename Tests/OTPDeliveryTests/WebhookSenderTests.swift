@@ -32,10 +32,11 @@ import Testing
         let header = try #require(headers["x-otp-signature"])
         #expect(
             header
-                == (try WebhookSender.signature(body: Array(body), secret: secret, timestamp: 1_800_000_000)))
+                == (try WebhookSender.signature(
+                    body: Array(body), secret: secret, purpose: .delivery, timestamp: 1_800_000_000)))
         #expect(
             WebhookSender.verify(
-                header: header, body: Array(body), secret: secret,
+                header: header, body: Array(body), secret: secret, purpose: .delivery,
                 now: Date(timeIntervalSince1970: 1_800_000_100)))
         let object = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
         #expect(object["verificationId"] as? String == "vf_hook")
@@ -46,36 +47,102 @@ import Testing
         #expect(object["sentAt"] as? String == "2027-01-15T08:00:00.250Z")
     }
 
-    @Test("the signature is HMAC-SHA256 of the timestamp, a dot and the body (known answer)")
+    @Test(
+        "the signature is HMAC-SHA256 of the timestamp, the purpose and the body, dot separated (known answer)"
+    )
     func knownAnswer() throws {
-        // RFC 4231 case 2's key and text behind the timestamp; the value was computed with Python's hmac module.
+        // RFC 4231 case 2's key and text behind the timestamp and purpose; the value was computed with
+        // Python's hmac module.
         let signature = try WebhookSender.signature(
-            body: Array("what do ya want for nothing?".utf8), secret: Array("Jefe".utf8),
+            body: Array("what do ya want for nothing?".utf8), secret: Array("Jefe".utf8), purpose: .delivery,
             timestamp: 1_800_000_000)
         #expect(
-            signature == "t=1800000000,v1=ab5a2e6f7ddd4f6783bae7a65618acf1b188b4ca973bbebbbdeb60024ee0f3f3")
+            signature
+                == "t=1800000000,p=delivery,v1=36d7f1da96c57ce8d198f82d9308958ae84f915dea5438bd0964d7318db3fb71"
+        )
+    }
+
+    @Test("a signature made for one purpose does not verify for another, under the same secret")
+    func purposes() throws {
+        let body = Array(#"{"id":"evt_1"}"#.utf8)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        for made in WebhookSender.SignaturePurpose.allCases {
+            let header = try WebhookSender.signature(
+                body: body, secret: secret, purpose: made, timestamp: 1_800_000_000)
+            for checked in WebhookSender.SignaturePurpose.allCases {
+                #expect(
+                    WebhookSender.verify(
+                        header: header, body: body, secret: secret, purpose: checked, now: now)
+                        == (made == checked), "\(made) checked as \(checked)")
+            }
+            // The purpose in the header is informative: changing it does not change what was signed.
+            let relabelled = header.replacingOccurrences(of: "p=\(made.rawValue)", with: "p=delivery")
+            #expect(
+                !WebhookSender.verify(
+                    header: relabelled, body: body, secret: secret, purpose: .delivery, now: now)
+                    || made == .delivery)
+        }
+    }
+
+    @Test("any timestamp outside the tolerance is refused without trapping, the extremes included")
+    func extremeTimestamps() throws {
+        let body = Array("{}".utf8)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        for t in [Int64.min, Int64.min + 1, -1, 0, Int64.max, Int64.max - 1, 1_800_000_301, 1_799_999_699] {
+            let header = "t=\(t),p=delivery,v1=" + String(repeating: "0", count: 64)
+            #expect(
+                !WebhookSender.verify(
+                    header: header, body: body, secret: secret, purpose: .delivery, now: now))
+            let signed = try WebhookSender.signature(
+                body: body, secret: secret, purpose: .delivery, timestamp: t)
+            #expect(
+                !WebhookSender.verify(
+                    header: signed, body: body, secret: secret, purpose: .delivery, now: now))
+        }
+        let signed = try WebhookSender.signature(
+            body: body, secret: secret, purpose: .delivery, timestamp: Int64.min)
+        for instant in [Date.distantFuture, Date.distantPast, Date(timeIntervalSince1970: .infinity)] {
+            #expect(
+                !WebhookSender.verify(
+                    header: signed, body: body, secret: secret, purpose: .delivery, now: instant))
+        }
     }
 
     @Test("a receiver refuses a replayed, tampered, unsigned or foreign-key request")
     func verifyRefuses() throws {
         let body = Array(#"{"verificationId":"vf_x"}"#.utf8)
-        let header = try WebhookSender.signature(body: body, secret: secret, timestamp: 1_800_000_000)
+        let header = try WebhookSender.signature(
+            body: body, secret: secret, purpose: .delivery, timestamp: 1_800_000_000)
         let at = { (seconds: Double) in Date(timeIntervalSince1970: seconds) }
-        #expect(WebhookSender.verify(header: header, body: body, secret: secret, now: at(1_800_000_300)))
-        #expect(WebhookSender.verify(header: header, body: body, secret: secret, now: at(1_799_999_700)))
-        #expect(!WebhookSender.verify(header: header, body: body, secret: secret, now: at(1_800_000_301)))
-        #expect(!WebhookSender.verify(header: header, body: body, secret: secret, now: at(1_799_999_699)))
         #expect(
-            !WebhookSender.verify(header: header, body: body + [0x20], secret: secret, now: at(1_800_000_000))
+            WebhookSender.verify(
+                header: header, body: body, secret: secret, purpose: .delivery, now: at(1_800_000_300)))
+        #expect(
+            WebhookSender.verify(
+                header: header, body: body, secret: secret, purpose: .delivery, now: at(1_799_999_700)))
+        #expect(
+            !WebhookSender.verify(
+                header: header, body: body, secret: secret, purpose: .delivery, now: at(1_800_000_301)))
+        #expect(
+            !WebhookSender.verify(
+                header: header, body: body, secret: secret, purpose: .delivery, now: at(1_799_999_699)))
+        #expect(
+            !WebhookSender.verify(
+                header: header, body: body + [0x20], secret: secret, purpose: .delivery,
+                now: at(1_800_000_000))
         )
         #expect(
             !WebhookSender.verify(
-                header: header, body: body, secret: Array("other".utf8), now: at(1_800_000_000)))
+                header: header, body: body, secret: Array("other".utf8), purpose: .delivery,
+                now: at(1_800_000_000)))
         let moved = header.replacingOccurrences(of: "t=1800000000", with: "t=1800000100")
-        #expect(!WebhookSender.verify(header: moved, body: body, secret: secret, now: at(1_800_000_100)))
+        #expect(
+            !WebhookSender.verify(
+                header: moved, body: body, secret: secret, purpose: .delivery, now: at(1_800_000_100)))
         for bad in ["", "v1=abc", "t=1800000000", "sha256=00"] {
             #expect(
-                !WebhookSender.verify(header: bad, body: body, secret: secret, now: at(1_800_000_000)),
+                !WebhookSender.verify(
+                    header: bad, body: body, secret: secret, purpose: .delivery, now: at(1_800_000_000)),
                 "\(bad)")
         }
     }

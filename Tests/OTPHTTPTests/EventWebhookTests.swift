@@ -84,11 +84,16 @@ import Testing
                 #expect(
                     WebhookSender.verify(
                         header: request.signature, body: request.body, secret: Array(Self.secret.utf8),
-                        now: harness.clock.now))
+                        purpose: .event, now: harness.clock.now))
+                #expect(
+                    !WebhookSender.verify(
+                        header: request.signature, body: request.body, secret: Array(Self.secret.utf8),
+                        purpose: .delivery, now: harness.clock.now),
+                    "an event cannot be replayed as a delivery under the same secret")
                 #expect(
                     !WebhookSender.verify(
                         header: request.signature, body: request.body, secret: Array("other".utf8),
-                        now: harness.clock.now))
+                        purpose: .event, now: harness.clock.now))
                 #expect(event["channel"] == "sms")
                 #expect(
                     event["to"]?.hasSuffix("01") == true || event["to"]?.hasSuffix("02") == true

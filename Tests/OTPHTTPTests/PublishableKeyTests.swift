@@ -182,7 +182,12 @@ final class GuardStub: @unchecked Sendable {
             let signature = try #require(stub.signatures.last)
             #expect(
                 WebhookSender.verify(
-                    header: signature, body: seen, secret: Array("guard-secret".utf8), now: Date()))
+                    header: signature, body: seen, secret: Array("guard-secret".utf8), purpose: .guard,
+                    now: Date()))
+            #expect(
+                !WebhookSender.verify(
+                    header: signature, body: seen, secret: Array("guard-secret".utf8), purpose: .delivery,
+                    now: Date()))
             stub.answer(#"{"allow":false,"reason":"CAPTCHA failed"}"#)
             let refused = try await harness.call(
                 "POST", "/v1/verifications", json: #"{"to":"+15550131"}"#, key: .some(Self.ios))

@@ -90,31 +90,55 @@ enum CurlTransfer {
     ///
     /// A transport failure (refused connection, timeout, TLS, a rejected SMTP command) throws a
     /// `DeliveryError` whose reason starts with `what`.
-    /// The most transfers in flight at once, across every sender of the process.
+    /// A bound on the transfers in flight at once for one kind of call, across the process.
     ///
-    /// Each transfer holds a thread for as long as its provider takes (up to its timeout). Past
-    /// the bound a delivery fails at once, so a hanging provider and a burst of starts cannot
-    /// create thousands of threads; the server answers 502 `delivery_failed` quickly instead.
-    static let maximumInFlight = 64
+    /// Each transfer holds a thread for as long as its endpoint takes (up to its timeout). Past
+    /// the bound a call fails at once, so a hanging endpoint and a burst of starts cannot create
+    /// thousands of threads; the server answers quickly instead. Codes, start guards and events
+    /// each have their own pool: a slow guard or event endpoint never uses up the codes' transfers.
+    final class Pool: Sendable {
+        /// The most transfers in flight at once.
+        let maximumInFlight: Int
+        /// Transfers in flight now.
+        let inFlight = Locked(0)
 
-    /// Transfers in flight now.
-    static let inFlight = Locked(0)
+        init(maximumInFlight: Int) {
+            self.maximumInFlight = maximumInFlight
+        }
+
+        /// Counts a transfer in, or `false` when the pool is full.
+        func admit() -> Bool {
+            inFlight.withLock { count in
+                guard count < maximumInFlight else { return false }
+                count += 1
+                return true
+            }
+        }
+
+        /// Counts a finished transfer out.
+        func release() {
+            inFlight.withLock { $0 -= 1 }
+        }
+
+        /// The codes' deliveries: SMS, SMTP and the delivery webhook.
+        static let delivery = Pool(maximumInFlight: 64)
+        /// Start guard calls.
+        static let startGuard = Pool(maximumInFlight: 32)
+        /// Event webhook posts.
+        static let events = Pool(maximumInFlight: 16)
+    }
 
     static func run(
-        _ what: String, configure: @escaping @Sendable (inout CurlHandle) throws(DeliveryError) -> Void
+        _ what: String, pool: Pool = .delivery,
+        configure: @escaping @Sendable (inout CurlHandle) throws(DeliveryError) -> Void
     ) async throws(DeliveryError) -> CurlResponse {
-        let admitted = inFlight.withLock { count in
-            guard count < maximumInFlight else { return false }
-            count += 1
-            return true
-        }
-        guard admitted else {
-            throw DeliveryError("\(what): \(maximumInFlight) deliveries are already in flight")
+        guard pool.admit() else {
+            throw DeliveryError("\(what): \(pool.maximumInFlight) transfers are already in flight")
         }
         let result: Result<CurlResponse, DeliveryError> = await withCheckedContinuation { continuation in
             let thread = Thread {
                 let outcome = perform(what, configure: configure)
-                inFlight.withLock { $0 -= 1 }
+                pool.release()
                 continuation.resume(returning: outcome)
             }
             thread.name = "otp-curl"

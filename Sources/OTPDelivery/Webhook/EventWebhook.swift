@@ -2,7 +2,8 @@ import Foundation
 import OTPCore
 import OTPServer
 
-/// Posts lifecycle events to the operator's endpoint, signed like the delivery webhook.
+/// Posts lifecycle events to the operator's endpoint, signed like the delivery webhook with the
+/// purpose `event`.
 ///
 /// The body is `{"id", "type", "verificationId", "channel", "to", "at"}`: `type` is the event's
 /// kind (`pending`, `approved`, `canceled`, `expired`, `max_attempts_reached`), `to` the masked
@@ -23,7 +24,7 @@ public struct EventWebhook: Sendable {
     ) throws(DeliveryError) {
         endpoint = try SignedEndpoint(
             url: url, secret: secret, timeout: timeout, now: now, kind: "an event webhook",
-            what: "event webhook")
+            what: "event webhook", purpose: .event)
     }
 
     /// The JSON object posted for an event.

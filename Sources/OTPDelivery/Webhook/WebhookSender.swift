@@ -5,10 +5,13 @@ import OTPServer
 /// Hands each message to an HTTP endpoint of your own: one signed JSON POST, no retries.
 ///
 /// The body is `{"verificationId", "channel", "to", "subject", "text", "html", "sentAt"}` and the
-/// `X-OTP-Signature` header is `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">` under the
-/// shared secret, so the receiver can tell the request came from this server and is fresh. A
-/// receiver checks it with ``verify(header:body:secret:now:tolerance:)``, which refuses a
-/// signature more than five minutes from its own clock: a captured request cannot be replayed later.
+/// `X-OTP-Signature` header is `t=<unix seconds>,p=delivery,v1=<hex HMAC-SHA256 of
+/// "<t>.delivery.<body>">` under the shared secret (the secret's UTF-8 bytes are the HMAC key), so
+/// the receiver can tell the request came from this server, is fresh, and is a delivery. A receiver
+/// checks it with ``verify(header:body:secret:purpose:now:tolerance:)``, which refuses a signature
+/// more than five minutes from its own clock (a captured request cannot be replayed later) and one
+/// made for another purpose (a start guard's or an event's request cannot be replayed as a
+/// delivery, even under the same secret).
 public struct WebhookSender: CodeSender {
     /// The endpoint's URL.
     public var url: String { endpoint.url }
@@ -20,7 +23,8 @@ public struct WebhookSender: CodeSender {
         now: @escaping @Sendable () -> Date = { Date() }
     ) throws(DeliveryError) {
         endpoint = try SignedEndpoint(
-            url: url, secret: secret, timeout: timeout, now: now, kind: "a webhook", what: "webhook delivery")
+            url: url, secret: secret, timeout: timeout, now: now, kind: "a webhook", what: "webhook delivery",
+            purpose: .delivery)
     }
 
     /// The JSON object posted for a message.
@@ -34,26 +38,39 @@ public struct WebhookSender: CodeSender {
         var sentAt: Date
     }
 
+    /// What a signature was made for; it is signed with the body, so a request cannot be replayed
+    /// to an endpoint of another kind that shares the secret.
+    public enum SignaturePurpose: String, Sendable, CaseIterable {
+        /// A code handed to the delivery webhook.
+        case delivery
+        /// A start put to the start guard.
+        case `guard`
+        /// A lifecycle event posted to the event webhook.
+        case event
+    }
+
     /// How far a signature's time may be from the receiver's clock: five minutes.
     public static let replayWindow: Duration = .seconds(300)
 
-    /// The `X-OTP-Signature` value for a body sent at `timestamp` (Unix seconds):
-    /// `t=<timestamp>,v1=<hex HMAC-SHA256 of "<timestamp>.<body>">`.
+    /// The `X-OTP-Signature` value for a body sent at `timestamp` (Unix seconds) for `purpose`:
+    /// `t=<timestamp>,p=<purpose>,v1=<hex HMAC-SHA256 of "<timestamp>.<purpose>.<body>">`.
     public static func signature(
-        body: [UInt8], secret: [UInt8], timestamp: Int64
+        body: [UInt8], secret: [UInt8], purpose: SignaturePurpose, timestamp: Int64
     ) throws(DeliveryError) -> String {
         guard
-            let mac = HMACSHA256.authenticationCode(key: secret, message: Array("\(timestamp).".utf8) + body)
+            let mac = HMACSHA256.authenticationCode(
+                key: secret, message: Array("\(timestamp).\(purpose.rawValue).".utf8) + body)
         else {
             throw DeliveryError("the webhook body could not be signed")
         }
-        return "t=\(timestamp),v1=" + Hex.encode(mac)
+        return "t=\(timestamp),p=\(purpose.rawValue),v1=" + Hex.encode(mac)
     }
 
     /// Whether an `X-OTP-Signature` header signs `body` under `secret` at a time within `tolerance`
     /// of `now`; the comparison takes the same time whatever the header holds.
     public static func verify(
-        header: String, body: [UInt8], secret: [UInt8], now: Date, tolerance: Duration = replayWindow
+        header: String, body: [UInt8], secret: [UInt8], purpose: SignaturePurpose, now: Date,
+        tolerance: Duration = replayWindow
     ) -> Bool {
         var timestamp: Int64?
         var presented: String?
@@ -61,12 +78,21 @@ public struct WebhookSender: CodeSender {
             if part.hasPrefix("t=") { timestamp = Int64(part.dropFirst(2)) }
             if part.hasPrefix("v1=") { presented = String(part.dropFirst(3)) }
         }
-        guard let timestamp, let presented,
-            abs(Int64(now.timeIntervalSince1970.rounded(.down)) - timestamp) <= tolerance.components.seconds,
-            let expected = try? signature(body: body, secret: secret, timestamp: timestamp)
+        guard let timestamp, let presented, isFresh(timestamp, now: now, tolerance: tolerance),
+            let expected = try? signature(body: body, secret: secret, purpose: purpose, timestamp: timestamp)
         else { return false }
         return HMACSHA256.constantTimeEqual(
-            Array(expected.utf8), Array("t=\(timestamp),v1=\(presented)".utf8))
+            Array(expected.utf8), Array("t=\(timestamp),p=\(purpose.rawValue),v1=\(presented)".utf8))
+    }
+
+    /// Whether a signature's time is within `tolerance` of `now`, for any `timestamp` at all: the
+    /// difference is taken without overflow, so `t=-9223372036854775808` is simply stale.
+    static func isFresh(_ timestamp: Int64, now: Date, tolerance: Duration) -> Bool {
+        let seconds = now.timeIntervalSince1970.rounded(.down)
+        guard seconds.isFinite, abs(seconds) < 9e18 else { return false }
+        let (difference, overflow) = Int64(seconds).subtractingReportingOverflow(timestamp)
+        guard !overflow else { return false }
+        return difference.magnitude <= UInt64(max(0, tolerance.components.seconds))
     }
 
     /// Posts one message, or throws when the endpoint answered other than 2xx or could not be reached.

@@ -3,7 +3,7 @@ import OTPCore
 import OTPServer
 
 /// The operator's start guard over HTTP: each start is POSTed as JSON, signed like the delivery
-/// webhook (`X-OTP-Signature: t=…,v1=…`), and the endpoint answers `{"allow": true}` to send or
+/// webhook with the purpose `guard` (`X-OTP-Signature: t=…,p=guard,v1=…`), and the endpoint answers `{"allow": true}` to send or
 /// `{"allow": false, "reason": "…"}` to refuse.
 ///
 /// No answer within the timeout, a status other than 200, or a body that is not one of those two
@@ -21,7 +21,8 @@ public struct WebhookStartGuard: StartGuard {
         now: @escaping @Sendable () -> Date = { Date() }
     ) throws(DeliveryError) {
         endpoint = try SignedEndpoint(
-            url: url, secret: secret, timeout: timeout, now: now, kind: "a start guard", what: "start guard")
+            url: url, secret: secret, timeout: timeout, now: now, kind: "a start guard", what: "start guard",
+            purpose: .guard)
     }
 
     private struct Answer: Decodable {
