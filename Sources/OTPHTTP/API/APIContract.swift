@@ -44,7 +44,7 @@ enum APIContract {
             method: "POST", template: "/v1/verifications/{id}/resend", success: [200],
             errors: always + [
                 .notFound, .notPending, .payloadTooLarge, .rateLimited, .resendTooSoon, .maxSendsReached,
-                .deliveryFailed,
+                .deliveryFailed, .startRefused,
             ]),
         Operation(
             method: "POST", template: "/v1/verifications/{id}/cancel", success: [200],

@@ -90,6 +90,14 @@ extension APIError {
                 message:
                     "\"transaction\" needs a decimal \"amount\", an ISO 4217 \"currency\" and a \"payee\" "
                     + "of at most \(TransactionDetails.maxPayeeCharacters) characters.")
+        case .startRefused:
+            let reason = error.reason ?? ""
+            self.init(
+                code: .startRefused,
+                message: reason.isEmpty ? "The start was refused before a code was sent." : reason)
+        case .startGuardUnavailable:
+            self.init(
+                code: .startRefused, message: "The start guard did not answer; no code was sent. Try again later.")
         case .storeUnavailable:
             self.init(code: .storeUnavailable, message: "The verification service is unavailable. Try again.")
         default:

@@ -128,8 +128,14 @@ public struct APIHandler: HTTPHandler {
             return check(request, id: id, address: address, caller: caller)
         case .resend(let id):
             if let denied = denial(caller, id: id, route: route) { return .now(denied) }
+            // A publishable key's resend sends a paid message too: the guard judges it like a start.
+            let screen = startGuard.flatMap { settings in
+                caller?.isPublishable == true || settings.appliesToSecretKeys
+                    ? Self.screen(settings, proof: nil, keyName: caller?.publishableName, metrics: metrics)
+                    : nil
+            }
             return answer(route) { verifier throws(VerifierError) in
-                try await verifier.resend(id: id, clientAddress: address)
+                try await verifier.resend(id: id, clientAddress: address, screen: screen)
             }
         case .totpEnroll, .totpFactor, .totpCheck, .totpRecover, .totpRecoveryCodes:
             return totp(route, request: request, address: address, caller: caller)
@@ -230,15 +236,12 @@ public struct APIHandler: HTTPHandler {
         if judged == nil, let result = verifier.startImmediately(startRequest) {
             return .now(answer(result))
         }
+        let screen = judged.map {
+            Self.screen($0, proof: proof, keyName: caller?.publishableName, metrics: metrics)
+        }
         return .later {
-            if let judged,
-                let refused = await Self.judge(
-                    startRequest, proof: proof, settings: judged, metrics: metrics, route: route)
-            {
-                return refused
-            }
             do throws(VerifierError) {
-                return answer(.success(try await verifier.start(startRequest)))
+                return answer(.success(try await verifier.start(startRequest, screen: screen)))
             } catch {
                 return answer(.failure(error))
             }
@@ -381,36 +384,30 @@ public struct APIHandler: HTTPHandler {
         }
     }
 
-    /// Asks the start guard; returns the answer of a refused start, or `nil` to go on.
-    private static func judge(
-        _ request: StartRequest, proof: String?, settings: StartGuardSettings, metrics: ServerMetrics,
-        route: Route
-    ) async -> HTTPResponse? {
-        // A destination that does not parse is the engine's to refuse, with its own error.
-        guard let destination = try? Destination.parse(request.to, channel: request.channel) else {
-            return nil
-        }
-        let start = GuardedStart(
-            channel: destination.channel, callingCode: destination.callingCode, to: destination.masked,
-            clientAddress: request.clientAddress, keyName: request.owner, proof: proof)
-        let message: String
-        switch await settings.guardian.judge(start) {
-        case .allow:
-            metrics.recordStartGuard("allowed")
-            return nil
-        case .refuse(let reason):
-            metrics.recordStartGuard("refused")
-            message =
-                reason.isEmpty ? "The start was refused before a code was sent." : String(reason.prefix(200))
-        case .unavailable:
-            if settings.failOpen {
-                metrics.recordStartGuard("unavailable_open")
-                return nil
+    /// The start guard as the engine asks it for one request: with the request's proof and key
+    /// name, each verdict counted, and an unavailable guard let through when it fails open.
+    private static func screen(
+        _ settings: StartGuardSettings, proof: String?, keyName: String?, metrics: ServerMetrics
+    ) -> StartScreen {
+        { start in
+            var start = start
+            start.proof = proof
+            start.keyName = keyName
+            let verdict = await settings.guardian.judge(start)
+            switch verdict {
+            case .allow:
+                metrics.recordStartGuard("allowed")
+            case .refuse:
+                metrics.recordStartGuard("refused")
+            case .unavailable:
+                if settings.failOpen {
+                    metrics.recordStartGuard("unavailable_open")
+                    return .allow
+                }
+                metrics.recordStartGuard("unavailable_closed")
             }
-            metrics.recordStartGuard("unavailable_closed")
-            message = "The start guard did not answer; no code was sent. Try again later."
+            return verdict
         }
-        return APIResponses.error(APIError(code: .startRefused, message: message), route: route.template)
     }
 
     /// Returns `response` once `earliest` has come, sleeping (not spinning) until then.

@@ -9,8 +9,12 @@ extension Verifier {
     /// (`maxSendsReached`, `retryAfter` the time until the current code expires), the
     /// cooldown has run (`resendTooSoon`), the global send cap (`rateLimited`). The send is
     /// claimed in the store first, so parallel resends send one message; a delivery
-    /// failure (`deliveryFailed`) leaves the previous code valid and uses up no send.
-    public func resend(id: String, clientAddress: String) async throws(VerifierError) -> Verification {
+    /// failure (`deliveryFailed`) leaves the previous code valid and uses up no send. With
+    /// `screen`, the start guard is asked after those judgements and before the send is claimed
+    /// (`startRefused`, `startGuardUnavailable`).
+    public func resend(
+        id: String, clientAddress: String, screen: StartScreen? = nil
+    ) async throws(VerifierError) -> Verification {
         let now = currentTime()
         let record = try await load(id)
         let lease = ResendLease(
@@ -25,6 +29,17 @@ extension Verifier {
             fixedCode != nil && policy.testDestinationsUnlimited
             ? [] : sendCapPermits(channel: record.channel, address: record.destination)
         try await acquire(global, now: now)
+        if let screen {
+            do {
+                let destination = try Destination.parse(record.destination, channel: record.channel)
+                try await judge(
+                    screen, destination: destination, clientAddress: clientAddress,
+                    owner: nil, isResend: true)
+            } catch {
+                await release(global, now: now)
+                throw error
+            }
+        }
         let claimed = try await storeCall { () async throws(StoreError) in
             try await store.beginResend(id: id, lease: lease, maxSends: policy.maxSends, now: now)
         }

@@ -7,9 +7,16 @@ extension Verifier {
     /// Judged in this order: the destination and channel, the idempotency key (a replay
     /// answers the same verification with `created == false`, a different body
     /// `idempotencyKeyReused`), the rate limits per destination, per client address and in
-    /// all (`rateLimited`), then the code is made, stored and sent. A delivery failure
+    /// all (`rateLimited`), then `screen` (the start guard) when given (`startRefused`,
+    /// `startGuardUnavailable`), then the code is made, stored and sent. A delivery failure
     /// cancels the verification, frees the idempotency key and throws `deliveryFailed`.
-    public func start(_ request: StartRequest) async throws(VerifierError) -> StartResult {
+    ///
+    /// The guard is asked only once the start's own limits have passed, so starts those limits
+    /// refuse cost no guard call; a refused start keeps its place in the limits and gives back
+    /// the send caps, since nothing was sent.
+    public func start(
+        _ request: StartRequest, screen: StartScreen? = nil
+    ) async throws(VerifierError) -> StartResult {
         let now = currentTime()
         let destination = try startDestination(request)
         var claim: IdempotencyClaim?
@@ -27,7 +34,7 @@ extension Verifier {
         let plan = try startPlan(request, destination: destination)
         let record: VerificationRecord
         let code: String
-        if let atomic = atomicStartStore {
+        if let atomic = atomicStartStore, screen == nil {
             (record, code) = try newRecord(plan, request: request, now: now)
             if let replay = try await insertAtomically(
                 record, claim: claim, plan: plan, into: atomic, request: request, now: now)
@@ -36,6 +43,16 @@ extension Verifier {
             }
         } else {
             try await acquire(plan.permits, now: now)
+            if let screen {
+                do {
+                    try await judge(
+                        screen, destination: plan.destination, clientAddress: request.clientAddress,
+                        owner: request.owner, isResend: false)
+                } catch {
+                    await release(plan.caps, now: now)
+                    throw error
+                }
+            }
             (record, code) = try newRecord(plan, request: request, now: now)
             let inserted: InsertOutcome
             do {
@@ -117,6 +134,24 @@ extension Verifier {
             return .success(StartResult(verification: view(record, at: now), created: true))
         } catch {
             return .failure(error)
+        }
+    }
+
+    /// Asks the start guard about a start or a resend to `destination`; returns when it allows.
+    func judge(
+        _ screen: StartScreen, destination: Destination, clientAddress: String, owner: String?, isResend: Bool
+    ) async throws(VerifierError) {
+        let national = destination.callingCode.map { code in
+            String(destination.address.dropFirst(1 + code.count).prefix(3))
+        }
+        let start = GuardedStart(
+            channel: destination.channel, callingCode: destination.callingCode, to: destination.masked,
+            clientAddress: clientAddress, keyName: owner, proof: nil, nationalPrefix: national,
+            destinationHash: hasher.opaqueKey("guard", destination.limitKey), isResend: isResend)
+        switch await screen(start) {
+        case .allow: return
+        case .refuse(let reason): throw .startRefused(reason: reason)
+        case .unavailable: throw .startGuardUnavailable
         }
     }
 

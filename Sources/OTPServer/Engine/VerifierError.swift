@@ -21,7 +21,7 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
             case rateLimited, resendTooSoon, maxSendsReached, deliveryFailed
             case invalidDestination, destinationChannelMismatch, channelNotSupported, callingCodeNotAllowed
             case invalidIdempotencyKey, idempotencyKeyReused, storeUnavailable, internalFailure
-            case codeAlreadyUsed, invalidRef, invalidTransaction
+            case codeAlreadyUsed, invalidRef, invalidTransaction, startRefused, startGuardUnavailable
         }
 
         fileprivate let base: Base
@@ -70,6 +70,11 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
         public static let invalidRef = Kind(base: .invalidRef)
         /// The start's transaction breaks a rule of ``TransactionDetails/problem``.
         public static let invalidTransaction = Kind(base: .invalidTransaction)
+
+        /// The start guard refused the start (or the resend); ``VerifierError/reason`` says why.
+        public static let startRefused = Kind(base: .startRefused)
+        /// The start guard did not answer in time, and starts are refused then.
+        public static let startGuardUnavailable = Kind(base: .startGuardUnavailable)
 
         /// The kind's name, such as `incorrectCode`.
         public var description: String { base.rawValue }
@@ -141,6 +146,8 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
     public var deliveryError: DeliveryError? { details?.deliveryError }
     /// The limit that refused the request, for ``Kind/rateLimited``.
     public var limit: Limit? { details?.limit }
+    /// The start guard's reason, for ``Kind/startRefused`` (its own words, at most 200 characters).
+    public var reason: String? { details?.reason }
 
     /// The facts besides the kind and the attempts left; never changed once made.
     private final class Details: Sendable, Equatable {
@@ -151,11 +158,13 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
         let storeError: StoreError?
         let deliveryError: DeliveryError?
         let limit: Limit?
+        let reason: String?
 
         init(
             retryAfter: Duration?, codeFormat: CodeFormat?, channel: Channel?, step: Step?,
-            storeError: StoreError?, deliveryError: DeliveryError?, limit: Limit?
+            storeError: StoreError?, deliveryError: DeliveryError?, limit: Limit?, reason: String?
         ) {
+            self.reason = reason
             self.retryAfter = retryAfter
             self.codeFormat = codeFormat
             self.channel = channel
@@ -169,26 +178,26 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
             left.retryAfter == right.retryAfter && left.codeFormat == right.codeFormat
                 && left.channel == right.channel && left.step == right.step
                 && left.storeError == right.storeError && left.deliveryError == right.deliveryError
-                && left.limit == right.limit
+                && left.limit == right.limit && left.reason == right.reason
         }
     }
 
     private init(
         _ kind: Kind, attemptsLeft: Int? = nil, retryAfter: Duration? = nil, codeFormat: CodeFormat? = nil,
         channel: Channel? = nil, step: Step? = nil, storeError: StoreError? = nil,
-        deliveryError: DeliveryError? = nil, limit: Limit? = nil
+        deliveryError: DeliveryError? = nil, limit: Limit? = nil, reason: String? = nil
     ) {
         // An error without facts keeps no box, and makes none.
         guard
             retryAfter != nil || codeFormat != nil || channel != nil || step != nil || storeError != nil
-                || deliveryError != nil || limit != nil
+                || deliveryError != nil || limit != nil || reason != nil
         else {
             self.init(kind, attemptsLeft: attemptsLeft, details: nil)
             return
         }
         let details = Details(
             retryAfter: retryAfter.map { max(.zero, $0) }, codeFormat: codeFormat, channel: channel,
-            step: step, storeError: storeError, deliveryError: deliveryError, limit: limit)
+            step: step, storeError: storeError, deliveryError: deliveryError, limit: limit, reason: reason)
         self.init(kind, attemptsLeft: attemptsLeft, details: details)
     }
 
@@ -289,6 +298,14 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
     public static func destinationChannelMismatch(destination: Channel) -> VerifierError {
         VerifierError(.destinationChannelMismatch, channel: destination)
     }
+
+    /// The start guard refused, for `reason` (empty when it gave none).
+    public static func startRefused(reason: String) -> VerifierError {
+        VerifierError(.startRefused, reason: String(reason.prefix(200)))
+    }
+
+    /// The start guard did not answer in time.
+    public static let startGuardUnavailable = VerifierError(.startGuardUnavailable)
 
     /// The store failed.
     public static func storeUnavailable(_ error: StoreError? = nil) -> VerifierError {
