@@ -97,7 +97,8 @@ extension APIError {
                 message: reason.isEmpty ? "The start was refused before a code was sent." : reason)
         case .startGuardUnavailable:
             self.init(
-                code: .startRefused, message: "The start guard did not answer; no code was sent. Try again later.")
+                code: .startRefused,
+                message: "The start guard did not answer; no code was sent. Try again later.")
         case .storeUnavailable:
             self.init(code: .storeUnavailable, message: "The verification service is unavailable. Try again.")
         default:

@@ -10,9 +10,10 @@ public struct GuardedStart: Sendable, Equatable, Encodable {
     /// The first three national digits of a phone number (after the calling code), such as `555`
     /// for `+1 555 0100`: with ``callingCode`` enough to judge a premium or high-cost range.
     public var nationalPrefix: String?
-    /// A keyed hash of the full destination: 32 hex digits of HMAC-SHA256 under a key derived from
-    /// the server's secret. The same destination always has the same hash, so a guard can count
-    /// starts to one number without learning it; nobody without the secret can reverse it.
+    /// A keyed hash of the full destination: 32 hex digits of HMAC-SHA256 under the server's key.
+    ///
+    /// The same destination always has the same hash, so a guard can count starts to one number
+    /// without learning it; nobody without the secret can reverse it.
     public var destinationHash: String?
     /// Whether this is a resend (a new code for an existing verification) rather than a start.
     public var isResend: Bool
