@@ -411,16 +411,51 @@ enum RedisScripts {
     static let insertFactor = RedisScript(
         "redis.call('DEL', KEYS[1]) redis.call('HSET', KEYS[1], unpack(ARGV)) return 1")
 
+    /// Counting a failure of a factor (`TOTPFactor.fail`): the limit-th locks it for the next
+    /// duration of the schedule (milliseconds, comma separated) and starts the count again.
+    private static let factorRules = """
+        local function locked(r, now)
+          return r.lku and r.lku ~= '' and now < tonumber(r.lku)
+        end
+        local function fail(key, r, limit, now, schedule)
+          local f = tonumber(r.f) + 1
+          if f < math.max(1, tonumber(limit)) then
+            redis.call('HSET', key, 'f', f)
+            return
+          end
+          local locks = (tonumber(r.lks or '0') or 0) + 1
+          local durations = {}
+          for d in string.gmatch(schedule, '[^,]+') do durations[#durations + 1] = tonumber(d) end
+          local span = durations[math.min(locks, #durations)]
+          redis.call('HSET', key, 'f', '0', 'lks', locks, 'lku', now + span)
+        end
+        local function find(stored, hash)
+          local found = 0
+          if not stored then return 0 end
+          for i = 1, #stored, 32 do
+            local diff = 0
+            if #hash ~= 32 then diff = 1 end
+            for j = 1, 32 do
+              diff = bit.bor(diff, bit.bxor(string.byte(stored, i + j - 1) or 0, string.byte(hash, j) or 0))
+            end
+            if diff == 0 then found = i end
+          end
+          return found
+        end
+
+        """
+
     /// Judges an authenticator code (`TOTPFactor.judge`).
     ///
-    /// KEYS: factor. ARGV: the matched time step (empty: none), the failure limit.
+    /// KEYS: factor. ARGV: the matched time step (empty: none), the failure limit, now, the lock schedule.
     static let judgeFactor = RedisScript(
-        prelude + """
+        prelude + factorRules + """
             local r = load(KEYS[1])
             if not r then return {'notFound', ''} end
-            if tonumber(r.f) >= tonumber(ARGV[2]) then return answer('locked', '', KEYS[1]) end
+            local now = tonumber(ARGV[3])
+            if locked(r, now) then return answer('locked', '', KEYS[1]) end
             if ARGV[1] == '' then
-              redis.call('HINCRBY', KEYS[1], 'f', 1)
+              fail(KEYS[1], r, ARGV[2], now, ARGV[4])
               return answer('incorrect', '', KEYS[1])
             end
             if r.ls ~= '' and tonumber(ARGV[1]) <= tonumber(r.ls) then
@@ -428,35 +463,28 @@ enum RedisScripts {
             end
             local confirming = '0'
             if r.st == 'unconfirmed' then confirming = '1' end
-            redis.call('HSET', KEYS[1], 'ls', ARGV[1], 'f', '0', 'st', 'active')
+            redis.call('HSET', KEYS[1], 'ls', ARGV[1], 'f', '0', 'st', 'active', 'lks', '0', 'lku', '')
             return answer('accepted', confirming, KEYS[1])
             """)
 
     /// Uses a recovery code (`TOTPFactor.recover`); every stored HMAC is compared to the end.
     ///
-    /// KEYS: factor. ARGV: the code's HMAC, the failure limit.
+    /// KEYS: factor. ARGV: the code's HMAC, the failure limit, now, the lock schedule.
     static let recoverFactor = RedisScript(
-        prelude + """
+        prelude + factorRules + """
             local r = load(KEYS[1])
             if not r then return {'notFound', ''} end
-            if tonumber(r.f) >= tonumber(ARGV[2]) then return answer('locked', '', KEYS[1]) end
-            local stored = r.rc
-            local hash = ARGV[1]
-            local found = 0
-            for i = 1, #stored, 32 do
-              local diff = 0
-              if #hash ~= 32 then diff = 1 end
-              for j = 1, 32 do
-                diff = bit.bor(diff, bit.bxor(string.byte(stored, i + j - 1) or 0, string.byte(hash, j) or 0))
-              end
-              if diff == 0 then found = i end
-            end
+            if r.st ~= 'active' then return answer('notActive', '', KEYS[1]) end
+            local now = tonumber(ARGV[3])
+            local stored = r.rc or ''
+            local found = find(stored, ARGV[1])
             if found == 0 then
-              redis.call('HINCRBY', KEYS[1], 'f', 1)
+              if find(r.urc, ARGV[1]) ~= 0 then return answer('alreadyUsed', '', KEYS[1]) end
+              fail(KEYS[1], r, ARGV[2], now, ARGV[4])
               return answer('unknown', '', KEYS[1])
             end
             redis.call('HSET', KEYS[1], 'rc', string.sub(stored, 1, found - 1) .. string.sub(stored, found + 32),
-              'f', '0')
+              'urc', (r.urc or '') .. string.sub(stored, found, found + 31), 'f', '0', 'lks', '0', 'lku', '')
             return answer('used', '', KEYS[1])
             """)
 
@@ -466,7 +494,7 @@ enum RedisScripts {
     static let replaceRecoveryCodes = RedisScript(
         prelude + """
             if redis.call('EXISTS', KEYS[1]) == 0 then return {'notFound', ''} end
-            redis.call('HSET', KEYS[1], 'rc', ARGV[1])
+            redis.call('HSET', KEYS[1], 'rc', ARGV[1], 'urc', '')
             return answer('done', '', KEYS[1])
             """)
 

@@ -418,6 +418,8 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
             ("f", Array(String(factor.failures).utf8)),
             ("rc", TOTPFactor.concatenated(factor.recoveryHashes)),
             ("cat", Self.time(factor.createdAt)),
+            ("lku", factor.lockedUntil.map(Self.time) ?? []), ("lks", Array(String(factor.locks).utf8)),
+            ("urc", TOTPFactor.concatenated(factor.usedRecoveryHashes)),
         ]
         let arguments = fields.flatMap { [Array($0.0.utf8), $0.1] }
         let reply = try await evaluate(RedisScripts.insertFactor, keys: [key], arguments: arguments)
@@ -435,11 +437,15 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
 
     /// Judges a code in one script.
     public func judgeFactor(
-        id: String, matchedStep: Int64?, maxFailures: Int
+        id: String, matchedStep: Int64?, maxFailures: Int, now: Date
     ) async throws(StoreError) -> TOTPJudgement {
         let reply = try await evaluate(
             RedisScripts.judgeFactor, keys: [factorKey(id)],
-            arguments: [matchedStep.map { Array(String($0).utf8) } ?? [], Array(String(maxFailures).utf8)])
+            arguments: [
+                matchedStep.map { Array(String($0).utf8) } ?? [], Array(String(maxFailures).utf8),
+                Self.time(now),
+                Self.lockSchedule,
+            ])
         let (outcome, extra, fields) = try Self.parse(reply)
         if outcome == "notFound" { return .notFound }
         let factor = try Self.factor(from: fields)
@@ -454,21 +460,30 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
 
     /// Uses a recovery code in one script.
     public func recoverFactor(
-        id: String, hash: [UInt8], maxFailures: Int
+        id: String, hash: [UInt8], maxFailures: Int, now: Date
     ) async throws(StoreError) -> TOTPRecovery {
         let reply = try await evaluate(
             RedisScripts.recoverFactor, keys: [factorKey(id)],
-            arguments: [hash, Array(String(maxFailures).utf8)])
+            arguments: [hash, Array(String(maxFailures).utf8), Self.time(now), Self.lockSchedule])
         let (outcome, _, fields) = try Self.parse(reply)
         if outcome == "notFound" { return .notFound }
         let factor = try Self.factor(from: fields)
         switch outcome {
-        case "locked": return .locked(factor)
+        case "notActive": return .notActive(factor)
+        case "alreadyUsed": return .alreadyUsed(factor)
         case "used": return .used(factor)
         case "unknown": return .unknown(factor)
         default: throw StoreError("redis: unexpected recovery")
         }
     }
+
+    /// The lock durations in milliseconds, comma separated, the n-th for the n-th lock in a row
+    /// (``TOTPFactor/lockDuration(forLock:)``), so the scripts follow the one rule.
+    static let lockSchedule = Array(
+        (1...(TOTPFactor.maxLockDoublings + 1)).map {
+            String(StoreTime.milliseconds(TOTPFactor.lockDuration(forLock: $0)))
+        }
+        .joined(separator: ",").utf8)
 
     /// Replaces the recovery codes in one script.
     public func replaceRecoveryCodes(id: String, hashes: [[UInt8]]) async throws(StoreError) -> TOTPFactor? {
@@ -493,7 +508,9 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
             let status = fields["st"].map(text).flatMap(TOTPFactor.Status.init(rawValue:)),
             let failures = fields["f"].flatMap(number), let created = fields["cat"].flatMap(number)
         else { throw StoreError("redis: malformed factor") }
-        guard let recovery = TOTPFactor.recoveryHashes(concatenated: fields["rc"] ?? []) else {
+        guard let recovery = TOTPFactor.recoveryHashes(concatenated: fields["rc"] ?? []),
+            let used = TOTPFactor.recoveryHashes(concatenated: fields["urc"] ?? [])
+        else {
             throw StoreError("redis: malformed factor")
         }
         let last = fields["ls"].flatMap { $0.isEmpty ? nil : number($0) }
@@ -501,7 +518,11 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
             id: id, account: account, issuer: issuer, sealedSecret: sealed, status: status,
             lastUsedStep: last,
             failures: Int(failures), recoveryHashes: recovery,
-            createdAt: StoreTime.date(milliseconds: created))
+            createdAt: StoreTime.date(milliseconds: created),
+            lockedUntil: fields["lku"].flatMap { $0.isEmpty ? nil : number($0) }.map {
+                StoreTime.date(milliseconds: $0)
+            },
+            locks: Int(fields["lks"].flatMap(number) ?? 0), usedRecoveryHashes: used)
     }
 
     // MARK: - LifecycleEventStore

@@ -55,8 +55,12 @@ import Testing
             #expect(recovered.json["recoveryCodesLeft"] as? Int == 9)
             let again = try await harness.call(
                 "POST", "/v1/totp/\(id)/recover", json: #"{"code":"\#(codes[0])"}"#)
-            #expect(again.status == 422)
-            #expect(again.errorCode == "incorrect_code")
+            #expect(again.status == 409, "a used recovery code replayed is told apart from a guess")
+            #expect(again.errorCode == "code_already_used")
+            let view = try await Self.check(harness, id, "000000")
+            #expect(
+                view.json["error"].flatMap { ($0 as? [String: Any])?["attemptsLeft"] as? Int } == 9,
+                "the replay counted no failure (10 allowed, this wrong code is the first)")
 
             let replaced = try await harness.call("POST", "/v1/totp/\(id)/recovery-codes")
             #expect(replaced.status == 200)
@@ -92,12 +96,17 @@ import Testing
         }
     }
 
-    @Test("wrong codes count down with attemptsLeft and lock the factor; recovery is locked too")
+    @Test(
+        "wrong codes count down and lock the factor for 15 minutes; a recovery code opens it; new codes can be had"
+    )
     func lock() async throws {
         var policy = Policy()
         policy.totpMaxFailures = 3
         try await Harness.with(policy: policy, checkFloor: .zero) { harness in
             let (id, totp, _) = try await Self.enroll(harness)
+            let confirmed = try await Self.check(harness, id, try #require(totp.code(at: harness.clock.now)))
+            let codes = try #require(confirmed.json["recoveryCodes"] as? [String])
+            harness.clock.advance(seconds: 30)
             let right = try #require(totp.code(at: harness.clock.now))
             let wrong = right == "000000" ? "111111" : "000000"
             for left in [2, 1, 0] {
@@ -107,11 +116,75 @@ import Testing
                     response.json["error"].flatMap { ($0 as? [String: Any])?["attemptsLeft"] as? Int } == left
                 )
             }
-            #expect(try await Self.check(harness, id, right).status == 423)
+            let locked = try await Self.check(harness, id, right)
+            #expect(locked.status == 423)
             #expect(
-                try await harness.call("POST", "/v1/totp/\(id)/recover", json: #"{"code":"abcde-fghij"}"#)
-                    .status
+                locked.errorField("message") as? String == "Too many attempts. Sign in with a recovery code.")
+            // New recovery codes can be had while locked; the old ones then stop working.
+            let renewed = try await harness.call("POST", "/v1/totp/\(id)/recovery-codes")
+            #expect(renewed.status == 200)
+            let fresh = try #require(renewed.json["recoveryCodes"] as? [String])
+            let old = try await harness.call(
+                "POST", "/v1/totp/\(id)/recover", json: #"{"code":"\#(codes[0])"}"#)
+            #expect(old.status == 422)
+            let opened = try await harness.call(
+                "POST", "/v1/totp/\(id)/recover", json: #"{"code":"\#(fresh[0])"}"#)
+            #expect(opened.status == 200, "a recovery code opens a locked factor")
+            #expect(opened.json["attemptsLeft"] as? Int == 3)
+            harness.clock.advance(seconds: 30)
+            #expect(
+                try await Self.check(harness, id, try #require(totp.code(at: harness.clock.now))).status
+                    == 200)
+        }
+    }
+
+    @Test("a lock lifts by itself after 15 minutes; the next lasts 30")
+    func lockLifts() async throws {
+        var policy = Policy()
+        policy.totpMaxFailures = 2
+        try await Harness.with(policy: policy, checkFloor: .zero) { harness in
+            let (id, totp, _) = try await Self.enroll(harness)
+            _ = try await Self.check(harness, id, try #require(totp.code(at: harness.clock.now)))
+            func lockOut() async throws {
+                for _ in 0..<2 {
+                    harness.clock.advance(seconds: 30)
+                    let right = try #require(totp.code(at: harness.clock.now))
+                    _ = try await Self.check(harness, id, right == "000000" ? "111111" : "000000")
+                }
+            }
+            try await lockOut()
+            harness.clock.advance(seconds: 899)
+            #expect(
+                try await Self.check(harness, id, try #require(totp.code(at: harness.clock.now))).status
                     == 423)
+            harness.clock.advance(seconds: 31)
+            try await lockOut()
+            harness.clock.advance(seconds: 1800 - 31)
+            #expect(
+                try await Self.check(harness, id, try #require(totp.code(at: harness.clock.now))).status
+                    == 423,
+                "the second lock lasts 30 minutes")
+            harness.clock.advance(seconds: 61)
+            #expect(
+                try await Self.check(harness, id, try #require(totp.code(at: harness.clock.now))).status
+                    == 200)
+        }
+    }
+
+    @Test(
+        "recovery and new recovery codes refuse a factor that is not confirmed; an unknown one is not found")
+    func unconfirmed() async throws {
+        try await Harness.with(checkFloor: .zero) { harness in
+            let (id, _, _) = try await Self.enroll(harness)
+            let recover = try await harness.call(
+                "POST", "/v1/totp/\(id)/recover", json: #"{"code":"abcde-fghij"}"#)
+            #expect(recover.status == 409)
+            #expect(recover.errorCode == "not_pending")
+            let renew = try await harness.call("POST", "/v1/totp/\(id)/recovery-codes")
+            #expect(renew.status == 409)
+            let unknown = try await Self.check(harness, "tf_" + String(repeating: "A", count: 22), "123456")
+            #expect(unknown.status == 404)
+            #expect(unknown.errorField("message") as? String == "This authenticator was not found.")
         }
     }
 

@@ -66,11 +66,11 @@ enum APIContract {
             method: "POST", template: "/v1/totp/{id}/recover", success: [200],
             errors: always + [
                 .invalidRequest, .notFound, .payloadTooLarge, .incorrectCode, .locked, .rateLimited,
-                .forbidden,
+                .forbidden, .codeAlreadyUsed, .notPending,
             ]),
         Operation(
             method: "POST", template: "/v1/totp/{id}/recovery-codes", success: [200],
-            errors: always + [.notFound, .payloadTooLarge, .forbidden]),
+            errors: always + [.notFound, .payloadTooLarge, .forbidden, .notPending]),
         Operation(method: "GET", template: "/healthz", success: [200, 503], errors: []),
         Operation(method: "GET", template: "/metrics", success: [200], errors: []),
         // The hosted page: no API key; a page token in the path instead. 414 is libmicrohttpd's answer

@@ -90,6 +90,10 @@ extension APIError {
                 message:
                     "\"transaction\" needs a decimal \"amount\", an ISO 4217 \"currency\" and a \"payee\" "
                     + "of at most \(TransactionDetails.maxPayeeCharacters) characters.")
+        case .factorNotConfirmed:
+            self.init(
+                code: .notPending,
+                message: "This authenticator is not confirmed yet: check a code from the app first.")
         case .startRefused:
             let reason = error.reason ?? ""
             self.init(

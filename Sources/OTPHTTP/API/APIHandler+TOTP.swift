@@ -45,7 +45,7 @@ extension APIHandler {
                     }
                     return Self.factorResponse(json, status: 201, route: route)
                 } catch {
-                    return Self.failure(APIError(error), route: route, metrics: metrics)
+                    return Self.failure(Self.factorError(error), route: route, metrics: metrics)
                 }
             }
         case .totpCheck(let id), .totpRecover(let id):
@@ -74,7 +74,7 @@ extension APIHandler {
                         response = Self.factorResponse(json, status: 200, route: route)
                     }
                 } catch {
-                    response = Self.failure(APIError(error), route: route, metrics: metrics)
+                    response = Self.failure(Self.factorError(error), route: route, metrics: metrics)
                 }
                 if ContinuousClock.now < earliest {
                     try? await Task.sleep(until: earliest, tolerance: .zero, clock: .continuous)
@@ -89,7 +89,7 @@ extension APIHandler {
                     Self.addStrings("recoveryCodes", codes, to: &json)
                     return Self.factorResponse(json, status: 200, route: route)
                 } catch {
-                    return Self.failure(APIError(error), route: route, metrics: metrics)
+                    return Self.failure(Self.factorError(error), route: route, metrics: metrics)
                 }
             }
         case .totpFactor(let id):
@@ -98,11 +98,22 @@ extension APIHandler {
                     try await verifier.deleteTOTP(id: id)
                     return HTTPResponse(status: 204, route: route.template, note: APIResponses.idPrefix(id))
                 } catch {
-                    return Self.failure(APIError(error), route: route, metrics: metrics)
+                    return Self.failure(Self.factorError(error), route: route, metrics: metrics)
                 }
             }
         default:
             return .now(APIResponses.error(APIResponses.routeNotFound, route: Route.unmatched))
+        }
+    }
+
+    /// An engine refusal on a factor route, in the factor's words where they differ from a
+    /// verification's.
+    static func factorError(_ error: VerifierError) -> APIError {
+        switch error.kind {
+        case .notFound: APIError(code: .notFound, message: "This authenticator was not found.")
+        case .locked:
+            APIError(code: .locked, message: ScreenText.english.string(.authenticatorLocked), attemptsLeft: 0)
+        default: APIError(error)
         }
     }
 

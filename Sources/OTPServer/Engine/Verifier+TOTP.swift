@@ -17,6 +17,8 @@ public struct TOTPFactorView: Sendable, Equatable {
     public var recoveryCodesLeft: Int
     /// When it was enrolled.
     public var createdAt: Date
+    /// When the lock from wrong codes lifts, or `nil` when the factor is not locked.
+    public var lockedUntil: Date?
 }
 
 /// What enrolling a factor gives back, once: the URI (and so the secret) for the authenticator app.
@@ -83,7 +85,7 @@ extension Verifier {
     ) async throws(VerifierError) -> (factor: TOTPFactorView, recoveryCodes: [String]?) {
         let store = try factorStore()
         let now = currentTime()
-        let factor = try await loadFactor(id, from: store)
+        let factor = try await loadFactor(id, from: store, at: now)
         let left = attemptsLeft(factor)
         try await admitCheck(clientAddress: clientAddress, now: now, attemptsLeft: left)
         let format = CodeFormat(length: 6, kind: .digits)
@@ -96,13 +98,14 @@ extension Verifier {
         }
         let step = TOTP(secret: secret).matchingStep(for: candidate, at: now, window: 1, after: nil)
         let judgement = try await storeCall { () async throws(StoreError) in
-            try await store.judgeFactor(id: id, matchedStep: step, maxFailures: policy.totpMaxFailures)
+            try await store.judgeFactor(
+                id: id, matchedStep: step, maxFailures: policy.totpMaxFailures, now: now)
         }
         switch judgement {
         case .notFound: throw .notFound
         case .locked: throw .locked
         case .alreadyUsed: throw .codeAlreadyUsed
-        case .incorrect(let counted): throw .incorrectCode(attemptsLeft: attemptsLeft(counted))
+        case .incorrect(let counted): throw .incorrectCode(attemptsLeft: attemptsLeft(counted, at: now))
         case .accepted(let accepted, let confirmed):
             guard confirmed else { return (view(accepted), nil) }
             let (codes, hashes) = newRecoveryCodes(for: id)
@@ -113,31 +116,40 @@ extension Verifier {
         }
     }
 
-    /// Uses a recovery code once; a wrong one counts as a failed check.
+    /// Uses a recovery code once, also on a factor locked by wrong codes (it lifts the lock); a
+    /// wrong one counts as a failed check, a used one is a replay (`codeAlreadyUsed`, nothing
+    /// counted), and a factor not confirmed yet takes none (`factorNotConfirmed`).
     public func recoverTOTP(
         id: String, code: String, clientAddress: String
     ) async throws(VerifierError) -> TOTPFactorView {
         let store = try factorStore()
         let now = currentTime()
-        let factor = try await loadFactor(id, from: store)
-        try await admitCheck(clientAddress: clientAddress, now: now, attemptsLeft: attemptsLeft(factor))
+        let factor = try await loadFactor(id, from: store, at: now, refusingLocked: false)
+        guard factor.status == .active else { throw .factorNotConfirmed }
+        try await admitCheck(
+            clientAddress: clientAddress, now: now, attemptsLeft: attemptsLeft(factor, at: now))
         let hash = recoveryHash(id: id, code: Self.normalizedRecoveryCode(code))
         let recovery = try await storeCall { () async throws(StoreError) in
-            try await store.recoverFactor(id: id, hash: hash, maxFailures: policy.totpMaxFailures)
+            try await store.recoverFactor(id: id, hash: hash, maxFailures: policy.totpMaxFailures, now: now)
         }
         switch recovery {
         case .notFound: throw .notFound
-        case .locked: throw .locked
-        case .unknown(let counted): throw .incorrectCode(attemptsLeft: attemptsLeft(counted))
+        case .notActive: throw .factorNotConfirmed
+        case .alreadyUsed: throw .codeAlreadyUsed
+        case .unknown(let counted): throw .incorrectCode(attemptsLeft: attemptsLeft(counted, at: now))
         case .used(let used): return view(used)
         }
     }
 
-    /// Replaces every recovery code of a factor; returns the new ones, shown only here.
+    /// Replaces every recovery code of a factor, also a locked one; returns the new ones.
+    ///
+    /// The new codes are shown only here. A factor not confirmed yet has none to replace
+    /// (`factorNotConfirmed`).
     public func replaceTOTPRecoveryCodes(id: String) async throws(VerifierError) -> (TOTPFactorView, [String])
     {
         let store = try factorStore()
-        _ = try await loadFactor(id, from: store)
+        let factor = try await loadFactor(id, from: store, at: currentTime(), refusingLocked: false)
+        guard factor.status == .active else { throw .factorNotConfirmed }
         let (codes, hashes) = newRecoveryCodes(for: id)
         let stored = try await storeCall { () async throws(StoreError) in
             try await store.replaceRecoveryCodes(id: id, hashes: hashes)
@@ -177,12 +189,12 @@ extension Verifier {
     }
 
     private func loadFactor(
-        _ id: String, from store: any TOTPFactorStore
+        _ id: String, from store: any TOTPFactorStore, at now: Date, refusingLocked: Bool = true
     ) async throws(VerifierError) -> TOTPFactor {
         guard Self.isFactorID(id) else { throw .notFound }
         let found = try await storeCall { () async throws(StoreError) in try await store.factor(id: id) }
         guard let found else { throw .notFound }
-        guard !found.isLocked(maxFailures: policy.totpMaxFailures) else { throw .locked }
+        if refusingLocked, found.isLocked(at: now) { throw .locked }
         return found
     }
 
@@ -197,15 +209,17 @@ extension Verifier {
         }
     }
 
-    private func attemptsLeft(_ factor: TOTPFactor) -> Int {
-        max(0, policy.totpMaxFailures - factor.failures)
+    /// Failed checks left before the factor locks; none while it is locked.
+    private func attemptsLeft(_ factor: TOTPFactor, at now: Date? = nil) -> Int {
+        if factor.isLocked(at: now ?? currentTime()) { return 0 }
+        return max(0, policy.totpMaxFailures - factor.failures)
     }
 
     private func view(_ factor: TOTPFactor) -> TOTPFactorView {
         TOTPFactorView(
             id: factor.id, status: factor.status, account: factor.account, issuer: factor.issuer,
             attemptsLeft: attemptsLeft(factor), recoveryCodesLeft: factor.recoveryHashes.count,
-            createdAt: factor.createdAt)
+            createdAt: factor.createdAt, lockedUntil: factor.lockedUntil)
     }
 
     /// Ten fresh codes of ten characters (50 bits each), shown as `xxxxx-xxxxx`, and their HMACs.

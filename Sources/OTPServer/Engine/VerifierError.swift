@@ -22,6 +22,7 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
             case invalidDestination, destinationChannelMismatch, channelNotSupported, callingCodeNotAllowed
             case invalidIdempotencyKey, idempotencyKeyReused, storeUnavailable, internalFailure
             case codeAlreadyUsed, invalidRef, invalidTransaction, startRefused, startGuardUnavailable
+            case factorNotConfirmed
         }
 
         fileprivate let base: Base
@@ -75,6 +76,9 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
         public static let startRefused = Kind(base: .startRefused)
         /// The start guard did not answer in time, and starts are refused then.
         public static let startGuardUnavailable = Kind(base: .startGuardUnavailable)
+
+        /// The authenticator factor has not been confirmed by a first right code.
+        public static let factorNotConfirmed = Kind(base: .factorNotConfirmed)
 
         /// The kind's name, such as `incorrectCode`.
         public var description: String { base.rawValue }
@@ -303,6 +307,9 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
     public static func startRefused(reason: String) -> VerifierError {
         VerifierError(.startRefused, reason: String(reason.prefix(200)))
     }
+
+    /// The authenticator factor is not confirmed yet.
+    public static let factorNotConfirmed = VerifierError(.factorNotConfirmed)
 
     /// The start guard did not answer in time.
     public static let startGuardUnavailable = VerifierError(.startGuardUnavailable)

@@ -119,24 +119,25 @@ public final class MemoryStore: VerificationStore, ImmediateCheckStore, Immediat
 
     /// Judges a code under the lock.
     public func judgeFactor(
-        id: String, matchedStep: Int64?, maxFailures: Int
+        id: String, matchedStep: Int64?, maxFailures: Int, now: Date
     ) throws(StoreError) -> TOTPJudgement {
         try state.withLock { (state) throws(StoreError) in
             try state.open()
             guard var factor = state.factors[id] else { return .notFound }
-            let judgement = factor.judge(matchedStep: matchedStep, maxFailures: maxFailures)
+            let judgement = factor.judge(matchedStep: matchedStep, maxFailures: maxFailures, now: now)
             state.factors[id] = factor
             return judgement
         }
     }
 
     /// Uses a recovery code under the lock.
-    public func recoverFactor(id: String, hash: [UInt8], maxFailures: Int) throws(StoreError) -> TOTPRecovery
-    {
+    public func recoverFactor(
+        id: String, hash: [UInt8], maxFailures: Int, now: Date
+    ) throws(StoreError) -> TOTPRecovery {
         try state.withLock { (state) throws(StoreError) in
             try state.open()
             guard var factor = state.factors[id] else { return .notFound }
-            let recovery = factor.recover(hash: hash, maxFailures: maxFailures)
+            let recovery = factor.recover(hash: hash, maxFailures: maxFailures, now: now)
             state.factors[id] = factor
             return recovery
         }
@@ -147,6 +148,7 @@ public final class MemoryStore: VerificationStore, ImmediateCheckStore, Immediat
         try state.withLock { (state) throws(StoreError) in
             try state.open()
             state.factors[id]?.recoveryHashes = hashes
+            state.factors[id]?.usedRecoveryHashes = []
             return state.factors[id]
         }
     }

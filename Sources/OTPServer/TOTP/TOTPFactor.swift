@@ -26,17 +26,29 @@ public struct TOTPFactor: Sendable, Equatable {
     public var status: Status
     /// The time step of the last accepted code: no code of that step or an earlier one is accepted again.
     public var lastUsedStep: Int64?
-    /// Failed checks and recoveries in a row; at the limit the factor is locked.
+    /// Failed checks and recoveries since the last success or lock; at the limit the factor locks.
     public var failures: Int
     /// HMACs of the recovery codes not used yet.
     public var recoveryHashes: [[UInt8]]
     /// When it was enrolled.
     public var createdAt: Date
+    /// When the current lock lifts, or `nil` when the factor is not locked.
+    public var lockedUntil: Date?
+    /// How many times the factor locked since its last success: each lock lasts twice the one before.
+    public var locks: Int
+    /// HMACs of the recovery codes already used, so a replay of one is told apart from a guess.
+    public var usedRecoveryHashes: [[UInt8]]
+
+    /// How long the first lock lasts: 15 minutes; each further lock before a success doubles it.
+    public static let firstLock: Duration = .seconds(900)
+    /// The most doublings: a lock lasts at most 15 minutes × 2¹⁰, about ten and a half days.
+    public static let maxLockDoublings = 10
 
     /// Creates a factor.
     public init(
         id: String, account: String, issuer: String, sealedSecret: [UInt8], status: Status = .unconfirmed,
-        lastUsedStep: Int64? = nil, failures: Int = 0, recoveryHashes: [[UInt8]] = [], createdAt: Date
+        lastUsedStep: Int64? = nil, failures: Int = 0, recoveryHashes: [[UInt8]] = [], createdAt: Date,
+        lockedUntil: Date? = nil, locks: Int = 0, usedRecoveryHashes: [[UInt8]] = []
     ) {
         self.id = id
         self.account = account
@@ -47,6 +59,9 @@ public struct TOTPFactor: Sendable, Equatable {
         self.failures = failures
         self.recoveryHashes = recoveryHashes
         self.createdAt = createdAt
+        self.lockedUntil = lockedUntil
+        self.locks = locks
+        self.usedRecoveryHashes = usedRecoveryHashes
     }
 
     /// Recovery-code HMACs as stores keep them, one after another in one byte string.
@@ -62,47 +77,77 @@ public struct TOTPFactor: Sendable, Equatable {
         }
     }
 
-    /// Whether `maxFailures` failures in a row have locked the factor.
-    public func isLocked(maxFailures: Int) -> Bool {
-        failures >= maxFailures
+    /// Whether a lock holds at `now`; it lifts by itself at ``lockedUntil``.
+    public func isLocked(at now: Date) -> Bool {
+        lockedUntil.map { now < $0 } ?? false
+    }
+
+    /// How long the `number`-th lock in a row lasts: ``firstLock`` doubled for each one before it.
+    public static func lockDuration(forLock number: Int) -> Duration {
+        firstLock * (1 << min(max(0, number - 1), maxLockDoublings))
     }
 
     /// Judges a checked code, given the time step it matched (`nil`: it matched none).
     ///
     /// A locked factor judges nothing. A code of a step already used (or earlier) is a replay and
-    /// changes nothing. A right code records its step, clears the failures and confirms the factor;
-    /// a wrong one counts a failure.
-    public mutating func judge(matchedStep: Int64?, maxFailures: Int) -> TOTPJudgement {
-        if isLocked(maxFailures: maxFailures) { return .locked(self) }
+    /// changes nothing. A right code records its step, clears the failures and the back-off, and
+    /// confirms the factor; a wrong one counts a failure, and the `maxFailures`-th locks the factor.
+    public mutating func judge(matchedStep: Int64?, maxFailures: Int, now: Date) -> TOTPJudgement {
+        if isLocked(at: now) { return .locked(self) }
         guard let step = matchedStep else {
-            failures += 1
+            fail(maxFailures: maxFailures, now: now)
             return .incorrect(self)
         }
         if let last = lastUsedStep, step <= last { return .alreadyUsed(self) }
         let confirming = status == .unconfirmed
         lastUsedStep = step
-        failures = 0
         status = .active
+        succeed()
         return .accepted(self, confirmed: confirming)
     }
 
-    /// Uses a recovery code, given its HMAC.
+    /// Uses a recovery code, given its HMAC; also while the factor is locked, since recovery codes
+    /// are the way back in.
     ///
-    /// A known one is removed and clears the failures; an unknown one counts a failure. A locked
-    /// factor takes none.
-    public mutating func recover(hash: [UInt8], maxFailures: Int) -> TOTPRecovery {
-        if isLocked(maxFailures: maxFailures) { return .locked(self) }
+    /// A factor not yet confirmed takes none. A known one is used up and clears the failures, the
+    /// lock and the back-off; one already used is a replay and counts nothing; any other counts a
+    /// failure.
+    public mutating func recover(hash: [UInt8], maxFailures: Int, now: Date) -> TOTPRecovery {
+        guard status == .active else { return .notActive(self) }
+        if let found = Self.index(of: hash, in: recoveryHashes) {
+            usedRecoveryHashes.append(recoveryHashes.remove(at: found))
+            succeed()
+            return .used(self)
+        }
+        if Self.index(of: hash, in: usedRecoveryHashes) != nil { return .alreadyUsed(self) }
+        fail(maxFailures: maxFailures, now: now)
+        return .unknown(self)
+    }
+
+    /// Counts a failure; the `maxFailures`-th locks the factor for the next back-off and starts the
+    /// count again.
+    mutating func fail(maxFailures: Int, now: Date) {
+        failures += 1
+        guard failures >= max(1, maxFailures) else { return }
+        locks += 1
+        lockedUntil = now.addingTimeInterval(
+            Double(StoreTime.milliseconds(Self.lockDuration(forLock: locks))) / 1000)
+        failures = 0
+    }
+
+    private mutating func succeed() {
+        failures = 0
+        locks = 0
+        lockedUntil = nil
+    }
+
+    /// Where `hash` is among `hashes`, every one compared in constant time.
+    private static func index(of hash: [UInt8], in hashes: [[UInt8]]) -> Int? {
         var found: Int?
-        for (index, stored) in recoveryHashes.enumerated() where HMACSHA256.constantTimeEqual(stored, hash) {
+        for (index, stored) in hashes.enumerated() where HMACSHA256.constantTimeEqual(stored, hash) {
             found = index
         }
-        guard let found else {
-            failures += 1
-            return .unknown(self)
-        }
-        recoveryHashes.remove(at: found)
-        failures = 0
-        return .used(self)
+        return found
     }
 }
 
@@ -110,7 +155,7 @@ public struct TOTPFactor: Sendable, Equatable {
 public enum TOTPJudgement: Sendable, Equatable {
     /// No such factor.
     case notFound
-    /// Too many failures in a row; nothing was judged.
+    /// Locked until ``TOTPFactor/lockedUntil``; nothing was judged.
     case locked(TOTPFactor)
     /// The code is right; `confirmed` when this check made the factor active.
     case accepted(TOTPFactor, confirmed: Bool)
@@ -124,10 +169,12 @@ public enum TOTPJudgement: Sendable, Equatable {
 public enum TOTPRecovery: Sendable, Equatable {
     /// No such factor.
     case notFound
-    /// Too many failures in a row; nothing was judged.
-    case locked(TOTPFactor)
+    /// The factor is not confirmed yet; nothing was judged.
+    case notActive(TOTPFactor)
     /// The code was one of the factor's and is used up.
     case used(TOTPFactor)
+    /// The code was one of the factor's and was used before: a replay; nothing was counted.
+    case alreadyUsed(TOTPFactor)
     /// The code is none of the factor's; one failure was counted.
     case unknown(TOTPFactor)
 }
@@ -140,15 +187,18 @@ public protocol TOTPFactorStore: Sendable {
     /// The factor with an identifier, or `nil`.
     func factor(id: String) async throws(StoreError) -> TOTPFactor?
 
-    /// Runs ``TOTPFactor/judge(matchedStep:maxFailures:)`` atomically.
+    /// Runs ``TOTPFactor/judge(matchedStep:maxFailures:now:)`` atomically.
     func judgeFactor(
-        id: String, matchedStep: Int64?, maxFailures: Int
+        id: String, matchedStep: Int64?, maxFailures: Int, now: Date
     ) async throws(StoreError) -> TOTPJudgement
 
-    /// Runs ``TOTPFactor/recover(hash:maxFailures:)`` atomically.
-    func recoverFactor(id: String, hash: [UInt8], maxFailures: Int) async throws(StoreError) -> TOTPRecovery
+    /// Runs ``TOTPFactor/recover(hash:maxFailures:now:)`` atomically.
+    func recoverFactor(
+        id: String, hash: [UInt8], maxFailures: Int, now: Date
+    ) async throws(StoreError) -> TOTPRecovery
 
-    /// Replaces the recovery codes' HMACs; returns the factor afterwards, or `nil` when there is none.
+    /// Replaces the recovery codes' HMACs and forgets the used ones; returns the factor afterwards,
+    /// or `nil` when there is none.
     func replaceRecoveryCodes(id: String, hashes: [[UInt8]]) async throws(StoreError) -> TOTPFactor?
 
     /// Deletes a factor; whether there was one.

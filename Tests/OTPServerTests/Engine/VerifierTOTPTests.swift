@@ -139,8 +139,12 @@ import Testing
         let used = try await harness.verifier.recoverTOTP(
             id: id, code: codes[3].uppercased(), clientAddress: "192.0.2.1")
         #expect(used.recoveryCodesLeft == 9)
-        await #expect(throws: VerifierError.incorrectCode(attemptsLeft: 9)) {
+        // A replay of a used code is told apart from a guess, and counts nothing.
+        await #expect(throws: VerifierError.codeAlreadyUsed) {
             try await harness.verifier.recoverTOTP(id: id, code: codes[3], clientAddress: "192.0.2.1")
+        }
+        await #expect(throws: VerifierError.incorrectCode(attemptsLeft: 9)) {
+            try await harness.verifier.recoverTOTP(id: id, code: "zzzzz-zzzzz", clientAddress: "192.0.2.1")
         }
         let (_, fresh) = try await harness.verifier.replaceTOTPRecoveryCodes(id: id)
         try #require(fresh.count == 10)
