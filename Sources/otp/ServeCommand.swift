@@ -147,6 +147,16 @@ enum ServeCommand {
     /// What the options deserve a warning for: an API key in the process list, the HMAC key file's place.
     static func warnings(_ options: ParsedOptions, settings: ServeSettings) -> [String] {
         var warnings: [String] = []
+        if case .sqlite(let path) = settings.store {
+            // An existing database others can read holds every pending code's hash and destination.
+            for file in [path, path + "-wal", path + "-shm"] {
+                if let mode = SecretKey.restrictToOwner(path: file) {
+                    warnings.append(
+                        "the SQLite file \(file) had mode \(String(mode, radix: 8)), readable by others; it is now 600"
+                    )
+                }
+            }
+        }
         if options.isOnCommandLine(ServeOptions.apiKey.spec), !options.flag(ServeOptions.dev) {
             warnings.append(
                 "an API key on the command line is visible in the process list: use --api-key-file or OTP_API_KEYS"

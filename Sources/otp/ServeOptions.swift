@@ -33,9 +33,7 @@ enum ServeOptions {
         "api-key-file", "PATH", defaultText: "none",
         "a file of API keys, one per line (kept out of the process list, unlike --api-key)"
     ) { path throws(UsageError) -> [String] in
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw UsageError("--api-key-file: cannot read \(path)")
-        }
+        let text = try ownerOnlyText(path, flag: "--api-key-file")
         let keys = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
         guard !keys.isEmpty else { throw UsageError("--api-key-file: \(path) holds no key") }
@@ -108,9 +106,7 @@ enum ServeOptions {
     static let publishableKeyFile = Option(
         "publishable-key-file", "PATH", defaultText: "none", "a file of NAME=pk_… lines"
     ) { path throws(UsageError) -> [(String, String)] in
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw UsageError("--publishable-key-file: cannot read \(path)")
-        }
+        let text = try ownerOnlyText(path, flag: "--publishable-key-file")
         let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
         var pairs: [(String, String)] = []
@@ -225,6 +221,21 @@ enum ServeOptions {
     ) { path throws(UsageError) -> [TextLanguage: MessageTemplates.Texts] in try loadTemplates(path) }
     static let allowMultipartSMS = Flag(
         "allow-multipart-sms", "accept SMS templates longer than one segment (each segment is billed)")
+
+    /// The text of a file of keys, which only its owner may read: one others can read is refused,
+    /// naming `chmod 600`, as the key files are.
+    static func ownerOnlyText(_ path: String, flag: String) throws(UsageError) -> String {
+        let bytes: [UInt8]
+        do {
+            bytes = try SecretKey.readOwnerOnly(path: path, what: flag, limit: 1 << 20)
+        } catch {
+            throw UsageError("\(error)")
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw UsageError("\(flag): \(path) is not UTF-8 text")
+        }
+        return text
+    }
 
     /// The templates in a directory, each language's missing files taken from the built-in ones.
     static func loadTemplates(_ path: String) throws(UsageError) -> [TextLanguage: MessageTemplates.Texts] {

@@ -157,6 +157,7 @@ import Testing
 
         let keyFile = directory.appendingPathComponent("keys").path
         try "# keys\nfile-key-1\n\nfile-key-2\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile)
         let fromFile = try ServeProcess([
             "serve", "--port", "0", "--api-key-file", keyFile, "--sender", "console", "--store", "memory",
         ])
@@ -172,6 +173,60 @@ import Testing
         let (status, _, missingErrors) = await missing.finish()
         #expect(status == 2)
         #expect(missingErrors.contains("--api-key-file"))
+    }
+
+    @Test("an API key file or publishable key file others can read is refused, naming chmod 600")
+    func keyFileModes() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keyFile = directory.appendingPathComponent("keys").path
+        _ = FileManager.default.createFile(
+            atPath: keyFile, contents: Data("open-key\n".utf8), attributes: [.posixPermissions: 0o644])
+        let open = try ServeProcess(["serve", "--port", "0", "--api-key-file", keyFile, "--store", "memory"])
+        let (status, _, errors) = await open.finish()
+        #expect(status == 2)
+        #expect(errors.contains("--api-key-file"))
+        #expect(errors.contains("chmod 600 \(keyFile)"))
+        #expect(!errors.contains("open-key"), "the key itself is never shown")
+        let publishable = directory.appendingPathComponent("publishable").path
+        _ = FileManager.default.createFile(
+            atPath: publishable, contents: Data("ios=pk_ios_0123456789abcdefghijk\n".utf8),
+            attributes: [.posixPermissions: 0o640])
+        let group = try ServeProcess([
+            "serve", "--port", "0", "--api-key", "k", "--publishable-key-file", publishable, "--store",
+            "memory", "--sender", "outbox:" + directory.appendingPathComponent("outbox.jsonl").path,
+        ])
+        let (groupStatus, _, groupErrors) = await group.finish()
+        #expect(groupStatus == 2)
+        #expect(groupErrors.contains("--publishable-key-file"))
+        #expect(groupErrors.contains("chmod 600"))
+    }
+
+    @Test("an existing SQLite database others can read is set to 0600, with a warning")
+    func databaseMode() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = directory.appendingPathComponent("otp.sqlite3").path
+        _ = FileManager.default.createFile(
+            atPath: database, contents: Data(), attributes: [.posixPermissions: 0o644])
+        let serve = try ServeProcess([
+            "serve", "--port", "0", "--api-key-file", try Self.keyFile(in: directory), "--sender", "console",
+            "--store", "sqlite:\(database)",
+        ])
+        _ = await serve.waitForFirstLine()
+        let (_, _, errors) = await serve.stop()
+        #expect(
+            errors.contains("the SQLite file \(database) had mode 644, readable by others; it is now 600"))
+        let mode = try FileManager.default.attributesOfItem(atPath: database)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+
+    /// An owner-only file holding one API key.
+    static func keyFile(in directory: URL) throws -> String {
+        let path = directory.appendingPathComponent("api-keys").path
+        _ = FileManager.default.createFile(
+            atPath: path, contents: Data("mode-test-key\n".utf8), attributes: [.posixPermissions: 0o600])
+        return path
     }
 
     @Test("a webhook or Twilio base URL over plain http to another machine refuses to start")

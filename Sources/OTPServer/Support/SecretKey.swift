@@ -57,33 +57,54 @@ public enum SecretKey {
         return try load(path: path)
     }
 
+    /// The bytes of a file only its owner may read or write, checked on the open file: one whose
+    /// group or others can read or write it (any mode bit in `0o077`) is refused, naming `chmod 600`.
+    ///
+    /// - Parameters:
+    ///   - what: how errors name the file, such as "the key file" or "--api-key-file".
+    ///   - limit: the most bytes read; a longer file is refused.
+    public static func readOwnerOnly(path: String, what: String, limit: Int) throws -> [UInt8] {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw LoadError("could not open \(what) \(path) (errno \(errno))") }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw LoadError("could not read the mode of \(what) \(path) (errno \(errno))")
+        }
+        let mode = UInt32(status.st_mode) & 0o777
+        guard mode & 0o077 == 0 else {
+            throw LoadError(
+                "\(what) \(path) has mode \(String(mode, radix: 8)), readable by others: chmod 600 \(path)")
+        }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 { throw LoadError("could not read \(what) \(path) (errno \(errno))") }
+            if count == 0 { break }
+            bytes += buffer.prefix(count)
+            if bytes.count > limit { throw LoadError("\(what) \(path) is over \(limit) bytes") }
+        }
+        return bytes
+    }
+
+    /// Sets a file that its group or others can read or write to 0600; the mode it had, or `nil`
+    /// when it was already owner-only or does not exist.
+    public static func restrictToOwner(path: String) -> UInt32? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        let mode = UInt32(status.st_mode) & 0o777
+        guard mode & 0o077 != 0 else { return nil }
+        guard chmod(path, 0o600) == 0 else { return nil }
+        return mode
+    }
+
     /// The key in an existing file, which only its owner may read or write.
     ///
     /// A key file that its group or others can read or write (any mode bit in `0o077`) is refused:
     /// whoever reads the key can forge rate-limit keys and test codes offline against a stolen store.
     public static func load(path: String) throws -> [UInt8] {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw LoadError("could not open the key file \(path) (errno \(errno))") }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            throw LoadError("could not read the key file's mode \(path) (errno \(errno))")
-        }
-        let mode = UInt32(status.st_mode) & 0o777
-        guard mode & 0o077 == 0 else {
-            throw LoadError(
-                "the key file \(path) has mode \(String(mode, radix: 8)), readable by others: "
-                    + "chmod 600 \(path)")
-        }
-        var key: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 256)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 { throw LoadError("could not read the key file \(path) (errno \(errno))") }
-            if count == 0 { break }
-            key += buffer.prefix(count)
-            if key.count > 4096 { throw LoadError("the key file \(path) is over 4096 bytes") }
-        }
+        let key = try readOwnerOnly(path: path, what: "the key file", limit: 4096)
         guard key.count >= minimumByteCount else {
             throw LoadError(
                 "the key file \(path) holds \(key.count) bytes; at least \(minimumByteCount) are needed")
