@@ -61,8 +61,11 @@ public enum SecretKey {
     /// group or others can read or write it (any mode bit in `0o077`) is refused, naming `chmod 600`.
     ///
     /// - Parameters:
+    ///   - path: the file.
     ///   - what: how errors name the file, such as "the key file" or "--api-key-file".
     ///   - limit: the most bytes read; a longer file is refused.
+    /// - Returns: the file's bytes.
+    /// - Throws: ``LoadError`` when the file cannot be opened or read, others can read it, or it is too long.
     public static func readOwnerOnly(path: String, what: String, limit: Int) throws -> [UInt8] {
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else { throw LoadError("could not open \(what) \(path) (errno \(errno))") }
