@@ -1,4 +1,5 @@
 import Foundation
+import OTPServer
 import Testing
 
 @testable import OTPHTTP
@@ -27,6 +28,43 @@ import Testing
             #expect(outcome.closed, "the connection stayed open after the 413")
             #expect(outcome.seconds < 10)
             #expect(await settled(harness.server.server), "the server still times a closed connection")
+        }
+    }
+
+    @Test("Content-Length beside Transfer-Encoding is 400 and the connection closed; nothing is started")
+    func twoFramings() async throws {
+        try await Harness.with { harness in
+            let body = #"{"to":"+15550100"}"#
+            let chunked = String(body.utf8.count, radix: 16) + "\r\n" + body + "\r\n0\r\n\r\n"
+            let head =
+                "POST /v1/verifications HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(harness.key)\r\n"
+                + "Content-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
+            let (seconds, received) = try await RawHTTP.sendAndWaitForClose(
+                port: harness.port, Array((head + chunked).utf8))
+            let text = String(decoding: received, as: UTF8.self)
+            #expect(text.hasPrefix("HTTP/1.1 400"), "\(text.prefix(80))")
+            #expect(text.lowercased().contains("connection: close"))
+            #expect(text.contains(#""code":"invalid_request""#))
+            #expect(seconds < 5, "the server closed the connection at once")
+            #expect(harness.sends(for: "") == 0)
+            #expect(((try? OutboxSender.entries(path: harness.outbox)) ?? []).isEmpty, "nothing was started")
+        }
+    }
+
+    @Test("a transfer coding other than chunked is 501 not_implemented at once, and the connection closed")
+    func unknownCoding() async throws {
+        try await Harness.with { harness in
+            for coding in ["gzip", "gzip, chunked", "identity"] {
+                let head =
+                    "POST /v1/verifications HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(harness.key)\r\n"
+                    + "Content-Type: application/json\r\nTransfer-Encoding: \(coding)\r\n\r\n"
+                let (seconds, received) = try await RawHTTP.sendAndWaitForClose(
+                    port: harness.port, Array((head + #"{"to":"+15550100"}"#).utf8))
+                let text = String(decoding: received, as: UTF8.self)
+                #expect(text.hasPrefix("HTTP/1.1 501"), "\(coding): \(text.prefix(80))")
+                #expect(text.contains(#""code":"not_implemented""#))
+                #expect(seconds < 5, "\(coding): answered at once, not after the connection timeout")
+            }
         }
     }
 

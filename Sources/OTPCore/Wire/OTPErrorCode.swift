@@ -68,13 +68,15 @@ public struct OTPErrorCode: RawRepresentable, Hashable, Sendable, Codable, Custo
     public static let startRefused = OTPErrorCode(rawValue: "start_refused")
     /// An authenticator code already accepted for its time step: a replay (409).
     public static let codeAlreadyUsed = OTPErrorCode(rawValue: "code_already_used")
+    /// The request uses a transfer coding the server does not implement (anything but `chunked`); HTTP 501.
+    public static let notImplemented = OTPErrorCode(rawValue: "not_implemented")
 
     /// Every code the API defines.
     public static let all: [OTPErrorCode] = [
         .unauthorized, .invalidRequest, .invalidDestination, .channelNotSupported, .invalidCodeFormat,
         .notFound, .methodNotAllowed, .notPending, .expired, .payloadTooLarge, .incorrectCode,
         .idempotencyKeyReused, .locked, .rateLimited, .resendTooSoon, .maxSendsReached, .deliveryFailed,
-        .storeUnavailable, .internalError, .forbidden, .startRefused, .codeAlreadyUsed,
+        .storeUnavailable, .internalError, .forbidden, .startRefused, .codeAlreadyUsed, .notImplemented,
     ]
 
     /// The HTTP status this code is sent with: the one place the mapping lives.
@@ -93,6 +95,7 @@ public struct OTPErrorCode: RawRepresentable, Hashable, Sendable, Codable, Custo
         case .rateLimited, .resendTooSoon, .maxSendsReached: 429
         case .deliveryFailed: 502
         case .storeUnavailable: 503
+        case .notImplemented: 501
         default: 500
         }
     }

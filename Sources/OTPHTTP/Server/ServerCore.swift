@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import OTPCore
 
 /// The part of a server that libmicrohttpd's callbacks reach through their closure pointer.
 final class ServerCore: @unchecked Sendable {
@@ -146,6 +147,11 @@ func otpAccessHandler(
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
         core.requestBegan()
         readHead(of: connection, into: state, core: core)
+        if let refusal = state.framingRefusal {
+            core.requestArrived(socket: state.socket)
+            return queue(
+                APIResponses.error(refusal, route: Route.unmatched), on: connection, state: state, core: core)
+        }
         if state.bodyTooLarge {
             // Answered before the body: libmicrohttpd reads no more of this connection.
             core.requestArrived(socket: state.socket)
@@ -366,11 +372,31 @@ private func readHead(of connection: OpaquePointer, into state: RequestState, co
         base[buffer.count - 1] = 0
         state.peerAddress = String(cString: base)
     }
-    if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
-        let declared = Int(String(cString: length)), declared > core.bodyLimit
-    {
+    let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length")
+    if let coding = MHD_lookup_connection_value(connection, .HEADER_KIND, "Transfer-Encoding") {
+        state.framingRefusal = framingRefusal(
+            transferEncoding: String(cString: coding), hasContentLength: length != nil)
+        if state.framingRefusal != nil { return }
+    }
+    if let length, let declared = Int(String(cString: length)), declared > core.bodyLimit {
         state.bodyTooLarge = true
     }
+}
+
+/// Why a head's framing is refused, or `nil` for a plain chunked body: a `Transfer-Encoding`
+/// beside a `Content-Length` is 400 (two framings, the way requests are smuggled past proxies),
+/// and any coding but `chunked` alone is 501.
+func framingRefusal(transferEncoding: String, hasContentLength: Bool) -> APIError? {
+    if hasContentLength {
+        return APIError(
+            code: .invalidRequest,
+            message: "A request must not have both Content-Length and Transfer-Encoding.")
+    }
+    guard transferEncoding.trimmingCharacters(in: .whitespaces).lowercased() == "chunked" else {
+        return APIError(
+            code: .notImplemented, message: "The only transfer coding accepted is chunked.")
+    }
+    return nil
 }
 
 private func request(from state: RequestState) -> HTTPRequest {
@@ -417,7 +443,7 @@ private func queue(
             header.value.withCString { value in MHD_add_response_header(made, name, value) }
         }
     }
-    if core.isStopping || state.bodyTooLarge {
+    if core.isStopping || state.bodyTooLarge || state.framingRefusal != nil {
         _ = MHD_add_response_header(made, "Connection", "close")
     }
     return MHD_queue_response(connection, UInt32(response.status), made)
