@@ -16,9 +16,10 @@ final class RequestState: @unchecked Sendable {
     var peerAddress = ""
     var body: [UInt8] = []
     var bodyTooLarge = false
-    /// Set when the head frames the body in a way the server refuses: both `Content-Length` and
-    /// `Transfer-Encoding` (400, request smuggling), or a transfer coding other than `chunked` (501).
-    /// The answer goes before the body, and the connection is closed.
+    /// Set when the head frames the body in a way the server refuses.
+    ///
+    /// Both `Content-Length` and `Transfer-Encoding` (400, request smuggling), or a transfer coding
+    /// other than `chunked` (501). The answer goes before the body, and the connection is closed.
     var framingRefusal: APIError?
     /// Set once a response is queued: its status, route and note for the log.
     var sent: (status: Int, route: String, note: String?)?
