@@ -366,9 +366,14 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
     }
 
     /// Whether Redis answers `PING`.
+    /// Whether Redis takes a write: a short-lived key is set, so a server out of memory, refusing
+    /// writes after a failed save, or a read-only replica answers unhealthy, not only one that is down.
     public func ping() async -> Bool {
-        (try? await run { connection throws(StoreError) in try connection.command("PING") })
-            == .status("PONG")
+        let key = prefix + "health"
+        return
+            (try? await run { connection throws(StoreError) in
+                try connection.command("SET", key, "1", "PX", "60000")
+            }) == .status("OK")
     }
 
     /// Closes every connection once the calls already queued on it have run; later calls throw.

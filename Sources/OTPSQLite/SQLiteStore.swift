@@ -147,6 +147,9 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, AtomicStart
             )
             try connection.execute(
                 "CREATE INDEX IF NOT EXISTS otp_verifications_expires_at ON otp_verifications (expires_at)")
+            // One row, written by each health check to prove the database takes writes.
+            try connection.execute(
+                "CREATE TABLE IF NOT EXISTS otp_health (id INTEGER PRIMARY KEY, checked_at INTEGER NOT NULL)")
             // Authenticator factors: the secret sealed, recovery codes as concatenated 32-byte HMACs.
             try connection.execute(
                 """
@@ -618,9 +621,25 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, AtomicStart
     }
 
     /// Whether the database answers a query.
+    /// Whether the database takes a write: one row of `otp_health` is written in its own
+    /// transaction, so a full disk or a read-only file answers unhealthy, not only a closed store.
     public func ping() async -> Bool {
-        (try? await run { (db: SQLiteConnection) throws(StoreError) in try db.query("SELECT 1").count == 1 })
-            ?? false
+        (try? await run { (db: SQLiteConnection) throws(StoreError) in
+            try db.immediateTransaction { () throws(StoreError) in
+                try db.query(
+                    "INSERT OR REPLACE INTO otp_health (id, checked_at) VALUES (1, ?)",
+                    [.integer(StoreTime.milliseconds(Date()))])
+            }
+            return true
+        }) ?? false
+    }
+
+    /// Makes every later write fail as on a full disk (`PRAGMA query_only`), for tests of what
+    /// depends on the store's writes.
+    func refuseWritesForTesting() async {
+        _ = try? await run { (db: SQLiteConnection) throws(StoreError) in
+            try db.execute("PRAGMA query_only = ON")
+        }
     }
 
     /// Closes the database once the calls already queued have run; later calls throw.

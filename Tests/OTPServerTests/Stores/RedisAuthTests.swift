@@ -49,6 +49,20 @@ import Testing
         }
     }
 
+    @Test("health asks for a write: a Redis store that may read but not write is unhealthy")
+    func healthNeedsWrites() async throws {
+        let port = try RedisTestServer.port.get()
+        let user = "otp-test-\(UUID().uuidString.prefix(8))"
+        try Self.cli(["ACL", "SETUSER", user, "on", ">pw", "~*", "&*", "+@all", "-@write"])
+        defer { _ = try? Self.cli(["ACL", "DELUSER", user]) }
+        let store = try RedisStore(
+            host: "127.0.0.1", port: port, keyPrefix: "otp-test:\(user):", connections: 1, username: user,
+            password: "pw")
+        #expect(try await store.record(id: "vf_none") == nil, "reads still work")
+        #expect(await !store.ping())
+        await store.shutdown()
+    }
+
     @Test("a connection whose SELECT fails is closed, never left on database 0")
     func failedSelect() throws {
         let port = try RedisTestServer.port.get()
