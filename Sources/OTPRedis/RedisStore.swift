@@ -365,9 +365,10 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
         }
     }
 
-    /// Whether Redis answers `PING`.
-    /// Whether Redis takes a write: a short-lived key is set, so a server out of memory, refusing
-    /// writes after a failed save, or a read-only replica answers unhealthy, not only one that is down.
+    /// Whether Redis takes a write.
+    ///
+    /// A short-lived key is set, so a server out of memory, refusing writes after a failed save, or
+    /// a read-only replica answers unhealthy, not only one that is down.
     public func ping() async -> Bool {
         let key = prefix + "health"
         return

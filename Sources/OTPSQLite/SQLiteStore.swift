@@ -620,9 +620,10 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, AtomicStart
         }
     }
 
-    /// Whether the database answers a query.
-    /// Whether the database takes a write: one row of `otp_health` is written in its own
-    /// transaction, so a full disk or a read-only file answers unhealthy, not only a closed store.
+    /// Whether the database takes a write.
+    ///
+    /// One row of `otp_health` is written in its own transaction, so a full disk or a read-only
+    /// file answers unhealthy, not only a closed store.
     public func ping() async -> Bool {
         (try? await run { (db: SQLiteConnection) throws(StoreError) in
             try db.immediateTransaction { () throws(StoreError) in
