@@ -88,6 +88,43 @@ import Testing
         #expect(slowest < .seconds(5), "the slowest call took \(slowest); the store's deadline is 2 s")
         await store.shutdown()
     }
+
+    /// Found by the security review: a start blocked by another writer waited the insert's deadline,
+    /// then the undoing cancel's, and answered after 4 s.
+    @Test("with another process holding SQLite's write lock, a start answers storeUnavailable within 2.5 s")
+    func startHasOneDeadline() async throws {
+        let path = temporaryDirectory() + "/start-locked.sqlite3"
+        let store = try SQLiteStoreFactory.open(path)
+        let verifier = Verifier(
+            store: store, sender: RecordingSender(), policy: Policy(),
+            secret: Array(repeating: 7, count: 32))
+        _ = try await verifier.start(StartRequest(to: "+15550100", clientAddress: "192.0.2.1"))
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = [
+            "python3", "-c",
+            "import sqlite3, sys, time\n"
+                + "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+                + "c.execute('BEGIN IMMEDIATE')\nprint('locked', flush=True)\ntime.sleep(30)",
+            path,
+        ]
+        let output = Pipe()
+        holder.standardOutput = output
+        try holder.run()
+        defer {
+            kill(holder.processIdentifier, SIGKILL)
+            holder.waitUntilExit()
+        }
+        _ = output.fileHandleForReading.availableData
+        let clock = ContinuousClock()
+        let began = clock.now
+        await #expect(throws: VerifierError.self) {
+            _ = try await verifier.start(StartRequest(to: "+15550101", clientAddress: "192.0.2.1"))
+        }
+        let took = clock.now - began
+        #expect(took < .milliseconds(2500), "the start took \(took); one deadline of 2 s")
+        await store.shutdown()
+    }
 }
 
 /// A loopback port that completes TCP handshakes (the kernel's backlog) and never reads or answers:

@@ -60,8 +60,12 @@ extension Verifier {
                     try await store.insert(record, claim: claim, now: now)
                 }
             } catch {
-                await undoInsert(record, claim: claim, now: now)
-                await release(plan.permits, now: now)
+                // The answer does not wait for the undoing: one deadline per request, not one per call.
+                let permits = plan.permits
+                Task { [self] in
+                    await undoInsert(record, claim: claim, now: now)
+                    await release(permits, now: now)
+                }
                 throw error
             }
             if case .replay(let entry) = inserted {
@@ -168,8 +172,9 @@ extension Verifier {
                 try await store.insert(record, claim: claim, taking: plan.permits, now: now)
             }
         } catch {
-            // The step took and stored nothing; a store that lost its reply after writing is undone.
-            await undoInsert(record, claim: claim, now: now)
+            // The step took and stored nothing; a store that lost its reply after writing is undone,
+            // after the answer: the request has one deadline, not one per store call.
+            Task { [self] in await undoInsert(record, claim: claim, now: now) }
             throw error
         }
         switch outcome {
