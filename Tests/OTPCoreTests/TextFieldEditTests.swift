@@ -197,12 +197,12 @@ final class FieldHarness {
                 h.field.deleteBackward()
             }, value: "", submissions: ["482019"]),
         Row(
-            name: "a key with the caret before a partial code goes where the caret is",
+            name: "F11: a key with the caret moved before a partial code lands in the highlighted cell",
             edits: { h in
                 h.type("482")
                 h.field.moveCaret(to: 0)
                 h.field.insert("7")
-            }, value: "7482", submissions: []),
+            }, value: "4827", submissions: []),
         Row(
             name: "a key typed into a full code is refused, not cut into a new code",
             edits: { h in
@@ -232,33 +232,68 @@ final class FieldHarness {
                 h.field.autofill("482019")
             }, value: "482019", submissions: ["482019"]),
         Row(
-            name: "a selection replaced by a key",
+            name: "F11: a key over a dragged text selection lands in the highlighted cell",
             edits: { h in
                 h.type("4820")
                 h.field.select(1..<3)
                 h.field.insert("5")
-            }, value: "450", submissions: []),
+            }, value: "48205", submissions: []),
         Row(
-            name: "delete backward in the middle removes the character before the caret",
+            name: "F11: delete with the caret moved mid-code removes the last character",
             edits: { h in
                 h.type("48201")
                 h.field.moveCaret(to: 2)
                 h.field.deleteBackward()
-            }, value: "4201", submissions: []),
+            }, value: "4820", submissions: []),
         Row(
-            name: "delete forward at the start removes the first character",
+            name: "F11: forward delete at the start removes the last character",
             edits: { h in
                 h.type("482")
                 h.field.moveCaret(to: 0)
                 h.field.deleteForward()
-            }, value: "82", submissions: []),
+            }, value: "48", submissions: []),
         Row(
-            name: "delete with a selection removes the selection",
+            name: "F11: delete over part of the text removes the last character",
             edits: { h in
                 h.type("48201")
                 h.field.select(0..<4)
                 h.field.deleteBackward()
-            }, value: "1", submissions: []),
+            }, value: "4820", submissions: []),
+        Row(
+            name: "delete over the whole text clears the code",
+            edits: { h in
+                h.type("48201")
+                h.field.select(0..<5)
+                h.field.deleteBackward()
+            }, value: "", submissions: []),
+        Row(
+            name: "F11: a tapped cell takes the next key, and the corrected code submits once",
+            edits: { h in
+                h.type("482019")
+                h.state.reject()
+                h.state.select(2)
+                h.field.insert("5")
+            }, value: "485019", submissions: ["482019", "485019"]),
+        Row(
+            name: "F11: Backspace on a tapped cell clears only it; the next key fills it",
+            edits: { h in
+                h.type("48201")
+                h.state.select(1)
+                h.field.deleteBackward()
+                #expect(h.state.entry.characters.map { $0.map(String.init) ?? "_" }.joined() == "4_201_")
+                h.field.insert("7")
+            }, value: "47201", submissions: []),
+        Row(
+            name: "F12: a pasted message gives its one code, not its digits run together",
+            edits: { h in
+                h.field.insert("Acme: valid for 5 minutes. Your code is 482019")
+            }, value: "482019", submissions: ["482019"]),
+        Row(
+            name: "F12: a pasted message with two codes changes nothing and submits nothing",
+            edits: { h in
+                h.type("48")
+                h.field.insert("Codes 482019 or 551234, valid 5 minutes")
+            }, value: "48", submissions: []),
         Row(
             name: "undo puts the previous code back",
             edits: { h in
@@ -304,7 +339,7 @@ final class FieldHarness {
     @Test("the bug: after a rejection, the first cell tapped and 7 pressed does not submit 748201")
     func rejectionThenKeyAtStart() {
         var machine = VerificationMachine()
-        machine.began(sampleVerification(at: wall), at: .zero, wallNow: wall)
+        machine.began(sampleVerification(at: wall), at: .zero, serverNow: wall)
         var checks: [String] = []
         var field = SimulatedTextField(
             owner: .init(
@@ -314,7 +349,7 @@ final class FieldHarness {
                     return outcome
                 }, code: { machine.entry.value }))
         for key in "482019" { field.insert(String(key)) }
-        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 2)), at: .zero, wallNow: wall)
+        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 2)), at: .zero, serverNow: wall)
         field.moveCaret(to: 0)
         field.insert("7")
         #expect(checks == ["482019"])
@@ -326,7 +361,7 @@ final class FieldHarness {
     @Test("F7: while verifying, keys are refused and the field is re-synced, so no stray key arrives later")
     func readOnlyRefusesAndResyncs() {
         var machine = VerificationMachine()
-        machine.began(sampleVerification(at: wall), at: .zero, wallNow: wall)
+        machine.began(sampleVerification(at: wall), at: .zero, serverNow: wall)
         var field = SimulatedTextField(
             owner: .init(apply: { machine.edit($0, at: .zero).outcome }, code: { machine.entry.value }))
         for key in "482019" { field.insert(String(key)) }
@@ -337,7 +372,7 @@ final class FieldHarness {
         field.deleteBackward()
         #expect(field.text == "482019")
         #expect(machine.entry.value == "482019")
-        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 2)), at: .zero, wallNow: wall)
+        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 2)), at: .zero, serverNow: wall)
         field.insert("3")
         #expect(machine.entry.value == "3", "only the key pressed after the answer counts")
     }
@@ -375,7 +410,7 @@ final class FieldHarness {
         entry.apply(text: "712")
         #expect(entry.value == "712")
         entry.apply(text: "9712")
-        #expect(entry.value == "9712")
+        #expect(entry.value == "7129", "F11: the key lands in the highlighted cell, not where the caret was")
     }
 
     @Test(

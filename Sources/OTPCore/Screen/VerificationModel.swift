@@ -5,16 +5,21 @@ import Observation
 ///
 /// A view (SwiftUI's `VerificationScreen`, the terminal's renderer) reads what
 /// to draw from it and forwards events to it; every decision lives here and in
-/// ``VerificationMachine``. Time comes from the clock given at creation.
+/// ``VerificationMachine``. Time comes from the clock given at creation; the
+/// server's times are read against the server's own time at each answer (V13).
+///
+/// One start per screen (V12): ``start(to:channel:)`` on a model that already
+/// started resumes it, so `.task { await model.start(to:) }` may run each time the
+/// view appears.
 @MainActor
 @Observable
 public final class VerificationModel {
     /// The state machine this model drives; read it for everything on screen.
     public private(set) var machine: VerificationMachine
-    /// Whether a start request is in flight.
-    public private(set) var isStarting = false
-    /// Why the last start failed, if it did.
-    public private(set) var startFailure: StatusMessage?
+    /// Whether a start request is in flight: "Sending a code…" with progress (V11).
+    public var isStarting: Bool { machine.isSending }
+    /// Why the last start failed, if it did; Try again (``retry()``) sends again (V11).
+    public var startFailure: StatusMessage? { machine.startFailure }
 
     @ObservationIgnored private let service: any VerificationService
     @ObservationIgnored private let elapsed: @Sendable () -> Duration
@@ -24,6 +29,7 @@ public final class VerificationModel {
     @ObservationIgnored private var work: [UInt64: Task<Void, Never>] = [:]
     @ObservationIgnored private var nextWorkID: UInt64 = 0
     @ObservationIgnored private let onVerified: @MainActor (Verification) -> Void
+    @ObservationIgnored private var startTask: Task<Void, Never>?
 
     /// Creates a model.
     ///
@@ -32,17 +38,31 @@ public final class VerificationModel {
     ///   - format: The code's format until the server says otherwise.
     ///   - language: The language of every sentence on the screen.
     ///   - clock: Drives countdowns, expiry, the toast and the suggestion fill.
-    ///   - now: The wall time, used to turn the server's times into clock deadlines.
+    ///   - now: The device's wall time, used only for an answer of a service that does not say the
+    ///     server's time (``ServerAnswer/serverDate`` `nil`).
     ///   - onVerified: Called once with the server's result when the code is right (V8).
-    public init<C: Clock>(
+    public convenience init<C: Clock>(
         service: any VerificationService, format: CodeFormat = .default, language: TextLanguage = .english,
+        clock: C,
+        now: @escaping @Sendable () -> Date = { Date() },
+        onVerified: @escaping @MainActor (Verification) -> Void = { _ in }
+    ) where C.Duration == Duration {
+        self.init(
+            service: service, format: format, text: ScreenText(language), clock: clock, now: now,
+            onVerified: onVerified)
+    }
+
+    /// Creates a model with the app's own sentences (``ScreenText``: overrides, or a language of
+    /// the app's catalog); the start asks the server for the message in that language.
+    public init<C: Clock>(
+        service: any VerificationService, format: CodeFormat = .default, text: ScreenText,
         clock: C,
         now: @escaping @Sendable () -> Date = { Date() },
         onVerified: @escaping @MainActor (Verification) -> Void = { _ in }
     ) where C.Duration == Duration {
         let origin = clock.now
         self.service = service
-        self.machine = VerificationMachine(format: format, language: language)
+        self.machine = VerificationMachine(format: format, text: text)
         self.elapsed = { origin.duration(to: clock.now) }
         self.sleepUntil = { deadline in
             try await clock.sleep(until: origin.advanced(by: deadline), tolerance: nil)
@@ -61,6 +81,14 @@ public final class VerificationModel {
         self.init(
             service: service, format: format, language: language, clock: ContinuousClock(),
             onVerified: onVerified)
+    }
+
+    /// Creates a model on the continuous clock with the app's own sentences.
+    public convenience init(
+        service: any VerificationService, format: CodeFormat = .default, text: ScreenText,
+        onVerified: @escaping @MainActor (Verification) -> Void = { _ in }
+    ) {
+        self.init(service: service, format: format, text: text, clock: ContinuousClock(), onVerified: onVerified)
     }
 
     isolated deinit {
@@ -87,7 +115,13 @@ public final class VerificationModel {
     /// Whether keys, paste and autofill are taken.
     public var isInputEnabled: Bool { machine.isInputEnabled }
     /// The status line under the cells.
-    public var statusMessage: StatusMessage? { startFailure ?? machine.statusMessage }
+    public var statusMessage: StatusMessage? { machine.statusMessage }
+    /// Whether "Sending a code…" shows with progress (V11).
+    public var isSending: Bool { machine.isSending }
+    /// What the code approves, above the cells (V16), or `nil`.
+    public var transactionText: String? { machine.transactionText }
+    /// The masked destination isolated left to right, for a sentence in any direction (V15).
+    public var isolatedDestination: String { ScreenText.isolatedLeftToRight(machine.destination) }
     /// The Resend button's label.
     public var resendLabel: String { machine.resendLabel }
     /// Whether the Resend button is shown at all.
@@ -128,7 +162,7 @@ public final class VerificationModel {
     }
     /// Whether the keyboard should stay up; once the code is verified it goes away.
     public var keepsKeyboard: Bool { machine.keepsKeyboard }
-    /// Whether the last check may be retried by ``retry()``.
+    /// Whether Try again is offered: the first send failed, or a check got no answer (``retry()``).
     public var canRetry: Bool { machine.canRetry }
     /// Whether cells show `•` instead of characters (F9).
     public var isMasked: Bool {
@@ -143,31 +177,33 @@ public final class VerificationModel {
 
     // MARK: - Events
 
-    /// Starts a verification to a destination and shows it.
+    /// Starts a verification to a destination and shows it, once per screen (V11, V12).
+    ///
+    /// On a model that already started (or is starting) it sends nothing: it resumes the same
+    /// verification, its timers and its typed characters, and waits for a start in flight. After a
+    /// failed start it sends again, as Try again does.
     public func start(to destination: String, channel: Channel? = nil) async {
-        guard !isStarting else { return }
-        isStarting = true
-        startFailure = nil
-        defer { isStarting = false }
-        do {
-            let verification = try await service.start(to: destination, channel: channel)
-            show(verification)
-        } catch {
-            let text: String
-            switch error {
-            case .invalidDestination: text = machine.text.invalidDestination
-            case .rateLimited(let seconds): text = machine.text.rateLimited(retryAfter: seconds)
-            case .networkFailure: text = machine.text.networkFailure
-            default: text = machine.text.startFailed
-            }
-            startFailure = StatusMessage(text, role: .error)
+        let effects = machine.startRequested(to: destination, channel: channel)
+        if effects.isEmpty {
+            resume()
+        } else {
+            perform(effects)
         }
+        await startTask?.value
+    }
+
+    /// Picks the timers up again after ``stop()``, at the clock's time.
+    public func resume() {
+        machine.tick(at: elapsed())
+        reschedule()
     }
 
     /// Shows a verification started elsewhere.
-    public func show(_ verification: Verification) {
-        machine.began(verification, at: elapsed(), wallNow: wallNow())
-        startFailure = nil
+    ///
+    /// - Parameter serverDate: The server's time when it returned `verification`; `nil` reads its
+    ///   times against the device's clock.
+    public func show(_ verification: Verification, serverDate: Date? = nil) {
+        machine.began(verification, at: elapsed(), serverNow: serverDate ?? wallNow())
         reschedule()
     }
 
@@ -177,8 +213,7 @@ public final class VerificationModel {
     public func showAuthenticator(factorID: String, attemptsLeft: Int, codeLength: Int = 6) {
         machine.beganAuthenticator(
             factorID: factorID, attemptsLeft: attemptsLeft, codeLength: codeLength, at: elapsed(),
-            wallNow: wallNow())
-        startFailure = nil
+            serverNow: wallNow())
         reschedule()
     }
 
@@ -209,12 +244,23 @@ public final class VerificationModel {
         machine.deleteBackward(at: elapsed())
     }
 
+    /// A cell was tapped: a filled one is selected for correction, an empty one gives that up (F11).
+    public func selectCell(_ index: Int?) {
+        machine.selectCell(index, at: elapsed())
+    }
+
+    /// An arrow key: the selection moves one cell left (`-1`) or right (`+1`) (F11).
+    public func moveSelection(by step: Int) {
+        machine.moveSelection(by: step, at: elapsed())
+    }
+
     /// Resend was pressed.
     public func resend() {
         perform(machine.resendPressed(at: elapsed()))
     }
 
-    /// Checks the same code again after a network failure.
+    /// Try again: sends the first code again after a failed start (V11), or checks the same code
+    /// again after a network failure (V9).
     public func retry() {
         perform(machine.retry(at: elapsed()))
     }
@@ -236,6 +282,8 @@ public final class VerificationModel {
         timer = nil
         for task in work.values { task.cancel() }
         work.removeAll()
+        // A suggestion being typed in stops where it is, and input is taken again.
+        machine.suggestionInterrupted()
     }
 
     // MARK: - Effects
@@ -243,21 +291,33 @@ public final class VerificationModel {
     private func perform(_ effects: [VerificationMachine.Effect]) {
         for effect in effects {
             switch effect {
+            case .start(let destination, let channel, let locale):
+                startTask = launch {
+                    let service = $0.service
+                    let result = await Self.capture { () async throws(VerificationFailure) in
+                        try await service.startAnswer(to: destination, channel: channel, locale: locale)
+                    }
+                    $0.machine.startAnswered(
+                        result.map(\.verification), at: $0.elapsed(), serverNow: $0.serverNow(result))
+                }
             case .check(let id, let code):
                 launch {
                     let service = $0.service
                     let result = await Self.capture { () async throws(VerificationFailure) in
-                        try await service.check(id: id, code: code)
+                        try await service.checkAnswer(id: id, code: code)
                     }
-                    $0.perform($0.machine.checkAnswered(result, at: $0.elapsed(), wallNow: $0.wallNow()))
+                    $0.perform(
+                        $0.machine.checkAnswered(
+                            result.map(\.verification), at: $0.elapsed(), serverNow: $0.serverNow(result)))
                 }
             case .resend(let id):
                 launch {
                     let service = $0.service
                     let result = await Self.capture { () async throws(VerificationFailure) in
-                        try await service.resend(id: id)
+                        try await service.resendAnswer(id: id)
                     }
-                    $0.machine.resendAnswered(result, at: $0.elapsed(), wallNow: $0.wallNow())
+                    $0.machine.resendAnswered(
+                        result.map(\.verification), at: $0.elapsed(), serverNow: $0.serverNow(result))
                 }
             case .typeSuggestion(let code):
                 launch { model in
@@ -278,15 +338,22 @@ public final class VerificationModel {
     }
 
     private static func capture(
-        _ call: () async throws(VerificationFailure) -> Verification
-    ) async -> Result<Verification, VerificationFailure> {
+        _ call: () async throws(VerificationFailure) -> ServerAnswer
+    ) async -> Result<ServerAnswer, VerificationFailure> {
         do { return .success(try await call()) } catch { return .failure(error) }
+    }
+
+    /// The server's time at an answer; the device's only when the service does not say (V13).
+    private func serverNow(_ result: Result<ServerAnswer, VerificationFailure>) -> Date {
+        if case .success(let answer) = result, let date = answer.serverDate { return date }
+        return wallNow()
     }
 
     /// The checks, resends and suggestion fills still running; each leaves when it ends.
     var workInFlight: Int { work.count }
 
-    private func launch(_ body: @escaping @MainActor (VerificationModel) async -> Void) {
+    @discardableResult
+    private func launch(_ body: @escaping @MainActor (VerificationModel) async -> Void) -> Task<Void, Never> {
         nextWorkID += 1
         let id = nextWorkID
         let task = Task { [weak self] in
@@ -297,6 +364,7 @@ public final class VerificationModel {
         }
         // The task runs on the main actor too, so it cannot end before it is recorded here.
         work[id] = task
+        return task
     }
 
     /// Sleeps until the machine's next deadline, ticks, and repeats.
