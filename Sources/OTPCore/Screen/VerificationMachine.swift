@@ -356,7 +356,7 @@ public struct VerificationMachine: Sendable, Equatable {
         self.now = now
         guard isInputEnabled else { return }
         entry.select(index)
-        _ = afterEdit()
+        _ = afterEdit(isSelection: true)
     }
 
     /// An arrow key moved the selection one cell left (`-1`) or right (`+1`) (F11).
@@ -364,7 +364,7 @@ public struct VerificationMachine: Sendable, Equatable {
         self.now = now
         guard isInputEnabled else { return }
         entry.moveSelection(by: step)
-        _ = afterEdit()
+        _ = afterEdit(isSelection: true)
     }
 
     /// The app learned a received code; the suggestion bar offers it, naming its source (S1).
@@ -558,7 +558,8 @@ public struct VerificationMachine: Sendable, Equatable {
 
     // MARK: - Helpers
 
-    private mutating func afterEdit() -> [Effect] {
+    /// What follows a change of the entry; a selection moved changes no character.
+    private mutating func afterEdit(isSelection: Bool = false) -> [Effect] {
         if resultPhase == .invalid, !entry.isRejected {
             resultPhase = nil
             statusMessage = nil
@@ -567,7 +568,7 @@ public struct VerificationMachine: Sendable, Equatable {
             canRetryCheck = false
             statusMessage = nil
         }
-        if resultPhase == nil, entry.isLastSubmission, let lastRejection {
+        if !isSelection, resultPhase == nil, entry.isLastSubmission, let lastRejection {
             // The rejected code typed again: it is not sent again, and the rejection shows again.
             reject(.invalid, lastRejection)
             return []
