@@ -10,7 +10,8 @@ import Testing
     func started(attemptsLeft: Int = 10, language: TextLanguage = .english) -> VerificationMachine {
         var machine = VerificationMachine(language: language)
         machine.isFocused = true
-        machine.beganAuthenticator(factorID: "tf_test", attemptsLeft: attemptsLeft, at: .zero, serverNow: wall)
+        machine.beganAuthenticator(
+            factorID: "tf_test", attemptsLeft: attemptsLeft, at: .zero, serverNow: wall)
         return machine
     }
 

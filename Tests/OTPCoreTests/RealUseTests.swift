@@ -169,7 +169,8 @@ import Testing
         entry.insert("48")
         entry.insert("Codes 482019 and 551234")
         #expect(entry.value == "48")
-        #expect(entry.apply(TextEdit(range: 2..<2, replacement: "Call 555 0100, valid 5 minutes")) == .refused)
+        #expect(
+            entry.apply(TextEdit(range: 2..<2, replacement: "Call 555 0100, valid 5 minutes")) == .refused)
         #expect(entry.value == "48")
     }
 
@@ -335,7 +336,11 @@ import Testing
             table: [
                 .title: .text("Saisissez le code"),
                 .incorrect: .plural(
-                    on: "count", forms: [.one: "Code erroné. {count} essai restant.", .other: "Code erroné. {count} essais restants."]),
+                    on: "count",
+                    forms: [
+                        .one: "Code erroné. {count} essai restant.",
+                        .other: "Code erroné. {count} essais restants.",
+                    ]),
             ])
         #expect(french.title == "Saisissez le code")
         #expect(french.incorrect(attemptsLeft: 1) == "Code erroné. 1 essai restant.")

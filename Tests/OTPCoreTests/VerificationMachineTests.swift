@@ -11,7 +11,8 @@ import Testing
         var machine = VerificationMachine()
         machine.isFocused = true
         machine.began(
-            sampleVerification(length: length, attemptsLeft: attemptsLeft, at: wall), at: .zero, serverNow: wall
+            sampleVerification(length: length, attemptsLeft: attemptsLeft, at: wall), at: .zero,
+            serverNow: wall
         )
         return machine
     }

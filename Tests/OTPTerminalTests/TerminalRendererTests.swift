@@ -47,7 +47,7 @@ import Testing
                 
                 
 
-                digits type · Backspace deletes · Tab takes the suggestion · r resends · q quits
+                digits type · ← → select a digit · Backspace deletes · Tab takes the suggestion · r resends · q quits
             """
         #expect(text(machine) == expected)
     }
@@ -170,7 +170,7 @@ import Testing
         #expect(events == [.paste("482 019"), .character("5")])
     }
 
-    @Test("arrow keys are skipped, a lone Escape is Escape")
+    @Test("up and down arrows are skipped, a lone Escape is Escape")
     func escapes() {
         var parser = KeyParser()
         #expect(parser.feed(Array("\u{1B}[A1".utf8)) == [.character("1")])

@@ -198,7 +198,7 @@ public struct CodeEntry: Sendable, Equatable {
         selection = nil
     }
 
-    /// Puts one character in the highlighted cell; a selection is then given up. `false` when full.
+    /// Puts one character in the highlighted cell, giving a selection up; `false` when full.
     private mutating func put(_ character: Character) -> Bool {
         guard let index = highlightedIndex else { return false }
         slots[index] = character

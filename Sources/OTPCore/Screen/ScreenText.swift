@@ -63,7 +63,9 @@ public struct ScreenText: Sendable, Hashable {
 
     /// The sentence for any key of the catalog.
     public func string(_ key: TextKey, _ arguments: [String: TextArgument] = [:]) -> String {
-        if let entry = overrides[key] { return StringCatalog.string(entry, pluralRulesOf: language, arguments) }
+        if let entry = overrides[key] {
+            return StringCatalog.string(entry, pluralRulesOf: language, arguments)
+        }
         return StringCatalog.string(key, in: language, arguments)
     }
 

@@ -267,7 +267,9 @@ public struct VerificationMachine: Sendable, Equatable {
         startState = .sending
         startFailure = nil
         statusMessage = nil
-        return [.start(to: startRequest.destination, channel: startRequest.channel, locale: text.serverLocale)]
+        return [
+            .start(to: startRequest.destination, channel: startRequest.channel, locale: text.serverLocale)
+        ]
     }
 
     /// A verification was started or loaded: the screen shows it and its countdowns (V1, V5).

@@ -88,7 +88,8 @@ public final class VerificationModel {
         service: any VerificationService, format: CodeFormat = .default, text: ScreenText,
         onVerified: @escaping @MainActor (Verification) -> Void = { _ in }
     ) {
-        self.init(service: service, format: format, text: text, clock: ContinuousClock(), onVerified: onVerified)
+        self.init(
+            service: service, format: format, text: text, clock: ContinuousClock(), onVerified: onVerified)
     }
 
     isolated deinit {
@@ -200,8 +201,10 @@ public final class VerificationModel {
 
     /// Shows a verification started elsewhere.
     ///
-    /// - Parameter serverDate: The server's time when it returned `verification`; `nil` reads its
-    ///   times against the device's clock.
+    /// - Parameters:
+    ///   - verification: The verification the server returned.
+    ///   - serverDate: The server's time when it returned it; `nil` reads its times against the
+    ///     device's clock.
     public func show(_ verification: Verification, serverDate: Date? = nil) {
         machine.began(verification, at: elapsed(), serverNow: serverDate ?? wallNow())
         reschedule()
