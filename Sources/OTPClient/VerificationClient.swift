@@ -168,7 +168,8 @@ public final class VerificationClient: VerificationService {
         do { data = try JSONSerialization.data(withJSONObject: ["code": code]) } catch {
             throw .invalidResponse("could not encode the request")
         }
-        return try await send("POST", path: "v1/verifications/\(try escaped(id))/check", body: data).verification
+        return try await send("POST", path: "v1/verifications/\(try escaped(id))/check", body: data)
+            .verification
     }
 
     /// `POST /v1/verifications/{id}/resend`.
