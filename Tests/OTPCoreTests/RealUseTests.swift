@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 import Testing
 
 @testable import OTPCore
@@ -297,6 +298,34 @@ import Testing
         machine.began(sampleVerification(at: wall), at: .zero, serverNow: wall)
         _ = machine.insert("482019", at: .zero)
         #expect(machine.announcements.last == Announcement("Verifying…", priority: .assertive, serial: 1))
+    }
+
+    @Test("item 8: a countdown tick changes the Resend label, never the code field's state")
+    func tickLeavesTheField() async {
+        let (model, _) = makeModel()
+        await model.start(to: "+15550100")
+        model.insert("48")
+        final class Flag: @unchecked Sendable { var value = false }
+        let fieldChanged = Flag()
+        let screenChanged = Flag()
+        withObservationTracking {
+            _ = model.codeField
+        } onChange: {
+            fieldChanged.value = true
+        }
+        withObservationTracking {
+            _ = model.resendLabel
+        } onChange: {
+            screenChanged.value = true
+        }
+        await eventually("the timer sleeps") { clock.sleeperCount == 1 }
+        clock.advance(by: .seconds(1))
+        await eventually("0:29") { model.resendLabel == "Resend in 0:29" }
+        #expect(screenChanged.value)
+        #expect(!fieldChanged.value, "the field (and its text field's selection) is left alone")
+        model.insert("2")
+        #expect(fieldChanged.value, "a key does change it")
+        model.stop()
     }
 
     // MARK: - V15, V16

@@ -15,7 +15,21 @@ import Observation
 @Observable
 public final class VerificationModel {
     /// The state machine this model drives; read it for everything on screen.
+    ///
+    /// A copy of the machine the model's events change; a view that reads it is drawn again on
+    /// every change, the countdown's ticks included. The code field reads ``codeField`` instead.
     public private(set) var machine: VerificationMachine
+    /// What the code field draws, changed only when the field's own state changes: never by a
+    /// countdown tick, so the platform text field (its selection, a Paste menu) is left alone.
+    public private(set) var codeField: CodeFieldSnapshot
+    /// The machine the events change; each change is published to ``machine`` and ``codeField``.
+    @ObservationIgnored private var state: VerificationMachine {
+        didSet {
+            machine = state
+            let field = CodeFieldSnapshot(state)
+            if field != codeField { codeField = field }
+        }
+    }
     /// Whether a start request is in flight: "Sending a code…" with progress (V11).
     public var isStarting: Bool { machine.isSending }
     /// Why the last start failed, if it did; Try again (``retry()``) sends again (V11).
@@ -62,7 +76,10 @@ public final class VerificationModel {
     ) where C.Duration == Duration {
         let origin = clock.now
         self.service = service
-        self.machine = VerificationMachine(format: format, text: text)
+        let machine = VerificationMachine(format: format, text: text)
+        self.state = machine
+        self.machine = machine
+        self.codeField = CodeFieldSnapshot(machine)
         self.elapsed = { origin.duration(to: clock.now) }
         self.sleepUntil = { deadline in
             try await clock.sleep(until: origin.advanced(by: deadline), tolerance: nil)
@@ -168,12 +185,12 @@ public final class VerificationModel {
     /// Whether cells show `•` instead of characters (F9).
     public var isMasked: Bool {
         get { machine.isMasked }
-        set { machine.isMasked = newValue }
+        set { state.isMasked = newValue }
     }
     /// Whether the code field has focus (F8, S1); the view reports it.
     public var isFocused: Bool {
         get { machine.isFocused }
-        set { machine.isFocused = newValue }
+        set { state.isFocused = newValue }
     }
 
     // MARK: - Events
@@ -184,7 +201,7 @@ public final class VerificationModel {
     /// verification, its timers and its typed characters, and waits for a start in flight. After a
     /// failed start it sends again, as Try again does.
     public func start(to destination: String, channel: Channel? = nil) async {
-        let effects = machine.startRequested(to: destination, channel: channel)
+        let effects = state.startRequested(to: destination, channel: channel)
         if effects.isEmpty {
             resume()
         } else {
@@ -195,7 +212,7 @@ public final class VerificationModel {
 
     /// Picks the timers up again after ``stop()``, at the clock's time.
     public func resume() {
-        machine.tick(at: elapsed())
+        state.tick(at: elapsed())
         reschedule()
     }
 
@@ -206,7 +223,7 @@ public final class VerificationModel {
     ///   - serverDate: The server's time when it returned it; `nil` reads its times against the
     ///     device's clock.
     public func show(_ verification: Verification, serverDate: Date? = nil) {
-        machine.began(verification, at: elapsed(), serverNow: serverDate ?? wallNow())
+        state.began(verification, at: elapsed(), serverNow: serverDate ?? wallNow())
         reschedule()
     }
 
@@ -214,7 +231,7 @@ public final class VerificationModel {
     /// goes to the service's `check(id:code:)` with the factor's id, so the service is one that
     /// checks factors (such as `OTPClient`'s `AuthenticatorService`).
     public func showAuthenticator(factorID: String, attemptsLeft: Int, codeLength: Int = 6) {
-        machine.beganAuthenticator(
+        state.beganAuthenticator(
             factorID: factorID, attemptsLeft: attemptsLeft, codeLength: codeLength, at: elapsed(),
             serverNow: wallNow())
         reschedule()
@@ -225,58 +242,58 @@ public final class VerificationModel {
 
     /// A key or pasted text arrives at the end of the field.
     public func insert(_ text: String) {
-        perform(machine.insert(text, at: elapsed()))
+        perform(state.insert(text, at: elapsed()))
     }
 
     /// The code field asks to make an edit; returns whether it changed the code, was refused
     /// (the field then shows ``codeText`` again) or is marked text still being composed.
     @discardableResult
     public func edit(_ edit: TextEdit) -> TextEditOutcome {
-        let (outcome, effects) = machine.edit(edit, at: elapsed())
+        let (outcome, effects) = state.edit(edit, at: elapsed())
         perform(effects)
         return outcome
     }
 
     /// The hidden text field's whole new text.
     public func setText(_ text: String) {
-        perform(machine.setText(text, at: elapsed()))
+        perform(state.setText(text, at: elapsed()))
     }
 
     /// The delete key.
     public func deleteBackward() {
-        machine.deleteBackward(at: elapsed())
+        state.deleteBackward(at: elapsed())
     }
 
     /// A cell was tapped: a filled one is selected for correction, an empty one gives that up (F11).
     public func selectCell(_ index: Int?) {
-        machine.selectCell(index, at: elapsed())
+        state.selectCell(index, at: elapsed())
     }
 
     /// An arrow key: the selection moves one cell left (`-1`) or right (`+1`) (F11).
     public func moveSelection(by step: Int) {
-        machine.moveSelection(by: step, at: elapsed())
+        state.moveSelection(by: step, at: elapsed())
     }
 
     /// Resend was pressed.
     public func resend() {
-        perform(machine.resendPressed(at: elapsed()))
+        perform(state.resendPressed(at: elapsed()))
     }
 
     /// Try again: sends the first code again after a failed start (V11), or checks the same code
     /// again after a network failure (V9).
     public func retry() {
-        perform(machine.retry(at: elapsed()))
+        perform(state.retry(at: elapsed()))
     }
 
     /// Offers a received code in the suggestion bar, naming where it came from, or withdraws
     /// it with `nil` (S1).
     public func offerSuggestion(_ code: String?, source: SuggestionSource = .messages) {
-        machine.offerSuggestion(code, source: source)
+        state.offerSuggestion(code, source: source)
     }
 
     /// The suggestion bar was chosen: the code is typed in digit by digit, then submitted (S1).
     public func acceptSuggestion() {
-        perform(machine.acceptSuggestion(at: elapsed()))
+        perform(state.acceptSuggestion(at: elapsed()))
     }
 
     /// Stops the timers and any work in flight.
@@ -286,7 +303,7 @@ public final class VerificationModel {
         for task in work.values { task.cancel() }
         work.removeAll()
         // A suggestion being typed in stops where it is, and input is taken again.
-        machine.suggestionInterrupted()
+        state.suggestionInterrupted()
     }
 
     // MARK: - Effects
@@ -300,7 +317,7 @@ public final class VerificationModel {
                     let result = await Self.capture { () async throws(VerificationFailure) in
                         try await service.startAnswer(to: destination, channel: channel, locale: locale)
                     }
-                    $0.machine.startAnswered(
+                    $0.state.startAnswered(
                         result.map(\.verification), at: $0.elapsed(), serverNow: $0.serverNow(result))
                 }
             case .check(let id, let code):
@@ -310,7 +327,7 @@ public final class VerificationModel {
                         try await service.checkAnswer(id: id, code: code)
                     }
                     $0.perform(
-                        $0.machine.checkAnswered(
+                        $0.state.checkAnswered(
                             result.map(\.verification), at: $0.elapsed(), serverNow: $0.serverNow(result)))
                 }
             case .resend(let id):
@@ -319,7 +336,7 @@ public final class VerificationModel {
                     let result = await Self.capture { () async throws(VerificationFailure) in
                         try await service.resendAnswer(id: id)
                     }
-                    $0.machine.resendAnswered(
+                    $0.state.resendAnswered(
                         result.map(\.verification), at: $0.elapsed(), serverNow: $0.serverNow(result))
                 }
             case .typeSuggestion(let code):
@@ -329,7 +346,7 @@ public final class VerificationModel {
                         step += VerificationMachine.suggestionStep
                         do { try await model.sleepUntil(step) } catch { return }
                         model.perform(
-                            model.machine.typeSuggested(
+                            model.state.typeSuggested(
                                 character, isLast: index == code.count - 1, at: model.elapsed()))
                     }
                 }
@@ -373,14 +390,14 @@ public final class VerificationModel {
     /// Sleeps until the machine's next deadline, ticks, and repeats.
     private func reschedule() {
         timer?.cancel()
-        guard let deadline = machine.nextDeadline() else {
+        guard let deadline = state.nextDeadline() else {
             timer = nil
             return
         }
         timer = Task { [weak self, sleepUntil] in
             do { try await sleepUntil(deadline) } catch { return }
             guard let self, !Task.isCancelled else { return }
-            self.machine.tick(at: max(deadline, self.elapsed()))
+            self.state.tick(at: max(deadline, self.elapsed()))
             self.reschedule()
         }
     }
