@@ -29,9 +29,11 @@
                 .background(palette.surface, in: shape)
                 .overlay {
                     shape.strokeBorder(
-                        palette.outline(for: cell.role, isNext: cell.isNext), lineWidth: cell.isNext ? 2 : 1)
+                        palette.outline(for: cell.role, isNext: cell.isNext),
+                        lineWidth: CGFloat(
+                            Motion.outlineWidth(isNext: cell.isNext, isSelected: cell.isSelected)))
                 }
-                .scaleEffect(cell.isNext ? 1.04 : 1)
+                .scaleEffect(CGFloat(Motion.cellScale(isNext: cell.isNext, reduceMotion: reduceMotion)))
                 .animation(.snappy, value: cell)
         }
     }

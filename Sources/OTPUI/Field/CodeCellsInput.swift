@@ -16,6 +16,8 @@
         let shakeTrigger: Int
 
         @State private var width: CGFloat = 0
+        /// Counts taps on the cells; each asks the text field for the keyboard.
+        @State private var focusRequests = 0
         @Environment(\.otpTheme) private var theme
         @Environment(\.colorScheme) private var colorScheme
         @Environment(\.accessibilityReduceMotion) private var reduceMotion
@@ -28,7 +30,6 @@
                 input
                     .frame(width: CGFloat(layout.width), height: CGFloat(layout.height))
                 cellRows(layout)
-                    .allowsHitTesting(false)
                     .accessibilityHidden(true)
             }
             .frame(maxWidth: .infinity)
@@ -52,10 +53,17 @@
         @ViewBuilder
         private var input: some View {
             #if canImport(UIKit)
-                CodeTextField(connection: connection)
+                CodeTextField(connection: connection, focusRequest: focusRequests)
             #else
                 BoundCodeTextField(connection: connection)
             #endif
+        }
+
+        /// A tapped cell (F11): a filled one is selected so the next key replaces only it, an empty
+        /// one gives the selection up; either way the field takes the keyboard, as a tap on it would.
+        private func tap(_ cell: CodeCell) {
+            connection.select(cell.text.isEmpty ? nil : cell.id)
+            focusRequests += 1
         }
 
         /// The cells in their rows and groups, always left to right (UX V10).
@@ -79,6 +87,8 @@
                                         cell: cell, width: CGFloat(layout.cellWidth),
                                         height: CGFloat(layout.cellHeight), fontSize: CGFloat(layout.fontSize)
                                     )
+                                    .contentShape(Rectangle())
+                                    .onTapGesture { tap(cell) }
                                 }
                             }
                         }
