@@ -218,6 +218,10 @@ public struct EnvironmentValues: CustomStringConvertible {
     /// Declared as on <https://developer.apple.com/documentation/swiftui/environmentvalues/accessibilityreducemotion>.
     public var accessibilityReduceMotion: Bool { false }
 
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/environmentvalues/accessibilityvoiceoverenabled>.
+    @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
+    public var accessibilityVoiceOverEnabled: Bool { false }
+
     /// Declared as on <https://developer.apple.com/documentation/swiftui/environmentvalues/layoutdirection>.
     public var layoutDirection: LayoutDirection {
         get { self[LayoutDirectionKey.self] }

@@ -238,6 +238,15 @@ import Testing
         #expect(machine.entry.selection == nil)
     }
 
+    @Test("F11 F10: a tap selects a filled cell, an empty one nothing; under VoiceOver never a cell")
+    func tapRule() {
+        let filled = CodeCell(id: 2, text: "8", isNext: false, role: .neutral)
+        let empty = CodeCell(id: 4, text: "", isNext: true, role: .neutral)
+        #expect(CodeEntry.selection(forTapOn: filled, voiceOver: false) == 2)
+        #expect(CodeEntry.selection(forTapOn: empty, voiceOver: false) == nil)
+        #expect(CodeEntry.selection(forTapOn: filled, voiceOver: true) == nil, "VoiceOver keeps one field")
+    }
+
     @Test("F11: the arrow keys move the selection; right past the last digit goes back to the end")
     func arrowKeys() {
         var entry = CodeEntry()

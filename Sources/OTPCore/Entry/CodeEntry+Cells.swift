@@ -1,4 +1,10 @@
 extension CodeEntry {
+    /// The selection a tap on a cell asks for (F11): the cell when it is filled, else none; and
+    /// under VoiceOver none at all, so the field stays one element that types at the end (F10).
+    public static func selection(forTapOn cell: CodeCell, voiceOver: Bool) -> Int? {
+        voiceOver || cell.text.isEmpty ? nil : cell.id
+    }
+
     /// The cells for this entry (F7–F9): text (or `•` when masked), the next-cell highlight, a colour role.
     ///
     /// The highlighted cell (the selected one, else the next to fill; F8, F11) shows only while focused,

@@ -21,6 +21,7 @@
         @Environment(\.otpTheme) private var theme
         @Environment(\.colorScheme) private var colorScheme
         @Environment(\.accessibilityReduceMotion) private var reduceMotion
+        @Environment(\.accessibilityVoiceOverEnabled) private var voiceOver
         @Environment(\.dynamicTypeSize) private var dynamicTypeSize
         @Environment(\.codeSeparatorStyle) private var separatorStyle
 
@@ -33,6 +34,11 @@
                     .accessibilityHidden(true)
             }
             .frame(maxWidth: .infinity)
+            // The field is one element with the value F10 defines (item 9): the text field under it,
+            // which holds the characters even in masked mode, is never what VoiceOver reads.
+            .accessibilityElement(children: .ignore)
+            .accessibilityLabel(Text(verbatim: connection.accessibilityLabel))
+            .accessibilityValue(Text(verbatim: connection.accessibilityValue))
             .background {
                 GeometryReader { proxy in
                     Color.clear
@@ -62,7 +68,7 @@
         /// A tapped cell (F11): a filled one is selected so the next key replaces only it, an empty
         /// one gives the selection up; either way the field takes the keyboard, as a tap on it would.
         private func tap(_ cell: CodeCell) {
-            connection.select(cell.text.isEmpty ? nil : cell.id)
+            connection.select(CodeEntry.selection(forTapOn: cell, voiceOver: voiceOver))
             focusRequests += 1
         }
 

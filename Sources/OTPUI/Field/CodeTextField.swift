@@ -72,9 +72,9 @@
                 context.coordinator.connection = connection
                 field.keyboardType = connection.kind == .digits ? .numberPad : .asciiCapable
                 field.autocapitalizationType = connection.kind == .digits ? .none : .allCharacters
-                field.isAccessibilityElement = true
-                field.accessibilityLabel = connection.accessibilityLabel
-                field.accessibilityValue = connection.accessibilityValue
+                // The cells' container is the one accessibility element (F10, item 9); the text
+                // field's own value (the characters) would win over a custom value if it were one.
+                field.isAccessibilityElement = false
                 context.coordinator.showCode(in: field)
                 field.wantsFocus = connection.keepsKeyboard
                 if context.coordinator.focusRequest != focusRequest {
