@@ -396,3 +396,51 @@ import Testing
         model.stop()
     }
 }
+
+@Suite struct ContrastTests {
+    static let palettes: [(String, PaletteColors)] = [
+        ("light", .light), ("dark", .dark), ("light, increased", .lightIncreasedContrast),
+        ("dark, increased", .darkIncreasedContrast),
+    ]
+
+    @Test("V14: WCAG's contrast ratio: black on white is 21:1, a colour on itself 1:1")
+    func ratio() {
+        #expect(abs(RGBColor.contrast(.black, .white) - 21) < 0.001)
+        #expect(RGBColor.contrast(.white, .white) == 1)
+        let gray = RGBColor(red: 0.8, green: 0.8, blue: 0.84)
+        #expect(abs(RGBColor.contrast(gray, .white) - 1.59) < 0.01, "the old border: the issue's 1.59:1")
+    }
+
+    @Test("V14: an empty cell's border has 3:1 against the screen and the cell, text 4.5:1, in every palette")
+    func palettes() {
+        for (name, palette) in Self.palettes {
+            for against in [palette.background, palette.surface] {
+                #expect(RGBColor.contrast(palette.border, against) >= 3, "\(name) border")
+                for (role, color) in [
+                    ("label", palette.label), ("secondary", palette.secondaryLabel),
+                    ("accent", palette.accent), ("danger", palette.danger), ("success", palette.success),
+                ] {
+                    #expect(RGBColor.contrast(color, against) >= 4.5, "\(name) \(role)")
+                }
+            }
+        }
+    }
+
+    @Test("V14: the Increase Contrast palettes raise every contrast of the standard ones")
+    func increased() {
+        for (standard, increased) in [
+            (PaletteColors.light, PaletteColors.lightIncreasedContrast), (.dark, .darkIncreasedContrast),
+        ] {
+            for path in [\PaletteColors.border, \.label, \.secondaryLabel, \.accent, \.danger, \.success] {
+                #expect(
+                    RGBColor.contrast(increased[keyPath: path], increased.surface)
+                        > RGBColor.contrast(standard[keyPath: path], standard.surface))
+            }
+        }
+    }
+
+    @Test("V14: Try again and Resend are at least 44 pt tall")
+    func tapTarget() {
+        #expect(ScreenMetrics.minimumTapTarget >= 44)
+    }
+}

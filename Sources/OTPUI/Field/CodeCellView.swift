@@ -10,10 +10,11 @@
         var fontSize: CGFloat = 22
         @Environment(\.otpTheme) private var theme
         @Environment(\.colorScheme) private var colorScheme
+        @Environment(\.colorSchemeContrast) private var contrast
         @Environment(\.accessibilityReduceMotion) private var reduceMotion
 
         var body: some View {
-            let palette = theme.palette(for: colorScheme)
+            let palette = theme.palette(for: colorScheme, contrast: contrast)
             let shape = RoundedRectangle(cornerRadius: theme.cornerRadius, style: .continuous)
             Text(verbatim: cell.text)
                 .font(.system(size: fontSize, weight: .semibold, design: .rounded).monospacedDigit())

@@ -20,6 +20,7 @@
         @State private var focusRequests = 0
         @Environment(\.otpTheme) private var theme
         @Environment(\.colorScheme) private var colorScheme
+        @Environment(\.colorSchemeContrast) private var contrast
         @Environment(\.accessibilityReduceMotion) private var reduceMotion
         @Environment(\.accessibilityVoiceOverEnabled) private var voiceOver
         @Environment(\.dynamicTypeSize) private var dynamicTypeSize
@@ -74,7 +75,7 @@
 
         /// The cells in their rows and groups, always left to right (UX V10).
         private func cellRows(_ layout: CodeLayout) -> some View {
-            let palette = theme.palette(for: colorScheme)
+            let palette = theme.palette(for: colorScheme, contrast: contrast)
             return VStack(spacing: CGFloat(layout.rowSpacing)) {
                 ForEach(Array(layout.rows.enumerated()), id: \.offset) { _, row in
                     HStack(spacing: 0) {

@@ -17,6 +17,7 @@
         @State private var presses = 0
         @Environment(\.otpTheme) private var theme
         @Environment(\.colorScheme) private var colorScheme
+        @Environment(\.colorSchemeContrast) private var contrast
         @Environment(\.pinPadStyle) private var style
         @ScaledMetric(relativeTo: .title) private var scale: CGFloat = 1
 
@@ -74,7 +75,7 @@
 
         @ViewBuilder
         private func keyView(_ key: KeypadKey) -> some View {
-            let palette = theme.palette(for: colorScheme)
+            let palette = theme.palette(for: colorScheme, contrast: contrast)
             if key.isVisible {
                 Button {
                     presses += 1

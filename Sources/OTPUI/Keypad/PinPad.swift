@@ -30,6 +30,7 @@
         @Environment(\.otpTheme) private var theme
         @Environment(\.pinPadStyle) private var style
         @Environment(\.colorScheme) private var colorScheme
+        @Environment(\.colorSchemeContrast) private var contrast
         @Environment(\.accessibilityReduceMotion) private var reduceMotion
         @ScaledMetric(relativeTo: .body) private var scale: CGFloat = 1
 
@@ -170,7 +171,7 @@
         }
 
         private var dots: some View {
-            let palette = theme.palette(for: colorScheme)
+            let palette = theme.palette(for: colorScheme, contrast: contrast)
             let fill = palette.color(for: pad.dotRole)
             let outline = palette.outline(for: pad.dotRole, isNext: false)
             let diameter = style.dotDiameter * scale

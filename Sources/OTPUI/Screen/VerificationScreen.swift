@@ -34,6 +34,7 @@
         @AccessibilityFocusState private var resendHasAccessibilityFocus: Bool
         @Environment(\.otpTheme) private var theme
         @Environment(\.colorScheme) private var colorScheme
+        @Environment(\.colorSchemeContrast) private var contrast
         @Environment(\.accessibilityReduceMotion) private var reduceMotion
         @Environment(\.horizontalSizeClass) private var horizontalSizeClass
 
@@ -44,7 +45,7 @@
 
         /// The screen's content.
         public var body: some View {
-            let palette = theme.palette(for: colorScheme)
+            let palette = theme.palette(for: colorScheme, contrast: contrast)
             ScrollView {
                 content(palette)
             }
