@@ -1,4 +1,5 @@
-// Presses on a physical keyboard: the left and right arrows move the code's selection (UX F11),
+// The keyboard's language (UITextInputMode, to tell a composing keyboard), and presses on a
+// physical keyboard: the left and right arrows move the code's selection (UX F11),
 // read as in Apple's article "Handling key presses made on a physical keyboard"
 // (https://developer.apple.com/documentation/uikit/handling-key-presses-made-on-a-physical-keyboard):
 // `pressesBegan(_:with:)`, each press's `key`, its `charactersIgnoringModifiers` compared with
@@ -41,4 +42,11 @@
     /// Declared as on <https://developer.apple.com/documentation/uikit/uikeycommand/inputrightarrow>.
     // The page shows `nonisolated class let inputRightArrow: String`.
     nonisolated public static let inputRightArrow = "UIKeyInputRightArrow"
+}
+
+/// Declared as on <https://developer.apple.com/documentation/uikit/uitextinputmode>.
+@available(iOS 4.2, *)
+@MainActor open class UITextInputMode: NSObject {
+    /// Declared as on <https://developer.apple.com/documentation/uikit/uitextinputmode/primarylanguage>.
+    open var primaryLanguage: String? { nil }
 }

@@ -21,6 +21,8 @@ struct SimulatedTextField {
     private var undoStack: [String] = []
     /// How many edits the field asked about or made by itself.
     private(set) var edits = 0
+    /// Whether the keyboard composes (Japanese, Chinese, Korean): its first key arrives unmarked.
+    var keyboardComposes = false
     let owner: Owner
 
     init(owner: Owner) {
@@ -90,6 +92,11 @@ struct SimulatedTextField {
         selection = end..<end
     }
 
+    /// A composing keyboard turns the last `count` characters it put in into marked text.
+    mutating func markLast(_ count: Int) {
+        marked = max(0, length - count)..<length
+    }
+
     /// The composition is committed: the marked text stays as ordinary text, and the field reports it.
     mutating func commitMarked() {
         guard marked != nil else { return }
@@ -100,7 +107,9 @@ struct SimulatedTextField {
     private mutating func ask(_ edit: TextEdit) {
         edits += 1
         let before = text
-        if CodeTextFieldRules.shouldChange(edit, isComposing: isComposing, apply: owner.apply) {
+        if CodeTextFieldRules.shouldChange(
+            edit, isComposing: isComposing, keyboardComposes: keyboardComposes, apply: owner.apply)
+        {
             text = edit.applied(to: text)
             let end = edit.range.lowerBound + edit.replacement.utf16.count
             selection = end..<end
@@ -375,6 +384,26 @@ final class FieldHarness {
         _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 2)), at: .zero, serverNow: wall)
         field.insert("3")
         #expect(machine.entry.value == "3", "only the key pressed after the answer counts")
+    }
+
+    @Test(
+        "item 12: a Japanese keyboard's first digit, asked about before it is marked, is not committed early")
+    func composingKeyboardFirstKey() {
+        let harness = FieldHarness()
+        harness.type("4")
+        harness.field.keyboardComposes = true
+        harness.field.insert("８")  // the first key: UIKit asks before the field holds marked text
+        harness.field.markLast(1)  // then the keyboard marks it and goes on composing
+        #expect(harness.state.value == "4", "not taken yet")
+        #expect(harness.field.text == "4８", "the keyboard keeps composing it")
+        harness.field.setMarked("８２")
+        harness.field.commitMarked()
+        #expect(harness.state.value == "482")
+        #expect(harness.field.text == "482")
+        #expect(CodeTextFieldRules.keyboardComposes(primaryLanguage: "ja-JP"))
+        #expect(CodeTextFieldRules.keyboardComposes(primaryLanguage: "zh-Hans"))
+        #expect(!CodeTextFieldRules.keyboardComposes(primaryLanguage: "en-US"))
+        #expect(!CodeTextFieldRules.keyboardComposes(primaryLanguage: nil))
     }
 
     @Test("the difference between two texts is the smallest edit, and applying it gives the new text")

@@ -99,7 +99,10 @@
                 ) -> Bool {
                     let edit = TextEdit(location: range.location, length: range.length, replacement: string)
                     let letThrough = CodeTextFieldRules.shouldChange(
-                        edit, isComposing: textField.markedTextRange != nil, apply: connection.edit)
+                        edit, isComposing: textField.markedTextRange != nil,
+                        keyboardComposes: CodeTextFieldRules.keyboardComposes(
+                            primaryLanguage: textField.textInputMode?.primaryLanguage),
+                        apply: connection.edit)
                     if !letThrough { showCode(in: textField) }
                     return letThrough
                 }
@@ -148,7 +151,12 @@
                     if wantsFocus {
                         focusWhenPossible()
                     } else if isFirstResponder {
-                        resignFirstResponder()
+                        // Not inside updateUIView, which sets this: on the next turn of the main
+                        // actor, if the owner still does not want the keyboard (item 12).
+                        Task { @MainActor [weak self] in
+                            guard let self, !self.wantsFocus, self.isFirstResponder else { return }
+                            self.resignFirstResponder()
+                        }
                     }
                 }
             }
