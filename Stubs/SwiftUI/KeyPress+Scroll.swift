@@ -26,6 +26,21 @@ public struct KeyPress {
     /// Declared as on <https://developer.apple.com/documentation/swiftui/keypress/key>.
     public let key: KeyEquivalent
 
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/keypress/characters>.
+    public let characters: String
+
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/keypress/phases>.
+    public struct Phases: OptionSet, Sendable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// Declared as on <https://developer.apple.com/documentation/swiftui/keypress/phases/down>.
+        public static let down = Phases(rawValue: 1)
+        /// Declared as on <https://developer.apple.com/documentation/swiftui/keypress/phases/repeat>.
+        public static let `repeat` = Phases(rawValue: 2)
+        /// Declared as on <https://developer.apple.com/documentation/swiftui/keypress/phases/up>.
+        public static let up = Phases(rawValue: 4)
+    }
+
     /// Declared as on <https://developer.apple.com/documentation/swiftui/keypress/result>.
     // The page shows `enum Result`, `Hashable` and `Sendable`.
     public enum Result: Hashable, Sendable {
@@ -44,6 +59,14 @@ extension View {
     )
         -> some View
     { self }
+
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/onkeypress(phases:action:)>.
+    nonisolated public func onKeyPress(
+        phases: KeyPress.Phases = [.down, .repeat], action: @escaping (KeyPress) -> KeyPress.Result
+    ) -> some View { self }
+
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/view/focusable(_:)>.
+    nonisolated public func focusable(_ isFocusable: Bool = true) -> some View { self }
 }
 
 /// Declared as on <https://developer.apple.com/documentation/swiftui/axis>.

@@ -444,3 +444,16 @@ import Testing
         #expect(ScreenMetrics.minimumTapTarget >= 44)
     }
 }
+
+@Suite struct HardwareKeypadTests {
+    @Test("item 12: a hardware keyboard's digits, Delete and decimal point are keypad keys")
+    func hardwareKeys() {
+        #expect(KeypadKey(hardwareCharacters: "7", accessory: .none) == .digit(7))
+        #expect(KeypadKey(hardwareCharacters: "٤", accessory: .none) == .digit(4))
+        #expect(KeypadKey(hardwareCharacters: "\u{7F}", accessory: .none) == .delete)
+        #expect(KeypadKey(hardwareCharacters: ".", accessory: .decimal) == .accessory(.decimal))
+        #expect(KeypadKey(hardwareCharacters: ".", accessory: .none) == nil)
+        #expect(KeypadKey(hardwareCharacters: "a", accessory: .none) == nil)
+        #expect(KeypadKey(hardwareCharacters: "12", accessory: .none) == nil)
+    }
+}

@@ -70,7 +70,23 @@
             // A phone keypad keeps its layout in right-to-left languages: the accessory key stays
             // bottom left, delete bottom right (K1, P1).
             .environment(\.layoutDirection, .leftToRight)
+            // A hardware keyboard types on the keypad too: digits, Delete, the decimal point (item 12).
+            .focusable()
+            .onKeyPress(phases: .down) { press in
+                guard let key = KeypadKey(hardwareCharacters: press.characters, accessory: accessory),
+                    isKeyEnabled(key)
+                else { return .ignored }
+                presses += 1
+                onPress(key)
+                return .handled
+            }
             .hapticFeedback(.selection, trigger: presses)
+        }
+
+        /// The accessory key of the rows, for reading a hardware keyboard's decimal point.
+        private var accessory: KeypadAccessory {
+            for case .accessory(let accessory) in rows.joined() { return accessory }
+            return .none
         }
 
         @ViewBuilder
