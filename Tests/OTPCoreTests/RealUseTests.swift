@@ -247,6 +247,16 @@ import Testing
         #expect(CodeEntry.selection(forTapOn: filled, voiceOver: true) == nil, "VoiceOver keeps one field")
     }
 
+    @Test("a caller writing its binding sets the code exactly; only the user's keys are pinned")
+    func bindingWrittenByTheCaller() {
+        var field = CodeFieldState()
+        #expect(field.edit("4820") == nil)
+        #expect(field.setValue("48") == nil)
+        #expect(field.value == "48", "not the last character removed from 4820")
+        #expect(field.setValue("٤٨٢٠١٩") == "482019", "a whole code written submits once")
+        #expect(field.setValue("482019") == nil)
+    }
+
     @Test("F11: the arrow keys move the selection; right past the last digit goes back to the end")
     func arrowKeys() {
         var entry = CodeEntry()

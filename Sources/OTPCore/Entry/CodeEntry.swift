@@ -142,6 +142,14 @@ public struct CodeEntry: Sendable, Equatable {
         apply(edit)
     }
 
+    /// Sets the code to a text the app gives (a binding it wrote), normalised and cut to the
+    /// format: exactly that, not an edit at the highlighted cell.
+    public mutating func replace(with text: String) {
+        let code = CodeNormalizer.normalize(text, for: format)
+        startOver()
+        for (index, character) in code.enumerated() { slots[index] = character }
+    }
+
     /// Empties the field and forgets a rejection.
     public mutating func clear() {
         startOver()

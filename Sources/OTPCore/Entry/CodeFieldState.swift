@@ -71,6 +71,14 @@ public struct CodeFieldState: Sendable, Equatable {
         return afterEdit()
     }
 
+    /// Sets the code the caller wrote to its binding, exactly (normalised); returns the code to hand
+    /// to the completion, once, when it is complete.
+    public mutating func setValue(_ text: String) -> String? {
+        guard isEditable, text != entry.value else { return nil }
+        entry.replace(with: text)
+        return afterEdit()
+    }
+
     /// Applies an edit the text field asks for; returns what it did and the code to hand to the
     /// completion, once.
     public mutating func edit(_ edit: TextEdit) -> (outcome: TextEditOutcome, submission: String?) {

@@ -246,7 +246,7 @@
 
         /// The caller set the binding: its text replaces the code, normalised.
         private func replace(with text: String) {
-            let submission = field.edit(text)
+            let submission = field.setValue(text)
             write()
             if let submission { submit(submission) }
         }
