@@ -467,3 +467,16 @@ import Testing
         #expect(KeypadKey(hardwareCharacters: "12", accessory: .none) == nil)
     }
 }
+
+@Suite struct CellMotionTests {
+    @Test("item 12: under Reduce Motion the next cell does not grow; a selected cell is outlined thickest")
+    func cellScaleAndOutline() {
+        #expect(Motion.cellScale(isNext: true, reduceMotion: false) > 1)
+        #expect(Motion.cellScale(isNext: true, reduceMotion: true) == 1)
+        #expect(Motion.cellScale(isNext: false, reduceMotion: false) == 1)
+        #expect(Motion.outlineWidth(isNext: false, isSelected: false) == 1)
+        #expect(
+            Motion.outlineWidth(isNext: true, isSelected: true)
+                > Motion.outlineWidth(isNext: true, isSelected: false))
+    }
+}
