@@ -733,8 +733,11 @@ enum HostedAssets {
             moveSelection(event.key === 'ArrowLeft' ? -1 : 1);
           });
 
-          // A click lands on the input that covers the cells; the cell under it is selected.
+          // A click lands on the input that covers the cells; the cell under it is selected. A click
+          // without a pointer (detail 0: a screen reader's or the keyboard's activation) selects
+          // nothing, so assistive technology keeps one field (F10).
           input.addEventListener('click', (event) => {
+            if (!event.detail) return;
             const index = cells.findIndex((cell) => {
               const box = cell.getBoundingClientRect();
               return event.clientX >= box.left && event.clientX <= box.right;
