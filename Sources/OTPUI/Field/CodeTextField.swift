@@ -78,8 +78,10 @@
                 context.coordinator.showCode(in: field)
                 field.wantsFocus = connection.keepsKeyboard
                 if context.coordinator.focusRequest != focusRequest {
+                    // A tap on the cells asks for the keyboard as a tap on the field would, even
+                    // while the owner does not hold it up (a field on its own after a complete code).
                     context.coordinator.focusRequest = focusRequest
-                    field.focusWhenPossible()
+                    if !field.isFirstResponder { field.becomeFirstResponder() }
                 }
             }
 
