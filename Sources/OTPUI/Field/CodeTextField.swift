@@ -80,8 +80,12 @@
                 if context.coordinator.focusRequest != focusRequest {
                     // A tap on the cells asks for the keyboard as a tap on the field would, even
                     // while the owner does not hold it up (a field on its own after a complete code).
+                    // On the next turn, not inside updateUIView.
                     context.coordinator.focusRequest = focusRequest
-                    if !field.isFirstResponder { field.becomeFirstResponder() }
+                    Task { @MainActor [weak field] in
+                        guard let field, !field.isFirstResponder else { return }
+                        field.becomeFirstResponder()
+                    }
                 }
             }
 
