@@ -83,4 +83,23 @@ import Testing
         #expect(lines.contains("    Couldn't reach the server. Try again."))
         #expect(lines.contains("    [Enter] Try again"))
     }
+
+    @MainActor
+    @Test("V11: Enter after a failed first send sends again, and the code from it verifies")
+    func enterRetriesTheStart() async {
+        let clock = ManualClock()
+        let service = PreviewVerificationService(now: { clock.date })
+        await service.failNext(.start, with: .networkFailure)
+        let model = VerificationModel(service: service, clock: clock, now: { clock.date })
+        let screen = TerminalScreen(model: model, color: false, reduceMotion: true, output: { _ in })
+        await model.start(to: "+15550100")
+        #expect(model.canRetry)
+        _ = screen.handle(.enter)
+        for _ in 0..<1_000 where model.destination.isEmpty { await Task.yield() }
+        #expect(await service.startCalls == 2)
+        for key in "482019" { _ = screen.handle(.character(key)) }
+        for _ in 0..<1_000 where model.phase != .verified { await Task.yield() }
+        #expect(model.phase == .verified)
+        model.stop()
+    }
 }
