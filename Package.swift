@@ -5,6 +5,8 @@ let package = Package(
     name: "OTPKit",
     platforms: [.iOS(.v17), .macOS(.v14)],
     products: [
+        // One import for apps: OTPCore, OTPUI and OTPClient re-exported.
+        .library(name: "OTPKit", targets: ["OTPKit"]),
         .library(name: "OTPCore", targets: ["OTPCore"]),
         .library(name: "OTPServer", targets: ["OTPServer"]),
         .library(name: "OTPSQLite", targets: ["OTPSQLite"]),
@@ -24,6 +26,9 @@ let package = Package(
 
         // MARK: SwiftUI views (Apple platforms; every file is inside #if canImport(SwiftUI), so empty on Linux)
         .target(name: "OTPUI", dependencies: ["OTPCore"]),
+
+        // MARK: One import for apps (`import OTPKit`): re-exports OTPCore, OTPUI and OTPClient
+        .target(name: "OTPKit", dependencies: ["OTPCore", "OTPUI", "OTPClient"]),
 
         // MARK: Test support shared by the test targets (not a product)
         .target(name: "OTPTestSupport", path: "Tests/OTPTestSupport"),

@@ -11,7 +11,9 @@
 #   2. check that OTPUI compiles to nothing without SwiftUI (the Linux build);
 #   3. type-check every OTPUI source against the stubs, in Swift 6 mode,
 #      warnings as errors, #Previews included;
-#   4. type-check the example app against OTPUI, OTPClient and the stubs;
+#   4. type-check the example app against OTPUI, OTPClient and the stubs, then
+#      build OTPKit (the one-import umbrella) and type-check an app that imports
+#      it alone and reaches the kit's types qualified (OTPCore.Verification);
 #   5. show the check bites: apply each mutation in Tests/UITypecheck/broken
 #      to a copy of a real view file and require the type-check to reject it
 #      with the expected diagnostic.
@@ -125,6 +127,23 @@ if [ ${#example_sources[@]} -gt 0 ]; then
     fi
     step "type-check Examples" typecheck_ui "${example_sources[@]}"
     say "Examples: ${#example_sources[@]} files type-checked against OTPUI, OTPClient and the stubs"
+fi
+
+# 4b. The umbrella: OTPKit re-exports OTPCore, OTPUI and OTPClient, and an app with types of its
+#     own named like the kit's reaches the kit's qualified (Tests/UITypecheck/umbrella).
+mapfile -t kit_sources < <(find Sources/OTPKit -name '*.swift' 2>/dev/null | sort)
+mapfile -t umbrella_sources < <(find Tests/UITypecheck/umbrella -name '*.swift' 2>/dev/null | sort)
+if [ ${#kit_sources[@]} -gt 0 ]; then
+    [ -f "$work/ui/OTPClient.swiftmodule" ] ||
+        step "build OTPClient" "$swiftc" -emit-module -wmo -module-name OTPClient -swift-version 6 \
+            -parse-as-library -I "$work/core" "${client_sources[@]}" -emit-module-path "$work/ui/OTPClient.swiftmodule"
+    step "build OTPKit" "$swiftc" -emit-module -wmo -module-name OTPKit -swift-version 6 -parse-as-library \
+        -warnings-as-errors -I "$work/ui" "${plugin[@]}" "${kit_sources[@]}" \
+        -emit-module-path "$work/ui/OTPKit.swiftmodule"
+    if [ ${#umbrella_sources[@]} -gt 0 ]; then
+        step "type-check an app importing OTPKit" typecheck_ui "${umbrella_sources[@]}"
+    fi
+    say "OTPKit: re-exports OTPCore, OTPUI and OTPClient; ${#umbrella_sources[@]} app file(s) type-checked with it"
 fi
 
 # 5. Broken copies must be rejected, for the expected reason. Each copy is the

@@ -86,31 +86,79 @@ public final class VerificationClient: VerificationService {
         do { return try await resendCode(id: id) } catch { throw error.failure }
     }
 
+    /// Starts a verification whose message speaks `locale`, answered with the server's `Date` (V13).
+    public func startAnswer(
+        to destination: String, channel: Channel?, locale: String?
+    ) async throws(VerificationFailure) -> ServerAnswer {
+        do {
+            let answer = try await startAnswering(
+                to: destination, channel: channel, idempotencyKey: nil, locale: locale)
+            return answer.answer
+        } catch {
+            throw error.failure
+        }
+    }
+
+    /// Checks a code, answered with the server's `Date` (V13).
+    public func checkAnswer(id: String, code: String) async throws(VerificationFailure) -> ServerAnswer {
+        do {
+            let body = try Self.json(["code": code])
+            let answer = try await send("POST", path: "v1/verifications/\(try escaped(id))/check", body: body)
+            return ServerAnswer(answer.verification, httpDate: answer.date)
+        } catch {
+            throw error.failure
+        }
+    }
+
+    /// Sends a new code, answered with the server's `Date` (V13).
+    public func resendAnswer(id: String) async throws(VerificationFailure) -> ServerAnswer {
+        do {
+            let answer = try await send("POST", path: "v1/verifications/\(try escaped(id))/resend", body: nil)
+            return ServerAnswer(answer.verification, httpDate: answer.date)
+        } catch {
+            throw error.failure
+        }
+    }
+
     // MARK: - Every endpoint, with the server's exact answer
 
     /// `POST /v1/verifications`: returns the verification and whether it was created (201) or replayed (200).
+    ///
+    /// `locale` (a catalog language such as `de`, a region allowed) makes the message speak it.
     public func startVerification(
-        to destination: String, channel: Channel? = nil, idempotencyKey: String? = nil
+        to destination: String, channel: Channel? = nil, idempotencyKey: String? = nil, locale: String? = nil
     ) async throws(ClientError) -> (verification: Verification, created: Bool) {
+        let answer = try await startAnswering(
+            to: destination, channel: channel, idempotencyKey: idempotencyKey, locale: locale)
+        return (answer.answer.verification, answer.created)
+    }
+
+    private func startAnswering(
+        to destination: String, channel: Channel?, idempotencyKey: String?, locale: String?
+    ) async throws(ClientError) -> (answer: ServerAnswer, created: Bool) {
         let key = idempotencyKey ?? makeIdempotencyKey()
         var body = ["to": destination]
         if let channel { body["channel"] = channel.rawValue }
+        if let locale { body["locale"] = locale }
         if let proof, let value = await proof() { body["proof"] = value }
-        let data: Data
-        do { data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys]) } catch {
-            throw .invalidResponse("could not encode the request")
-        }
+        let data = try Self.json(body)
         var attempt = 0
         while true {
             attempt += 1
             do {
-                let (verification, status) = try await send(
+                let answer = try await send(
                     "POST", path: "v1/verifications", body: data, headers: ["Idempotency-Key": key])
-                return (verification, status == 201)
+                return (ServerAnswer(answer.verification, httpDate: answer.date), answer.status == 201)
             } catch ClientError.network(let reason) where attempt == 1 {
                 _ = reason  // one retry with the same key: the server replays, it never sends twice
                 continue
             }
+        }
+    }
+
+    private static func json(_ body: [String: String]) throws(ClientError) -> Data {
+        do { return try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys]) } catch {
+            throw .invalidResponse("could not encode the request")
         }
     }
 
@@ -120,22 +168,23 @@ public final class VerificationClient: VerificationService {
         do { data = try JSONSerialization.data(withJSONObject: ["code": code]) } catch {
             throw .invalidResponse("could not encode the request")
         }
-        return try await send("POST", path: "v1/verifications/\(try escaped(id))/check", body: data).0
+        return try await send("POST", path: "v1/verifications/\(try escaped(id))/check", body: data)
+            .verification
     }
 
     /// `POST /v1/verifications/{id}/resend`.
     public func resendCode(id: String) async throws(ClientError) -> Verification {
-        try await send("POST", path: "v1/verifications/\(try escaped(id))/resend", body: nil).0
+        try await send("POST", path: "v1/verifications/\(try escaped(id))/resend", body: nil).verification
     }
 
     /// `GET /v1/verifications/{id}`.
     public func status(id: String) async throws(ClientError) -> Verification {
-        try await send("GET", path: "v1/verifications/\(try escaped(id))", body: nil).0
+        try await send("GET", path: "v1/verifications/\(try escaped(id))", body: nil).verification
     }
 
     /// `POST /v1/verifications/{id}/cancel`.
     public func cancel(id: String) async throws(ClientError) -> Verification {
-        try await send("POST", path: "v1/verifications/\(try escaped(id))/cancel", body: nil).0
+        try await send("POST", path: "v1/verifications/\(try escaped(id))/cancel", body: nil).verification
     }
 
     // MARK: - Transport
@@ -151,9 +200,9 @@ public final class VerificationClient: VerificationService {
 
     private func send(
         _ method: String, path: String, body: Data?, headers: [String: String] = [:]
-    ) async throws(ClientError) -> (Verification, Int) {
-        let (data, status) = try await exchange(method, path: path, body: body, headers: headers)
-        do { return (try WireCoding.decoder().decode(Verification.self, from: data), status) } catch {
+    ) async throws(ClientError) -> (verification: Verification, status: Int, date: String?) {
+        let (data, status, date) = try await exchangeDated(method, path: path, body: body, headers: headers)
+        do { return (try WireCoding.decoder().decode(Verification.self, from: data), status, date) } catch {
             throw .invalidResponse("HTTP \(status) without a verification object")
         }
     }
@@ -162,6 +211,14 @@ public final class VerificationClient: VerificationService {
     func exchange(
         _ method: String, path: String, body: Data?, headers: [String: String] = [:]
     ) async throws(ClientError) -> (Data, Int) {
+        let (data, status, _) = try await exchangeDated(method, path: path, body: body, headers: headers)
+        return (data, status)
+    }
+
+    /// ``exchange(_:path:body:headers:)`` with the answer's `Date` header: the server's time (V13).
+    private func exchangeDated(
+        _ method: String, path: String, body: Data?, headers: [String: String] = [:]
+    ) async throws(ClientError) -> (Data, Int, String?) {
         var request = URLRequest(url: baseURL.appendingPathComponent(path))
         request.httpMethod = method
         request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization")
@@ -177,7 +234,9 @@ public final class VerificationClient: VerificationService {
             throw .network(String(describing: type(of: error)) + ": " + error.localizedDescription)
         }
         guard let http = response as? HTTPURLResponse else { throw .invalidResponse("not an HTTP response") }
-        if (200..<300).contains(http.statusCode) { return (data, http.statusCode) }
+        if (200..<300).contains(http.statusCode) {
+            return (data, http.statusCode, http.value(forHTTPHeaderField: "Date"))
+        }
         if let body = try? WireCoding.decoder().decode(APIErrorBody.self, from: data) {
             throw .api(body.error)
         }

@@ -12,13 +12,17 @@ public enum KeyEvent: Sendable, Hashable {
     case enter
     /// Escape on its own.
     case escape
+    /// The left arrow: select the digit before (F11).
+    case left
+    /// The right arrow: select the digit after, or go back to the end (F11).
+    case right
     /// Ctrl-C.
     case interrupt
     /// Ctrl-D.
     case endOfInput
 }
 
-/// Turns raw terminal bytes into key events, bracketed pastes included.
+/// Turns raw terminal bytes into key events, bracketed pastes and the left and right arrows included.
 ///
 /// Bytes may arrive split anywhere; unfinished sequences wait for more bytes.
 public struct KeyParser: Sendable {
@@ -62,10 +66,16 @@ public struct KeyParser: Sendable {
                 }
                 if Self.pasteStart.starts(with: buffer) { break }
                 if buffer[1] == UInt8(ascii: "[") || buffer[1] == UInt8(ascii: "O") {
-                    // Another escape sequence (arrows, function keys): skip it whole.
+                    // An escape sequence: the arrows (`ESC [ D`, `ESC O D` in application mode, with
+                    // modifiers `ESC [ 1 ; 5 D`) are read; others (function keys) are skipped whole.
                     guard let end = buffer.dropFirst(2).firstIndex(where: { (0x40...0x7E).contains($0) })
                     else {
                         break
+                    }
+                    switch buffer[end] {
+                    case UInt8(ascii: "D"): events.append(.left)
+                    case UInt8(ascii: "C"): events.append(.right)
+                    default: break
                     }
                     buffer.removeFirst(end + 1)
                     continue

@@ -30,15 +30,23 @@ public struct ScreenView: Sendable, Hashable {
     public var suggestionSource: String
     /// The phase (F7).
     public var phase: VerificationPhase
-    /// Whether a start request is in flight.
+    /// Whether a start request is in flight: "Sending a code…" (V11).
     public var isStarting: Bool
+    /// Whether Try again is offered (Enter): after a failed first send or a check without an answer.
+    public var canRetry: Bool
+    /// What the code approves, above the cells (V16).
+    public var transaction: String?
 
     /// Reads a screen's state from a machine.
     public init(machine: VerificationMachine, isStarting: Bool = false, startFailure: StatusMessage? = nil) {
         text = machine.text
         title = machine.text.title
         sentTo = machine.sentToText
-        destination = machine.destination
+        // Isolated left to right where the sentence runs right to left (V15); a left-to-right
+        // screen gets the plain text, which every terminal draws the same.
+        destination =
+            machine.text.isRightToLeft
+            ? ScreenText.isolatedLeftToRight(machine.destination) : machine.destination
         cellGroups = machine.format.group(machine.cells)
         status = startFailure ?? machine.statusMessage
         resendLabel = machine.resendLabel
@@ -49,7 +57,9 @@ public struct ScreenView: Sendable, Hashable {
         suggestion = machine.showsSuggestion ? machine.suggestion : nil
         suggestionSource = machine.suggestionSourceText
         phase = machine.phase
-        self.isStarting = isStarting
+        self.isStarting = isStarting || machine.isSending
+        canRetry = machine.canRetry
+        transaction = machine.transactionText
     }
 
     /// Reads a screen's state from a model.

@@ -4,7 +4,8 @@ import OTPCore
 ///
 /// It is a pure function of a ``ScreenView``: tests give a state and compare the
 /// exact text. With colours off, every state still reads from the text alone:
-/// the next cell has a heavy border, and the status says what happened.
+/// the next cell has a heavy border, a cell selected to correct a double one (F11),
+/// and the status says what happened.
 public struct TerminalRenderer: Sendable {
     /// Whether to draw colours and attributes.
     public var color: Bool
@@ -35,7 +36,8 @@ public struct TerminalRenderer: Sendable {
             lines.append(pad + view.sentTo)
             lines.append(pad + TerminalStyle.bold.apply(view.destination, color: color))
         }
-        lines.append("")
+        // What the code approves, above the cells (V16).
+        lines.append(view.transaction.map { pad + TerminalStyle.bold.apply($0, color: color) } ?? "")
         let cellPad = String(repeating: " ", count: max(0, indent + shakeOffset))
         for row in cellRows(view) {
             lines.append(cellPad + row)
@@ -46,7 +48,9 @@ public struct TerminalRenderer: Sendable {
         } else {
             lines.append(pad)
         }
-        lines.append("")
+        // Try again, after a failed first send or a check without an answer (V9, V11).
+        let tryAgain = TerminalStyle.accent.apply("[Enter] " + view.text.tryAgain, color: color)
+        lines.append(view.canRetry ? pad + tryAgain : "")
         // The key hint shows only when the key works, so the state reads without colours.
         let resend = view.isResendEnabled ? "[r] " + view.resendLabel : view.resendLabel
         let resendStyle = view.isResendEnabled ? TerminalStyle.accent : .dim
@@ -90,6 +94,10 @@ public struct TerminalRenderer: Sendable {
 
     private func box(for cell: CodeCell) -> [String] {
         let text = cell.text.isEmpty ? " " : cell.text
+        if cell.isSelected {
+            // A cell selected to correct (F11): a double border, so it reads without colours.
+            return ["╔═══╗", "║ \(text) ║", "╚═══╝"]
+        }
         if cell.isNext {
             return ["┏━━━┓", "┃ \(text) ┃", "┗━━━┛"]
         }

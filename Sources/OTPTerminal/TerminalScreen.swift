@@ -61,6 +61,8 @@ public final class TerminalScreen {
         case .paste(let text): model.insert(text)
         case .backspace: model.deleteBackward()
         case .tab: model.acceptSuggestion()
+        case .left: model.moveSelection(by: -1)
+        case .right: model.moveSelection(by: 1)
         case .enter: model.retry()
         case .escape, .interrupt: return .quit
         case .endOfInput: return .endOfInput

@@ -218,6 +218,14 @@ public struct EnvironmentValues: CustomStringConvertible {
     /// Declared as on <https://developer.apple.com/documentation/swiftui/environmentvalues/accessibilityreducemotion>.
     public var accessibilityReduceMotion: Bool { false }
 
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/environmentvalues/colorschemecontrast>.
+    @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+    public var colorSchemeContrast: ColorSchemeContrast { .standard }
+
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/environmentvalues/accessibilityvoiceoverenabled>.
+    @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
+    public var accessibilityVoiceOverEnabled: Bool { false }
+
     /// Declared as on <https://developer.apple.com/documentation/swiftui/environmentvalues/layoutdirection>.
     public var layoutDirection: LayoutDirection {
         get { self[LayoutDirectionKey.self] }
@@ -276,6 +284,16 @@ private enum HorizontalSizeClassKey: EnvironmentKey {
 
     /// Declared as on <https://developer.apple.com/documentation/swiftui/environment/wrappedvalue>.
     public var wrappedValue: Value { EnvironmentValues()[keyPath: keyPath] }
+}
+
+/// Declared as on <https://developer.apple.com/documentation/swiftui/colorschemecontrast>.
+// The page shows `enum ColorSchemeContrast`, `CaseIterable`, `Hashable`, `Sendable`.
+@available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+public enum ColorSchemeContrast: CaseIterable, Sendable, Hashable {
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/colorschemecontrast/standard>.
+    case standard
+    /// Declared as on <https://developer.apple.com/documentation/swiftui/colorschemecontrast/increased>.
+    case increased
 }
 
 /// Declared as on <https://developer.apple.com/documentation/swiftui/colorscheme>.

@@ -25,6 +25,14 @@
     // `@discardableResult`: the importer marks every Objective-C method so (see README.md).
     @available(iOS 2.0, *)
     @discardableResult open func resignFirstResponder() -> Bool { true }
+
+    /// Declared as on <https://developer.apple.com/documentation/uikit/uiresponder/textinputmode>.
+    @available(iOS 7.0, *)
+    open var textInputMode: UITextInputMode? { nil }
+
+    /// Declared as on <https://developer.apple.com/documentation/uikit/uiresponder/pressesbegan(_:with:)>.
+    @available(iOS 9.0, *)
+    open func pressesBegan(_ presses: Set<UIPress>, with event: UIPressesEvent?) {}
 }
 
 /// Declared as on <https://developer.apple.com/documentation/uikit/uiview>.

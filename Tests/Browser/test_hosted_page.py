@@ -396,6 +396,74 @@ class WrongCodes(HostedPageTest):
         self.page.wait_status("Verified")
 
 
+class TapToCorrect(HostedPageTest):
+    """F11: a clicked cell or the arrow keys select one digit; the next key replaces only it."""
+
+    def click_cell(self, index):
+        cell = driver.find_elements("css selector", ".otp-cell")[index]
+        # The input lies over the cells; the click lands on it at the cell's place.
+        ActionChains(driver).move_to_element(cell).click().perform()
+
+    def selected(self):
+        return self.page.js("return [...document.querySelectorAll('.otp-cell')]"
+                            ".findIndex(c => c.classList.contains('is-selected'))")
+
+    def test_a_clicked_cell_of_a_wrong_code_is_replaced_by_the_next_key_and_the_code_submits(self):
+        verification, code = self.open_new()
+        wrong = wrong_code(code)  # differs in its first digit
+        self.page.type(wrong)
+        self.page.wait_status("Code doesn't match. 2 attempts left.")
+        self.click_cell(0)
+        self.assertEqual(self.selected(), 0)
+        self.assertEqual(self.page.phase(), "filling")
+        self.assertEqual(self.page.cells(), list(wrong), "the other digits stay")
+        self.page.hold_redirect()
+        self.page.type(code[0])
+        self.page.wait_status("Verified")
+        self.assertEqual(self.page.value(), code)
+        self.assertEqual(server.verification(verification["id"])["attemptsLeft"], 1,
+                         "the wrong code and the corrected one: two attempts, no more")
+
+    def test_the_arrow_keys_move_the_selection_and_backspace_clears_only_the_selected_cell(self):
+        verification, code = self.open_new()
+        self.page.type(code[:5])
+        self.page.type(Keys.ARROW_LEFT + Keys.ARROW_LEFT)
+        self.assertEqual(self.selected(), 3)
+        self.page.type(Keys.BACKSPACE)
+        self.assertEqual(self.page.cells(), list(code[:3]) + ["", code[4], ""])
+        highlighted = self.page.js("return [...document.querySelectorAll('.otp-cell')]"
+                                   ".findIndex(c => c.classList.contains('is-next'))")
+        self.assertEqual(highlighted, 3, "the cleared cell takes the next key")
+        self.page.type(code[3])
+        self.assertEqual(self.page.cells(), list(code[:5]) + [""])
+        self.page.type(Keys.ARROW_LEFT + Keys.ARROW_RIGHT)
+        self.assertEqual(self.selected(), -1, "right past the last digit is the end again")
+        self.page.hold_redirect()
+        self.page.type(code[5])
+        self.page.wait_status("Verified")
+
+    def test_a_key_with_the_caret_moved_lands_in_the_highlighted_cell(self):
+        self.open_new()
+        self.page.type("482")
+        self.page.js("document.getElementById('otp-input').setSelectionRange(0, 0)")
+        self.page.type("7")
+        self.assertEqual(self.page.value(), "4827")
+
+    def test_a_pasted_message_submits_its_one_code_and_one_with_two_codes_nothing(self):
+        """F12."""
+        verification, code = self.open_new()
+        self.page.type("1")
+        other = wrong_code(code)
+        Entering.paste(self, f"Codes {code} or {other}")
+        time.sleep(0.3)
+        self.assertEqual(self.page.value(), "1", "two codes: the field stays as it was")
+        self.page.type(Keys.BACKSPACE)
+        self.page.hold_redirect()
+        Entering.paste(self, f"Acme: valid for 5 minutes. Your code is {code}")
+        self.page.wait_status("Verified")
+        self.assertEqual(self.page.value(), code)
+
+
 class Resend(HostedPageTest):
     def test_the_countdown_counts_silently_then_resend_is_announced_once_and_a_new_code_arrives(self):
         """V5, V6."""
@@ -591,6 +659,31 @@ class Arabic(unittest.TestCase):
             self.assertTrue(re.search("[\u0600-\u06ff]", page.status()[0]), page.status())
             time.sleep(0.5)
             page.screenshot("arabic-wrong-code")
+        finally:
+            arabic.quit()
+
+
+class ArabicDestination(unittest.TestCase):
+    def test_the_destination_line_is_isolated_left_to_right_with_and_without_the_stylesheet(self):
+        """V15: "+1 ••• ••• 0100" never reads "0100 ••• ••• 1+" in an Arabic page."""
+        arabic = hosted.chrome(language="ar")
+        try:
+            page = Page(arabic)
+            verification = server.start(return_site.origin)
+            page.open(verification["hostedUrl"])
+            self.assertEqual(page.js("return document.documentElement.dir"), "rtl")
+            line = "document.getElementById('otp-destination')"
+            self.assertEqual(page.js(f"return {line}.getAttribute('dir')"), "ltr")
+            self.assertEqual(page.js(f"return getComputedStyle({line}).direction"), "ltr")
+            # Without the stylesheet the dir attribute alone keeps the number in order.
+            page.js("for (const l of document.querySelectorAll('link[rel=stylesheet]')) l.disabled = true;")
+            self.assertEqual(page.js(f"return getComputedStyle({line}).direction"), "ltr")
+            plus, last = page.js(
+                f"const t = {line}.firstChild;"
+                "const at = i => { const r = document.createRange(); r.setStart(t, i);"
+                " r.setEnd(t, i + 1); return r.getBoundingClientRect().left; };"
+                "return [at(t.data.indexOf('+')), at(t.data.length - 1)];")
+            self.assertLess(plus, last)
         finally:
             arabic.quit()
 

@@ -10,7 +10,8 @@ import Testing
     func started(attemptsLeft: Int = 10, language: TextLanguage = .english) -> VerificationMachine {
         var machine = VerificationMachine(language: language)
         machine.isFocused = true
-        machine.beganAuthenticator(factorID: "tf_test", attemptsLeft: attemptsLeft, at: .zero, wallNow: wall)
+        machine.beganAuthenticator(
+            factorID: "tf_test", attemptsLeft: attemptsLeft, at: .zero, serverNow: wall)
         return machine
     }
 
@@ -32,18 +33,18 @@ import Testing
     func answers() {
         var machine = started(attemptsLeft: 2)
         _ = machine.insert("111111", at: .zero)
-        _ = machine.checkAnswered(.failure(.codeAlreadyUsed), at: .zero, wallNow: wall)
+        _ = machine.checkAnswered(.failure(.codeAlreadyUsed), at: .zero, serverNow: wall)
         #expect(machine.phase == .invalid)
         #expect(machine.statusMessage?.text == "That code was already used. Wait for the next one.")
         #expect(machine.attemptsLeft == 2)
         #expect(machine.insert("2", at: .zero).isEmpty)
         #expect(machine.entry.value == "2")
         _ = machine.insert("22222", at: .zero)
-        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 1)), at: .zero, wallNow: wall)
+        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 1)), at: .zero, serverNow: wall)
         #expect(machine.statusMessage?.text == "Code doesn't match. 1 attempt left.")
         _ = machine.insert("333333", at: .zero)
         let resendFocus = machine.focusResendTrigger
-        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 0)), at: .zero, wallNow: wall)
+        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 0)), at: .zero, serverNow: wall)
         #expect(machine.phase == .locked)
         #expect(machine.statusMessage?.text == "Too many attempts. Sign in with a recovery code.")
         #expect(machine.focusResendTrigger == resendFocus, "there is no Resend to move focus to")
@@ -57,7 +58,7 @@ import Testing
             id: "tf_test", status: .approved, channel: .sms, to: "", codeLength: 6, attemptsLeft: 10,
             sendsLeft: 0,
             expiresAt: wall.addingTimeInterval(3600), resendAvailableAt: nil, createdAt: wall)
-        let effects = machine.checkAnswered(.success(approved), at: .zero, wallNow: wall)
+        let effects = machine.checkAnswered(.success(approved), at: .zero, serverNow: wall)
         #expect(effects == [.complete(approved)])
         #expect(machine.phase == .verified)
     }
@@ -75,7 +76,7 @@ import Testing
     @Test("a sent-code verification after an authenticator one is a sent-code screen again")
     func back() {
         var machine = started()
-        machine.began(sampleVerification(length: 6, attemptsLeft: 3, at: wall), at: .zero, wallNow: wall)
+        machine.began(sampleVerification(length: 6, attemptsLeft: 3, at: wall), at: .zero, serverNow: wall)
         #expect(!machine.isAuthenticator)
         #expect(machine.isResendVisible)
         #expect(machine.sentToText == "We sent a 6-digit code to")

@@ -78,3 +78,30 @@ import Testing
         #expect(TextSize.accessibility1.isAccessibilitySize && !TextSize.xxxLarge.isAccessibilitySize)
     }
 }
+
+@Suite struct LargeTextLayoutTests {
+    @Test("V14: above the default size every step grows the digits on a 375 pt iPhone, wrapping if it must")
+    func digitsGrowWithTextSize() {
+        for width: Double in [375 - 48, 375, 320 - 32] {
+            for length in [6, 8] {
+                let sizes = TextSize.allCases.filter { $0 >= .large }
+                let fonts = sizes.map {
+                    CodeLayout(width: width, format: CodeFormat(length: length), textSize: $0).fontSize
+                }
+                for index in fonts.indices.dropFirst() {
+                    let step = sizes[index].title2PointSize - sizes[index - 1].title2PointSize
+                    #expect(
+                        fonts[index] - fonts[index - 1] >= step / 4 - 0.000_1,
+                        "\(length) digits in \(width) pt: \(fonts)")
+                }
+            }
+        }
+    }
+
+    @Test("V14: at xLarge a 6-digit code on a 327 pt column wraps its groups rather than keep 21 pt digits")
+    func xLargeWraps() {
+        let layout = CodeLayout(width: 327, format: .default, textSize: .xLarge)
+        #expect(layout.fontSize == 24)
+        #expect(layout.rows == [[0..<3], [3..<6]])
+    }
+}

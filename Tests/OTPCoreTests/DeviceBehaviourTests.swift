@@ -11,7 +11,7 @@ import Testing
     func started() -> VerificationMachine {
         var machine = VerificationMachine()
         machine.isFocused = true
-        machine.began(sampleVerification(at: wall), at: .zero, wallNow: wall)
+        machine.began(sampleVerification(at: wall), at: .zero, serverNow: wall)
         return machine
     }
 
@@ -64,7 +64,7 @@ import Testing
         #expect(machine.keepsKeyboard)
         var approved = sampleVerification(at: wall)
         approved.status = .approved
-        _ = machine.checkAnswered(.success(approved), at: .zero, wallNow: wall)
+        _ = machine.checkAnswered(.success(approved), at: .zero, serverNow: wall)
         #expect(!machine.keepsKeyboard)
     }
 
@@ -125,7 +125,7 @@ extension DeviceBehaviourTests {
     @Test("until the view reports focus, nothing assumes a keyboard: no suggestion bar, no highlight")
     func noAssumedFocus() {
         var machine = VerificationMachine()
-        machine.began(sampleVerification(at: wall), at: .zero, wallNow: wall)
+        machine.began(sampleVerification(at: wall), at: .zero, serverNow: wall)
         machine.offerSuggestion("482019")
         #expect(!machine.isFocused)
         #expect(!machine.showsSuggestion)
@@ -142,10 +142,10 @@ extension DeviceBehaviourTests {
         var machine = started()
         _ = machine.insert("111111", at: .zero)
         #expect(machine.keepsKeyboard, "the keyboard stays while a code is checked")
-        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 0)), at: .zero, wallNow: wall)
+        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 0)), at: .zero, serverNow: wall)
         #expect(machine.phase == .locked)
         #expect(!machine.keepsKeyboard)
-        machine.resendAnswered(.success(sampleVerification(at: wall)), at: .seconds(31), wallNow: wall)
+        machine.resendAnswered(.success(sampleVerification(at: wall)), at: .seconds(31), serverNow: wall)
         #expect(machine.keepsKeyboard)
         machine.tick(at: .seconds(400))
         #expect(machine.phase == .expired)

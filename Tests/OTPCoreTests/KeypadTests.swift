@@ -138,10 +138,10 @@ import Testing
     func newAnnouncements() {
         let wall = Date(timeIntervalSince1970: 0)
         var machine = VerificationMachine()
-        machine.began(sampleVerification(at: wall), at: .zero, wallNow: wall)
+        machine.began(sampleVerification(at: wall), at: .zero, serverNow: wall)
         _ = machine.insert("111111", at: .zero)
         let seen = machine.announcements.last?.serial ?? 0
-        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 2)), at: .zero, wallNow: wall)
+        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 2)), at: .zero, serverNow: wall)
         #expect(machine.announcements(after: seen).map(\.text) == ["Code doesn't match. 2 attempts left."])
         #expect(machine.announcements(after: seen).first?.priority == .assertive)
     }

@@ -21,6 +21,8 @@ struct SimulatedTextField {
     private var undoStack: [String] = []
     /// How many edits the field asked about or made by itself.
     private(set) var edits = 0
+    /// Whether the keyboard composes (Japanese, Chinese, Korean): its first key arrives unmarked.
+    var keyboardComposes = false
     let owner: Owner
 
     init(owner: Owner) {
@@ -90,6 +92,11 @@ struct SimulatedTextField {
         selection = end..<end
     }
 
+    /// A composing keyboard turns the last `count` characters it put in into marked text.
+    mutating func markLast(_ count: Int) {
+        marked = max(0, length - count)..<length
+    }
+
     /// The composition is committed: the marked text stays as ordinary text, and the field reports it.
     mutating func commitMarked() {
         guard marked != nil else { return }
@@ -100,7 +107,9 @@ struct SimulatedTextField {
     private mutating func ask(_ edit: TextEdit) {
         edits += 1
         let before = text
-        if CodeTextFieldRules.shouldChange(edit, isComposing: isComposing, apply: owner.apply) {
+        if CodeTextFieldRules.shouldChange(
+            edit, isComposing: isComposing, keyboardComposes: keyboardComposes, apply: owner.apply)
+        {
             text = edit.applied(to: text)
             let end = edit.range.lowerBound + edit.replacement.utf16.count
             selection = end..<end
@@ -197,12 +206,12 @@ final class FieldHarness {
                 h.field.deleteBackward()
             }, value: "", submissions: ["482019"]),
         Row(
-            name: "a key with the caret before a partial code goes where the caret is",
+            name: "F11: a key with the caret moved before a partial code lands in the highlighted cell",
             edits: { h in
                 h.type("482")
                 h.field.moveCaret(to: 0)
                 h.field.insert("7")
-            }, value: "7482", submissions: []),
+            }, value: "4827", submissions: []),
         Row(
             name: "a key typed into a full code is refused, not cut into a new code",
             edits: { h in
@@ -232,33 +241,68 @@ final class FieldHarness {
                 h.field.autofill("482019")
             }, value: "482019", submissions: ["482019"]),
         Row(
-            name: "a selection replaced by a key",
+            name: "F11: a key over a dragged text selection lands in the highlighted cell",
             edits: { h in
                 h.type("4820")
                 h.field.select(1..<3)
                 h.field.insert("5")
-            }, value: "450", submissions: []),
+            }, value: "48205", submissions: []),
         Row(
-            name: "delete backward in the middle removes the character before the caret",
+            name: "F11: delete with the caret moved mid-code removes the last character",
             edits: { h in
                 h.type("48201")
                 h.field.moveCaret(to: 2)
                 h.field.deleteBackward()
-            }, value: "4201", submissions: []),
+            }, value: "4820", submissions: []),
         Row(
-            name: "delete forward at the start removes the first character",
+            name: "F11: forward delete at the start removes the last character",
             edits: { h in
                 h.type("482")
                 h.field.moveCaret(to: 0)
                 h.field.deleteForward()
-            }, value: "82", submissions: []),
+            }, value: "48", submissions: []),
         Row(
-            name: "delete with a selection removes the selection",
+            name: "F11: delete over part of the text removes the last character",
             edits: { h in
                 h.type("48201")
                 h.field.select(0..<4)
                 h.field.deleteBackward()
-            }, value: "1", submissions: []),
+            }, value: "4820", submissions: []),
+        Row(
+            name: "delete over the whole text clears the code",
+            edits: { h in
+                h.type("48201")
+                h.field.select(0..<5)
+                h.field.deleteBackward()
+            }, value: "", submissions: []),
+        Row(
+            name: "F11: a tapped cell takes the next key, and the corrected code submits once",
+            edits: { h in
+                h.type("482019")
+                h.state.reject()
+                h.state.select(2)
+                h.field.insert("5")
+            }, value: "485019", submissions: ["482019", "485019"]),
+        Row(
+            name: "F11: Backspace on a tapped cell clears only it; the next key fills it",
+            edits: { h in
+                h.type("48201")
+                h.state.select(1)
+                h.field.deleteBackward()
+                #expect(h.state.entry.characters.map { $0.map(String.init) ?? "_" }.joined() == "4_201_")
+                h.field.insert("7")
+            }, value: "47201", submissions: []),
+        Row(
+            name: "F12: a pasted message gives its one code, not its digits run together",
+            edits: { h in
+                h.field.insert("Acme: valid for 5 minutes. Your code is 482019")
+            }, value: "482019", submissions: ["482019"]),
+        Row(
+            name: "F12: a pasted message with two codes changes nothing and submits nothing",
+            edits: { h in
+                h.type("48")
+                h.field.insert("Codes 482019 or 551234, valid 5 minutes")
+            }, value: "48", submissions: []),
         Row(
             name: "undo puts the previous code back",
             edits: { h in
@@ -304,7 +348,7 @@ final class FieldHarness {
     @Test("the bug: after a rejection, the first cell tapped and 7 pressed does not submit 748201")
     func rejectionThenKeyAtStart() {
         var machine = VerificationMachine()
-        machine.began(sampleVerification(at: wall), at: .zero, wallNow: wall)
+        machine.began(sampleVerification(at: wall), at: .zero, serverNow: wall)
         var checks: [String] = []
         var field = SimulatedTextField(
             owner: .init(
@@ -314,7 +358,7 @@ final class FieldHarness {
                     return outcome
                 }, code: { machine.entry.value }))
         for key in "482019" { field.insert(String(key)) }
-        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 2)), at: .zero, wallNow: wall)
+        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 2)), at: .zero, serverNow: wall)
         field.moveCaret(to: 0)
         field.insert("7")
         #expect(checks == ["482019"])
@@ -326,7 +370,7 @@ final class FieldHarness {
     @Test("F7: while verifying, keys are refused and the field is re-synced, so no stray key arrives later")
     func readOnlyRefusesAndResyncs() {
         var machine = VerificationMachine()
-        machine.began(sampleVerification(at: wall), at: .zero, wallNow: wall)
+        machine.began(sampleVerification(at: wall), at: .zero, serverNow: wall)
         var field = SimulatedTextField(
             owner: .init(apply: { machine.edit($0, at: .zero).outcome }, code: { machine.entry.value }))
         for key in "482019" { field.insert(String(key)) }
@@ -337,9 +381,29 @@ final class FieldHarness {
         field.deleteBackward()
         #expect(field.text == "482019")
         #expect(machine.entry.value == "482019")
-        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 2)), at: .zero, wallNow: wall)
+        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 2)), at: .zero, serverNow: wall)
         field.insert("3")
         #expect(machine.entry.value == "3", "only the key pressed after the answer counts")
+    }
+
+    @Test(
+        "item 12: a Japanese keyboard's first digit, asked about before it is marked, is not committed early")
+    func composingKeyboardFirstKey() {
+        let harness = FieldHarness()
+        harness.type("4")
+        harness.field.keyboardComposes = true
+        harness.field.insert("８")  // the first key: UIKit asks before the field holds marked text
+        harness.field.markLast(1)  // then the keyboard marks it and goes on composing
+        #expect(harness.state.value == "4", "not taken yet")
+        #expect(harness.field.text == "4８", "the keyboard keeps composing it")
+        harness.field.setMarked("８２")
+        harness.field.commitMarked()
+        #expect(harness.state.value == "482")
+        #expect(harness.field.text == "482")
+        #expect(CodeTextFieldRules.keyboardComposes(primaryLanguage: "ja-JP"))
+        #expect(CodeTextFieldRules.keyboardComposes(primaryLanguage: "zh-Hans"))
+        #expect(!CodeTextFieldRules.keyboardComposes(primaryLanguage: "en-US"))
+        #expect(!CodeTextFieldRules.keyboardComposes(primaryLanguage: nil))
     }
 
     @Test("the difference between two texts is the smallest edit, and applying it gives the new text")
@@ -375,7 +439,7 @@ final class FieldHarness {
         entry.apply(text: "712")
         #expect(entry.value == "712")
         entry.apply(text: "9712")
-        #expect(entry.value == "9712")
+        #expect(entry.value == "7129", "F11: the key lands in the highlighted cell, not where the caret was")
     }
 
     @Test(

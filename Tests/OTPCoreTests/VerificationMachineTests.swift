@@ -11,7 +11,8 @@ import Testing
         var machine = VerificationMachine()
         machine.isFocused = true
         machine.began(
-            sampleVerification(length: length, attemptsLeft: attemptsLeft, at: wall), at: .zero, wallNow: wall
+            sampleVerification(length: length, attemptsLeft: attemptsLeft, at: wall), at: .zero,
+            serverNow: wall
         )
         return machine
     }
@@ -58,7 +59,7 @@ import Testing
         var machine = started()
         _ = submit(&machine, "111111")
         let shakes = machine.shakeTrigger
-        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 2)), at: .zero, wallNow: wall)
+        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 2)), at: .zero, serverNow: wall)
         #expect(machine.phase == .invalid)
         #expect(machine.statusMessage == StatusMessage("Code doesn't match. 2 attempts left.", role: .error))
         #expect(machine.announcements.last?.text == "Code doesn't match. 2 attempts left.")
@@ -77,7 +78,7 @@ import Testing
     func singular() {
         var machine = started()
         _ = submit(&machine, "111111")
-        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 1)), at: .zero, wallNow: wall)
+        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 1)), at: .zero, serverNow: wall)
         #expect(machine.statusMessage?.text == "Code doesn't match. 1 attempt left.")
     }
 
@@ -86,7 +87,7 @@ import Testing
         var machine = started()
         _ = submit(&machine, "111111")
         let focus = machine.focusResendTrigger
-        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 0)), at: .zero, wallNow: wall)
+        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 0)), at: .zero, serverNow: wall)
         #expect(machine.phase == .locked)
         #expect(machine.statusMessage?.text == "Too many attempts. Request a new code.")
         #expect(machine.focusResendTrigger == focus + 1)
@@ -99,7 +100,7 @@ import Testing
     func lockedAnswer() {
         var machine = started()
         _ = submit(&machine, "111111")
-        _ = machine.checkAnswered(.failure(.locked), at: .zero, wallNow: wall)
+        _ = machine.checkAnswered(.failure(.locked), at: .zero, serverNow: wall)
         #expect(machine.phase == .locked)
         #expect(machine.attemptsLeft == 0)
     }
@@ -133,7 +134,7 @@ import Testing
         var machine = started()
         machine.offerSuggestion("482019")
         _ = submit(&machine, "111111")
-        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 0)), at: .zero, wallNow: wall)
+        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 0)), at: .zero, serverNow: wall)
         machine.tick(at: .seconds(30))
         let effects = machine.resendPressed(at: .seconds(30))
         #expect(effects == [.resend(id: "vf_test")])
@@ -142,7 +143,7 @@ import Testing
         machine.resendAnswered(
             .success(sampleVerification(attemptsLeft: 3, sendsLeft: 3, resendIn: 60, at: later)),
             at: .seconds(30),
-            wallNow: later)
+            serverNow: later)
         #expect(machine.phase == .idle)
         #expect(machine.entry.value.isEmpty)
         #expect(machine.attemptsLeft == 3)
@@ -159,10 +160,10 @@ import Testing
     func sameCodeAfterResend() {
         var machine = started()
         _ = submit(&machine, "111111")
-        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 0)), at: .zero, wallNow: wall)
+        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 0)), at: .zero, serverNow: wall)
         machine.tick(at: .seconds(30))
         _ = machine.resendPressed(at: .seconds(30))
-        machine.resendAnswered(.success(sampleVerification(at: wall)), at: .seconds(30), wallNow: wall)
+        machine.resendAnswered(.success(sampleVerification(at: wall)), at: .seconds(30), serverNow: wall)
         #expect(submit(&machine, "111111") == [.check(id: "vf_test", code: "111111")])
     }
 
@@ -171,15 +172,15 @@ import Testing
         var machine = started()
         machine.tick(at: .seconds(30))
         _ = machine.resendPressed(at: .seconds(30))
-        machine.resendAnswered(.failure(.resendTooSoon(retryAfter: 12)), at: .seconds(30), wallNow: wall)
+        machine.resendAnswered(.failure(.resendTooSoon(retryAfter: 12)), at: .seconds(30), serverNow: wall)
         #expect(machine.resendLabel == "Resend in 0:12")
         machine.tick(at: .seconds(42))
         _ = machine.resendPressed(at: .seconds(42))
-        machine.resendAnswered(.failure(.deliveryFailed), at: .seconds(42), wallNow: wall)
+        machine.resendAnswered(.failure(.deliveryFailed), at: .seconds(42), serverNow: wall)
         #expect(machine.statusMessage?.text == "Couldn't send a new code. Try again.")
         #expect(machine.isResendEnabled)
         _ = machine.resendPressed(at: .seconds(42))
-        machine.resendAnswered(.failure(.maxSendsReached), at: .seconds(42), wallNow: wall)
+        machine.resendAnswered(.failure(.maxSendsReached), at: .seconds(42), serverNow: wall)
         #expect(!machine.isResendEnabled)
         #expect(machine.statusMessage?.text == ScreenText.english.maxSendsReached)
     }
@@ -190,7 +191,7 @@ import Testing
         machine.tick(at: .seconds(30))
         _ = submit(&machine, "482019")
         let shakes = machine.shakeTrigger
-        _ = machine.checkAnswered(.failure(.expired), at: .seconds(31), wallNow: wall)
+        _ = machine.checkAnswered(.failure(.expired), at: .seconds(31), serverNow: wall)
         #expect(machine.phase == .expired)
         #expect(machine.statusMessage == StatusMessage("This code has expired.", role: .error))
         #expect(machine.shakeTrigger == shakes + 1)
@@ -216,7 +217,7 @@ import Testing
         _ = submit(&machine, "482019")
         var approved = sampleVerification(at: wall)
         approved.status = .approved
-        let effects = machine.checkAnswered(.success(approved), at: .zero, wallNow: wall)
+        let effects = machine.checkAnswered(.success(approved), at: .zero, serverNow: wall)
         #expect(effects == [.complete(approved)])
         #expect(machine.phase == .verified)
         #expect(machine.statusMessage == StatusMessage("Verified", role: .success))
@@ -234,7 +235,7 @@ import Testing
     func networkFailure() {
         var machine = started()
         _ = submit(&machine, "482019")
-        _ = machine.checkAnswered(.failure(.networkFailure), at: .zero, wallNow: wall)
+        _ = machine.checkAnswered(.failure(.networkFailure), at: .zero, serverNow: wall)
         #expect(machine.statusMessage?.text == "Couldn't reach the server. Try again.")
         #expect(machine.entry.value == "482019")
         #expect(machine.attemptsLeft == 3)
@@ -247,7 +248,7 @@ import Testing
     func serverIsAuthority() {
         var machine = started(attemptsLeft: 3)
         _ = submit(&machine, "111111")
-        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 1)), at: .zero, wallNow: wall)
+        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 1)), at: .zero, serverNow: wall)
         #expect(machine.attemptsLeft == 1)
         #expect(machine.statusMessage?.text == "Code doesn't match. 1 attempt left.")
     }
@@ -256,7 +257,7 @@ import Testing
     func rateLimitedCheck() {
         var machine = started()
         _ = submit(&machine, "482019")
-        _ = machine.checkAnswered(.failure(.rateLimited(retryAfter: 42)), at: .zero, wallNow: wall)
+        _ = machine.checkAnswered(.failure(.rateLimited(retryAfter: 42)), at: .zero, serverNow: wall)
         #expect(machine.statusMessage?.text == "Too many tries. Try again in 0:42.")
         #expect(machine.entry.value == "482019")
         #expect(machine.canRetry)
@@ -266,7 +267,7 @@ import Testing
     func notPending() {
         var machine = started()
         _ = submit(&machine, "482019")
-        _ = machine.checkAnswered(.failure(.notPending), at: .zero, wallNow: wall)
+        _ = machine.checkAnswered(.failure(.notPending), at: .zero, serverNow: wall)
         #expect(!machine.isInputEnabled)
         #expect(!machine.isResendEnabled)
         #expect(machine.statusMessage?.text == ScreenText.english.notPending)
@@ -319,7 +320,7 @@ import Testing
     @Test("F2: the server's code length wins over the screen's format")
     func lengthFromServer() {
         var machine = VerificationMachine(format: CodeFormat(length: 6))
-        machine.began(sampleVerification(length: 8, at: wall), at: .zero, wallNow: wall)
+        machine.began(sampleVerification(length: 8, at: wall), at: .zero, serverNow: wall)
         #expect(machine.cells.count == 8)
         #expect(machine.sentToText == "We sent an 8-digit code to")
     }

@@ -18,7 +18,7 @@ import Testing
     func machine(length: Int = 6) -> VerificationMachine {
         var machine = VerificationMachine(format: CodeFormat(length: length))
         machine.isFocused = true
-        machine.began(verification(length: length), at: .zero, wallNow: wall)
+        machine.began(verification(length: length), at: .zero, serverNow: wall)
         return machine
     }
 
@@ -47,7 +47,7 @@ import Testing
                 
                 
 
-                digits type · Backspace deletes · Tab takes the suggestion · r resends · q quits
+                digits type · ← → select a digit · Backspace deletes · Tab takes the suggestion · r resends · q quits
             """
         #expect(text(machine) == expected)
     }
@@ -80,12 +80,12 @@ import Testing
         #expect(renderer.render(ScreenView(machine: verifying))[6] == "    │ 4 ││ 8 ││ 2 │ – │ 0 ││ 1 ││ 9 │")
 
         var invalid = verifying
-        _ = invalid.checkAnswered(.failure(.incorrectCode(attemptsLeft: 2)), at: .zero, wallNow: wall)
+        _ = invalid.checkAnswered(.failure(.incorrectCode(attemptsLeft: 2)), at: .zero, serverNow: wall)
         #expect(
             renderer.render(ScreenView(machine: invalid))[9] == "    Code doesn't match. 2 attempts left.")
 
         var locked = verifying
-        _ = locked.checkAnswered(.failure(.incorrectCode(attemptsLeft: 0)), at: .zero, wallNow: wall)
+        _ = locked.checkAnswered(.failure(.incorrectCode(attemptsLeft: 0)), at: .zero, serverNow: wall)
         #expect(
             renderer.render(ScreenView(machine: locked))[9] == "    Too many attempts. Request a new code.")
 
@@ -98,7 +98,7 @@ import Testing
         var verified = verifying
         var approved = verification(length: 6)
         approved.status = .approved
-        _ = verified.checkAnswered(.success(approved), at: .zero, wallNow: wall)
+        _ = verified.checkAnswered(.success(approved), at: .zero, serverNow: wall)
         let verifiedLines = renderer.render(ScreenView(machine: verified))
         #expect(verifiedLines[9] == "    Verified")
         #expect(verifiedLines[11] == "    ", "no Resend once verified")
@@ -123,7 +123,7 @@ import Testing
         #expect(lines[13] == "     [Tab] From Messages  482019 ")
         machine.tick(at: .seconds(30))
         _ = machine.resendPressed(at: .seconds(30))
-        machine.resendAnswered(.success(verification(length: 6)), at: .seconds(30), wallNow: wall)
+        machine.resendAnswered(.success(verification(length: 6)), at: .seconds(30), serverNow: wall)
         lines = renderer.render(ScreenView(machine: machine))
         #expect(lines[14] == "     New code sent ")
     }
@@ -140,7 +140,7 @@ import Testing
     func colours() {
         var invalid = machine()
         _ = invalid.insert("111111", at: .zero)
-        _ = invalid.checkAnswered(.failure(.incorrectCode(attemptsLeft: 2)), at: .zero, wallNow: wall)
+        _ = invalid.checkAnswered(.failure(.incorrectCode(attemptsLeft: 2)), at: .zero, serverNow: wall)
         let coloured = TerminalRenderer(color: true).render(ScreenView(machine: invalid))
         #expect(coloured[6].contains("\u{1B}[31m│ 1 │"))
         #expect(coloured[9].contains("\u{1B}[31mCode doesn't match."))
@@ -170,7 +170,7 @@ import Testing
         #expect(events == [.paste("482 019"), .character("5")])
     }
 
-    @Test("arrow keys are skipped, a lone Escape is Escape")
+    @Test("up and down arrows are skipped, a lone Escape is Escape")
     func escapes() {
         var parser = KeyParser()
         #expect(parser.feed(Array("\u{1B}[A1".utf8)) == [.character("1")])
@@ -205,7 +205,7 @@ import Testing
         var machine = VerificationMachine()
         machine.beganAuthenticator(
             factorID: "tf_test", attemptsLeft: 10, at: .zero,
-            wallNow: Date(timeIntervalSince1970: 1_795_000_000))
+            serverNow: Date(timeIntervalSince1970: 1_795_000_000))
         let text = TerminalRenderer(color: false).render(ScreenView(machine: machine)).joined(separator: "\n")
         #expect(text.contains("Enter the code from your authenticator app."))
         #expect(!text.contains("Resend"))

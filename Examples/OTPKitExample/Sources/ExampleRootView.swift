@@ -21,24 +21,29 @@ struct ExampleRootView: View {
     }
 
     var body: some View {
-        VStack(spacing: 24) {
-            VerificationScreen(model: model)
-            if model.phase == .verified {
-                Text(verbatim: "You're in.")
-                    .font(.headline)
+        // The screen fills the window, so its suggestion bar docks on the keyboard (S1); what the
+        // example adds sits above it.
+        VerificationScreen(model: model)
+            .safeAreaInset(edge: .top) {
+                VStack(spacing: 8) {
+                    Text(verbatim: configuration.summary)
+                        .font(.footnote)
+                        .foregroundStyle(Color.secondary)
+                    if model.phase == .verified {
+                        Text(verbatim: "You're in.")
+                            .font(.headline)
+                    }
+                }
+                .padding(.horizontal)
             }
-            Text(verbatim: configuration.summary)
-                .font(.footnote)
-                .foregroundStyle(Color.secondary)
-        }
-        .padding()
-        .task {
-            await model.start(to: configuration.destination)
-            // Offline, play the phone's part: offer the code that was "sent" (UX S1).
-            if let offline, let code = await offline.sentCodes.last {
-                model.offerSuggestion(code)
+            // Runs each time the view appears; the model starts once and resumes after (V12).
+            .task {
+                await model.start(to: configuration.destination)
+                // Offline, play the phone's part: offer the code that was "sent" (UX S1).
+                if let offline, let code = await offline.sentCodes.last {
+                    model.offerSuggestion(code)
+                }
             }
-        }
     }
 }
 

@@ -37,7 +37,11 @@ public struct CodeFieldState: Sendable, Equatable {
     /// Whether the keyboard should be up: not after a code was handed over (seed 003 unfocuses on
     /// complete) until it is rejected or edited, and never once verified.
     public private(set) var keepsKeyboard = true
-    private var errors = ErrorTransitionDetector()
+    /// Changes once per code handed to the completion; the view reads the caller's invalid flag
+    /// again when it changes (``setInvalid(_:)``), since a flag kept on does not change.
+    public private(set) var submissionCount = 0
+    /// Whether a code was handed over and the caller's flag has not been read since.
+    private var awaitingVerdict = false
     /// The sentences, in the field's language.
     public let text: ScreenText
 
@@ -67,6 +71,14 @@ public struct CodeFieldState: Sendable, Equatable {
         return afterEdit()
     }
 
+    /// Sets the code the caller wrote to its binding, exactly (normalised); returns the code to hand
+    /// to the completion, once, when it is complete.
+    public mutating func setValue(_ text: String) -> String? {
+        guard isEditable, text != entry.value else { return nil }
+        entry.replace(with: text)
+        return afterEdit()
+    }
+
     /// Applies an edit the text field asks for; returns what it did and the code to hand to the
     /// completion, once.
     public mutating func edit(_ edit: TextEdit) -> (outcome: TextEditOutcome, submission: String?) {
@@ -83,7 +95,7 @@ public struct CodeFieldState: Sendable, Equatable {
         isInvalid = false
         phase = .editing
         keepsKeyboard = true
-        errors = ErrorTransitionDetector()
+        awaitingVerdict = false
     }
 
     /// The field's accessibility value: the count, then the state (F10).
@@ -102,10 +114,34 @@ public struct CodeFieldState: Sendable, Equatable {
 
     /// Sets the caller's invalid flag: turning it on keeps the digits for the next key to replace (or
     /// clears them, by ``rejectionBehavior``), shakes once, and brings the keyboard back.
+    ///
+    /// The flag read after a code was handed over is that code's verdict: on means rejected even
+    /// when it was already on, so a caller that keeps it on through two wrong codes in a row gets
+    /// the error colour, the shake and the keyboard for each (the view reads it again when
+    /// ``submissionCount`` changes).
     public mutating func setInvalid(_ invalid: Bool) {
-        if invalid, !isInvalid { markRejected() }
-        isInvalid = invalid
-        if errors.update(isError: invalid) { shakeTrigger += 1 }
+        let isVerdict = awaitingVerdict
+        awaitingVerdict = false
+        if invalid, !isInvalid || isVerdict {
+            reject()
+        } else if !invalid {
+            isInvalid = false
+        }
+    }
+
+    /// Selects a cell to correct (F11): a filled cell's character is replaced by the next key;
+    /// `nil` or an empty cell gives the selection up.
+    public mutating func select(_ index: Int?) {
+        guard isEditable else { return }
+        entry.select(index)
+        if isInvalid, rejectionBehavior == .keepDigits, !entry.isRejected { isInvalid = false }
+    }
+
+    /// Moves the selection one cell left or right, as the arrow keys do (F11).
+    public mutating func moveSelection(by step: Int) {
+        guard isEditable else { return }
+        entry.moveSelection(by: step)
+        if isInvalid, rejectionBehavior == .keepDigits, !entry.isRejected { isInvalid = false }
     }
 
     /// Marks the code entered rejected: error colour, one shake, the keyboard back, and the next key
@@ -116,7 +152,7 @@ public struct CodeFieldState: Sendable, Equatable {
     public mutating func reject() {
         markRejected()
         isInvalid = true
-        _ = errors.update(isError: true)
+        awaitingVerdict = false
         shakeTrigger += 1
     }
 
@@ -168,7 +204,11 @@ public struct CodeFieldState: Sendable, Equatable {
         }
         keepsKeyboard = true
         let submission = entry.takeSubmission()
-        if submission != nil { keepsKeyboard = false }
+        if submission != nil {
+            keepsKeyboard = false
+            submissionCount += 1
+            awaitingVerdict = true
+        }
         return submission
     }
 }

@@ -38,8 +38,10 @@ public enum TextSize: Int, Sendable, Hashable, CaseIterable, Comparable {
 /// A pure function of the available width, the format, its groups and the text
 /// size: cells grow with the text size; when the row would not fit they shrink
 /// a little; before the digits would get hard to read, the groups wrap onto rows
-/// of their own. The row is never wider than the width, and a cell is never less
-/// than 44 pt tall (the smallest tap target).
+/// of their own. Above the default size each step up grows the digits by at least
+/// a quarter of its own step, wrapping the groups sooner if it must (UX V14), so a larger
+/// text size never shows the same digits. The row is never wider than the width,
+/// and a cell is never less than 44 pt tall (the smallest tap target).
 public struct CodeLayout: Sendable, Hashable {
     /// One row of cells, as the format's groups on that row: ranges of cell indices.
     public typealias Row = [Range<Int>]
@@ -81,6 +83,12 @@ public struct CodeLayout: Sendable, Hashable {
 
     /// The layout of `length` cells in groups of the given sizes, in `width` points.
     public init(width: Double, length: Int, groups: [Int], textSize: TextSize) {
+        // Above the default size the digits must outgrow the next smaller size's at this width.
+        var smallestFont = 0.0
+        if textSize > .large, width > 0, let smaller = TextSize(rawValue: textSize.rawValue - 1) {
+            let previous = CodeLayout(width: width, length: length, groups: groups, textSize: smaller)
+            smallestFont = previous.fontSize + (textSize.title2PointSize - smaller.title2PointSize) / 4
+        }
         let scale = textSize.scale
         let cell = Self.baseCellWidth * scale
         let space = Self.baseSpacing * scale
@@ -106,8 +114,12 @@ public struct CodeLayout: Sendable, Hashable {
             return min(1, width / naturalWidth(rows))
         }
 
+        func fits(_ rows: [Row]) -> Bool {
+            shrink(rows) >= Self.minimumShrink
+                && textSize.title2PointSize * shrink(rows) >= smallestFont - 0.000_1
+        }
         let chosen =
-            candidates.first { shrink($0) >= Self.minimumShrink }
+            candidates.first(where: fits)
             ?? candidates.max { shrink($0) < shrink($1) } ?? [groupRanges]
         let factor = shrink(chosen)
         cellWidth = cell * factor

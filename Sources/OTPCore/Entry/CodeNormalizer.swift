@@ -38,6 +38,67 @@ public enum CodeNormalizer {
         return normalized.count == format.length ? normalized : nil
     }
 
+    /// The one code in a pasted text that is more than a code, such as a whole message (UX F12), or
+    /// `nil` when it holds no single code.
+    ///
+    /// The origin-bound line's `#code` (`@example.com #482019`) comes first; else the one run of
+    /// exactly the code's length: for digits, digits with at most one space, dash or dot between
+    /// two of them (`482 019`); for letters and digits, a word. Several different runs, or none,
+    /// give `nil`, so "Acme: valid for 5 minutes. Your code is 482019" gives `482019` and never
+    /// `548201`.
+    public static func code(inMessage text: String, for format: CodeFormat) -> String? {
+        if let bound = originBoundCode(in: text, for: format) { return bound }
+        let runs: [String]
+        switch format.kind {
+        case .digits: runs = digitRuns(in: text, for: format)
+        case .alphanumeric:
+            runs = text.split(whereSeparator: { $0.isWhitespace })
+                .map { keptCharacters(of: stripPrefix(String($0), for: format), for: format) }
+        }
+        let whole = runs.filter { $0.count == format.length }
+        if Set(whole).count == 1 { return whole[0] }
+        guard format.kind == .alphanumeric else { return nil }
+        let withDigit = whole.filter { $0.contains(where: { $0.isASCII && $0.isNumber }) }
+        return Set(withDigit).count == 1 ? withDigit[0] : nil
+    }
+
+    /// The `#code` of an origin-bound line (`@example.com #482019`, the WebOTP format), when it fills
+    /// the format.
+    private static func originBoundCode(in text: String, for format: CodeFormat) -> String? {
+        let words = text.split(whereSeparator: { $0.isWhitespace })
+        for (index, word) in words.enumerated().dropFirst() where word.hasPrefix("#") {
+            guard words[index - 1].hasPrefix("@") else { continue }
+            let code = keptCharacters(of: String(word.dropFirst()), for: format)
+            if code.count == format.length { return code }
+        }
+        return nil
+    }
+
+    /// The runs of digits in a text (any Unicode decimal digit, as ASCII); one space, dash or dot
+    /// between two digits keeps a run going.
+    private static func digitRuns(in text: String, for format: CodeFormat) -> [String] {
+        var runs: [String] = []
+        var current = ""
+        var pendingSeparator = false
+        for character in text {
+            let kept = keptCharacters(of: String(character), for: format)
+            if !kept.isEmpty {
+                current += kept
+                pendingSeparator = false
+            } else if !current.isEmpty, !pendingSeparator,
+                character == " " || character == "." || dashes.contains(character)
+            {
+                pendingSeparator = true
+            } else {
+                if !current.isEmpty { runs.append(current) }
+                current = ""
+                pendingSeparator = false
+            }
+        }
+        if !current.isEmpty { runs.append(current) }
+        return runs
+    }
+
     /// Whether text is ASCII digits of a digit format's length: the common case, which is its own
     /// normal form and needs no counting of characters.
     private static func isNormalDigits(_ text: String, for format: CodeFormat) -> Bool {

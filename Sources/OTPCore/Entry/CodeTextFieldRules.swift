@@ -18,13 +18,26 @@ public enum CodeTextFieldRules {
     /// - Parameters:
     ///   - edit: The range and replacement the field asks about.
     ///   - isComposing: Whether the field holds marked text now.
+    ///   - keyboardComposes: Whether the keyboard composes before it commits (``keyboardComposes(primaryLanguage:)``).
     ///   - apply: Hands the edit to the code and says what happened.
     /// - Returns: Whether the field may apply the edit itself: only for marked text.
     public static func shouldChange(
-        _ edit: TextEdit, isComposing: Bool, apply: (TextEdit) -> TextEditOutcome
+        _ edit: TextEdit, isComposing: Bool, keyboardComposes: Bool = false,
+        apply: (TextEdit) -> TextEditOutcome
     ) -> Bool {
-        if isComposing { return true }
+        // A composing keyboard's first marked key arrives before the field holds marked text; let
+        // it (and every key of such a keyboard) through, and take the text once it is committed
+        // (``editAfterChange(fieldText:isComposing:code:)``), so the first digit is not committed
+        // early (issue 31, item 12).
+        if isComposing || keyboardComposes { return true }
         return apply(edit) == .composing
+    }
+
+    /// Whether a keyboard of this primary language (`UITextInputMode.primaryLanguage`) composes
+    /// text before committing it: Japanese, Chinese and Korean keyboards do.
+    public static func keyboardComposes(primaryLanguage: String?) -> Bool {
+        guard let language = primaryLanguage?.lowercased() else { return false }
+        return ["ja", "zh", "ko"].contains { language == $0 || language.hasPrefix($0 + "-") }
     }
 
     /// The edit to hand to the code after the field changed its own text, or `nil` when there

@@ -49,6 +49,22 @@ public enum KeypadKey: Sendable, Hashable, Identifiable {
         }
     }
 
+    /// The key a hardware keyboard's characters stand for on a keypad (item 12): a digit (any
+    /// Unicode decimal digit), Backspace or Delete, and `.` or `,` for a decimal accessory; `nil`
+    /// for anything else, which the keypad leaves to others.
+    public init?(hardwareCharacters characters: String, accessory: KeypadAccessory) {
+        switch characters {
+        case "\u{7F}", "\u{8}", "\u{F728}": self = .delete
+        case ".", ",":
+            guard accessory == .decimal else { return nil }
+            self = .accessory(.decimal)
+        default:
+            let digits = CodeNormalizer.keptCharacters(of: characters, for: CodeFormat(length: 4))
+            guard characters.count == 1, let digit = digits.first?.wholeNumberValue else { return nil }
+            self = .digit(digit)
+        }
+    }
+
     /// Whether the key is drawn at all; the empty accessory corner is not.
     public var isVisible: Bool {
         self != .accessory(.none)

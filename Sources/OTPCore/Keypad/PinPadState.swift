@@ -13,6 +13,10 @@ public struct PinPadState: Sendable, Hashable {
     public var isDisabled = false
     private var input: KeypadInput
     private var errorDetector = ErrorTransitionDetector()
+    /// Changes once per completed PIN; the view reads the caller's error flag again when it changes.
+    public private(set) var completionCount = 0
+    /// Whether a PIN was completed and the caller's flag has not been read since.
+    private var awaitingVerdict = false
     /// Changes once per transition into the error state: shake the dots.
     public private(set) var shakeTrigger = 0
     /// Whether the dots show the error state.
@@ -121,6 +125,10 @@ public struct PinPadState: Sendable, Hashable {
             setError(false)
         }
         let outcome = input.press(key)
+        if case .completed = outcome {
+            completionCount += 1
+            awaitingVerdict = true
+        }
         switch outcome {
         case .changed, .completed:
             serial += 1
@@ -132,10 +140,16 @@ public struct PinPadState: Sendable, Hashable {
     }
 
     /// Turns the error state on or off; returns whether the dots should shake now.
+    ///
+    /// The flag read after a PIN was completed is that PIN's verdict: on means rejected even when
+    /// the caller kept it on from the last PIN, so each wrong PIN shakes (the view reads the flag
+    /// again when ``completionCount`` changes).
     @discardableResult
     public mutating func setError(_ error: Bool) -> Bool {
+        let isVerdict = awaitingVerdict
+        awaitingVerdict = false
         isError = error
-        let shakes = errorDetector.update(isError: error)
+        let shakes = errorDetector.update(isError: error) || (error && isVerdict)
         if shakes { shakeTrigger += 1 }
         return shakes
     }

@@ -110,7 +110,8 @@ extension StringCatalog {
         .keyDelete: .text("حذف"),
         .keyDecimalPoint: .text("فاصلة عشرية"),
         .terminalHints: .text(
-            "الأرقام للكتابة · Backspace للحذف · Tab لقبول الاقتراح · r لإعادة الإرسال · q للخروج"),
+            "الأرقام للكتابة · ← → لاختيار رقم · Backspace للحذف · "
+                + "Tab لقبول الاقتراح · r لإعادة الإرسال · q للخروج"),
         .verifyButton: .text("تحقّق"),
     ]
 }

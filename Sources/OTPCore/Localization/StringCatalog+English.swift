@@ -66,7 +66,8 @@ extension StringCatalog {
         .keyDelete: .text("Delete"),
         .keyDecimalPoint: .text("Decimal point"),
         .terminalHints: .text(
-            "digits type · Backspace deletes · Tab takes the suggestion · r resends · q quits"),
+            "digits type · ← → select a digit · Backspace deletes · "
+                + "Tab takes the suggestion · r resends · q quits"),
         .verifyButton: .text("Verify"),
     ]
 }

@@ -72,7 +72,8 @@ extension StringCatalog {
         .keyDelete: .text("Löschen"),
         .keyDecimalPoint: .text("Dezimalzeichen"),
         .terminalHints: .text(
-            "Ziffern tippen · Backspace löscht · Tab übernimmt den Vorschlag · r sendet erneut · q beendet"),
+            "Ziffern tippen · ← → wählt eine Ziffer · Backspace löscht · "
+                + "Tab übernimmt den Vorschlag · r sendet erneut · q beendet"),
         .verifyButton: .text("Bestätigen"),
     ]
 }

@@ -46,7 +46,7 @@ extension StringCatalog {
         .pinValue: .text("{length}桁中{count}桁入力済み"),
         .keyDelete: .text("削除"),
         .keyDecimalPoint: .text("小数点"),
-        .terminalHints: .text("数字で入力 · Backspaceで削除 · Tabで候補を使用 · rで再送信 · qで終了"),
+        .terminalHints: .text("数字で入力 · ← →で数字を選択 · Backspaceで削除 · Tabで候補を使用 · rで再送信 · qで終了"),
         .verifyButton: .text("確認"),
     ]
 }

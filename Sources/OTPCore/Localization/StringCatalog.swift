@@ -77,12 +77,28 @@ public enum StringCatalog {
         return fill(template) { placeholder in placeholder.elementsEqual(name.utf8) ? .number(number) : nil }
     }
 
+    /// An entry of an app's own (``ScreenText`` overrides), placeholders filled and the plural form
+    /// chosen by a language's rules.
+    public static func string(
+        _ entry: CatalogEntry, pluralRulesOf language: TextLanguage, _ arguments: [String: TextArgument] = [:]
+    ) -> String {
+        let template = self.template(entry, in: language) { selector in
+            if case .number(let value) = arguments[selector] { value } else { 0 }
+        }
+        return fill(template) { name in arguments.first(where: { $0.key.utf8.elementsEqual(name) })?.value }
+    }
+
     /// The text of a key in a language before its placeholders are filled: for a plural entry, the
     /// form for the number `number(selector)` gives.
     private static func template(
         _ key: TextKey, in language: TextLanguage, number: (String) -> Int
     ) -> String {
-        let entry = table(language)[key] ?? english[key] ?? .text(key.rawValue)
+        template(table(language)[key] ?? english[key] ?? .text(key.rawValue), in: language, number: number)
+    }
+
+    private static func template(
+        _ entry: CatalogEntry, in language: TextLanguage, number: (String) -> Int
+    ) -> String {
         switch entry {
         case .text(let text):
             return text

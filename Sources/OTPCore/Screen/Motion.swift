@@ -32,6 +32,18 @@ public enum Motion {
         reduceMotion ? [] : [MotionStep(value: 1.12, duration: 0.07), MotionStep(value: 1, duration: 0.1)]
     }
 
+    /// The highlighted cell's scale: a little larger, or under Reduce Motion not scaled at all,
+    /// so nothing grows as the highlight moves (item 12).
+    public static func cellScale(isNext: Bool, reduceMotion: Bool) -> Double {
+        isNext && !reduceMotion ? 1.04 : 1
+    }
+
+    /// The cell outline's width in points: 1, 2 on the highlighted cell, 3 on a cell selected to
+    /// correct (F11), so the selection reads without colour.
+    public static func outlineWidth(isNext: Bool, isSelected: Bool) -> Double {
+        isSelected ? 3 : isNext ? 2 : 1
+    }
+
     /// How the toast comes and goes (V6): sliding from the top edge while fading, or under
     /// Reduce Motion only fading.
     public static func toast(reduceMotion: Bool) -> ToastMotion {
@@ -50,4 +62,10 @@ public enum ToastMotion: Sendable, Hashable {
     case slideAndFade
     /// Only fades (Reduce Motion).
     case fade
+}
+
+/// Sizes every rendering of the screen keeps (UX V14).
+public enum ScreenMetrics {
+    /// The least height of a button (Try again, Resend), in points: Apple's smallest tap target.
+    public static let minimumTapTarget = 44.0
 }

@@ -50,17 +50,20 @@ public struct CodeCell: Sendable, Hashable, Identifiable {
     public var id: Int
     /// What the cell shows: a character, `•` in masked mode, or an empty string.
     public var text: String
-    /// Whether this is the next cell to fill and should be highlighted (F8).
+    /// Whether this is the cell the next key goes to and should be highlighted (F8, F11).
     public var isNext: Bool
     /// The cell's colour role (F7).
     public var role: ColorRole
+    /// Whether the user selected this cell to correct it, so the next key replaces it (F11).
+    public var isSelected: Bool
 
     /// Creates a cell.
-    public init(id: Int, text: String, isNext: Bool, role: ColorRole) {
+    public init(id: Int, text: String, isNext: Bool, role: ColorRole, isSelected: Bool = false) {
         self.id = id
         self.text = text
         self.isNext = isNext
         self.role = role
+        self.isSelected = isSelected
     }
 }
 

@@ -5,13 +5,52 @@ import Foundation
 /// The views, the terminal and announcements take their text from a value of
 /// this type; the server's messages use ``english``, since the HTTP API's
 /// `message` stays English and clients translate from its `code`.
+///
+/// An app overrides any sentence (``overriding(_:with:)``, or a whole table with
+/// ``init(_:overrides:)``), or speaks a language of its own catalog
+/// (``init(identifier:table:fallback:isRightToLeft:)``).
 public struct ScreenText: Sendable, Hashable {
-    /// The language of every sentence.
+    /// The catalog language: its sentences fill what the app does not override, its plural rules apply.
     public let language: TextLanguage
+    /// The app's own sentences, which win over the catalog's.
+    public let overrides: [TextKey: CatalogEntry]
+    /// The language the screen speaks, as a BCP 47 tag: the catalog's, or the app's own language.
+    public let identifier: String
+    /// Whether the screen's language is written right to left.
+    public let isRightToLeft: Bool
 
-    /// Sentences in a language.
-    public init(_ language: TextLanguage = .english) {
+    /// Sentences in a language, with the app's own for any keys it gives.
+    public init(_ language: TextLanguage = .english, overrides: [TextKey: CatalogEntry] = [:]) {
         self.language = language
+        self.overrides = overrides
+        self.identifier = language.rawValue
+        self.isRightToLeft = language.isRightToLeft
+    }
+
+    /// A language of the app's own catalog, such as French: its table, and the catalog language whose
+    /// sentences fill the keys it lacks and whose plural rules apply.
+    public init(
+        identifier: String, table: [TextKey: CatalogEntry], fallback: TextLanguage = .english,
+        isRightToLeft: Bool = false
+    ) {
+        self.language = fallback
+        self.overrides = table
+        self.identifier = identifier
+        self.isRightToLeft = isRightToLeft
+    }
+
+    /// The same sentences with one replaced, such as the title.
+    public func overriding(_ key: TextKey, with entry: CatalogEntry) -> ScreenText {
+        var table = overrides
+        table[key] = entry
+        return ScreenText(
+            identifier: identifier, table: table, fallback: language, isRightToLeft: isRightToLeft)
+    }
+
+    /// The `locale` to start a verification with, so its message speaks the screen's language: the
+    /// screen's own when the server's catalog has it, else the catalog language it falls back to.
+    public var serverLocale: String {
+        TextLanguage(identifier: identifier) != nil ? identifier : language.rawValue
     }
 
     /// Sentences in the catalog's language for a locale identifier ("de-DE", "ar_EG"), English if none.
@@ -24,7 +63,10 @@ public struct ScreenText: Sendable, Hashable {
 
     /// The sentence for any key of the catalog.
     public func string(_ key: TextKey, _ arguments: [String: TextArgument] = [:]) -> String {
-        StringCatalog.string(key, in: language, arguments)
+        if let entry = overrides[key] {
+            return StringCatalog.string(entry, pluralRulesOf: language, arguments)
+        }
+        return StringCatalog.string(key, in: language, arguments)
     }
 
     /// The screen's title (V1).
@@ -39,7 +81,22 @@ public struct ScreenText: Sendable, Hashable {
     public var verifying: String { string(.verifying) }
     /// Shown and announced for a wrong code (V3): "Code doesn't match. 2 attempts left."
     public func incorrect(attemptsLeft: Int) -> String {
-        StringCatalog.string(.incorrect, in: language, number: attemptsLeft, named: "count")
+        if overrides[.incorrect] != nil { return string(.incorrect, ["count": .number(attemptsLeft)]) }
+        return StringCatalog.string(.incorrect, in: language, number: attemptsLeft, named: "count")
+    }
+    /// What a code approves, above the cells (V16), such as "Approve 12.50 EUR to ACME Ltd".
+    public func approveTransaction(_ transaction: TransactionDetails) -> String {
+        string(
+            .approveTransaction,
+            [
+                "amount": .text(transaction.amount), "currency": .text(transaction.currency),
+                "payee": .text(transaction.payee),
+            ])
+    }
+    /// A destination (a phone number, an address) isolated left to right, so a right-to-left
+    /// sentence around it cannot reverse it (V15): U+2066 LEFT-TO-RIGHT ISOLATE … U+2069.
+    public static func isolatedLeftToRight(_ text: String) -> String {
+        text.isEmpty ? text : "\u{2066}" + text + "\u{2069}"
     }
     /// A code rejected by the app, in a field used on its own (F10).
     public var codeRejected: String { string(.codeRejected) }

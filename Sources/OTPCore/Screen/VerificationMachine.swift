@@ -4,10 +4,14 @@ import Foundation
 ///
 /// Time is a `Duration` since the screen began, given with every event that
 /// needs it; ``VerificationModel`` owns the clock, the service calls and the
-/// timers, and performs the effects this machine returns.
+/// timers, and performs the effects this machine returns. The server's times
+/// are read against the server's own time at its answer (`serverNow`), never
+/// the device's clock (V13).
 public struct VerificationMachine: Sendable, Equatable {
     /// Something the owner of the machine must do.
     public enum Effect: Sendable, Equatable {
+        /// Start a verification, its message in `locale` (V11).
+        case start(to: String, channel: Channel?, locale: String?)
         /// Check this code with the service.
         case check(id: String, code: String)
         /// Ask the service for a new code.
@@ -60,8 +64,22 @@ public struct VerificationMachine: Sendable, Equatable {
     public var isMasked = false
     /// Whether a resend request is in flight.
     public private(set) var isResending = false
-    /// Whether the last check failed without an answer and may be retried.
-    public private(set) var canRetry = false
+    /// Whether the last check failed without an answer, or the first send failed, and Try again
+    /// is offered (V9, V11).
+    public var canRetry: Bool { canRetryCheck || startState == .failed }
+    /// Where the first send stands (V11, V12).
+    public private(set) var startState = StartState.notStarted
+    /// Why the first send failed, while it has (V11).
+    public private(set) var startFailure: StatusMessage?
+    private var canRetryCheck = false
+    private var startRequest: StartRequest?
+
+    private struct StartRequest: Sendable, Equatable {
+        var destination: String
+        var channel: Channel?
+    }
+    /// The last rejection of a wrong code, shown again when the same code is typed again.
+    private var lastRejection: String?
     /// The time of the last event.
     public private(set) var now: Duration = .zero
 
@@ -71,9 +89,26 @@ public struct VerificationMachine: Sendable, Equatable {
     private var resendAvailabilityAnnounced = false
     private var serial = 0
 
+    /// Where the first send stands.
+    public enum StartState: Sendable, Hashable {
+        /// Nothing was asked for yet.
+        case notStarted
+        /// The first code is being sent: "Sending a code…", no keyboard (V11).
+        case sending
+        /// The first send failed: the reason and Try again are shown (V11).
+        case failed
+        /// A verification exists; a start asked for again resumes it (V12).
+        case started
+    }
+
     /// Creates a machine for a format, before any verification exists, speaking a language.
     public init(format: CodeFormat = .default, language: TextLanguage = .english) {
-        self.text = ScreenText(language)
+        self.init(format: format, text: ScreenText(language))
+    }
+
+    /// Creates a machine for a format, before any verification exists, with the app's sentences.
+    public init(format: CodeFormat = .default, text: ScreenText) {
+        self.text = text
         self.format = format
         self.entry = CodeEntry(format: format)
     }
@@ -125,14 +160,31 @@ public struct VerificationMachine: Sendable, Equatable {
     /// Whether the keyboard should stay up: not once the code was verified (seed 003 unfocuses
     /// on complete), nor while locked or expired, where focus moves to Resend (V4).
     public var keepsKeyboard: Bool {
+        // No keyboard over a field that takes nothing yet (V11).
+        guard verification != nil else { return false }
         switch phase {
-        case .verified, .locked, .expired: false
-        case .idle, .filling, .verifying, .invalid: true
+        case .verified, .locked, .expired: return false
+        case .idle, .filling, .verifying, .invalid: return true
         }
     }
 
     /// The line under the title, such as "We sent a 6-digit code to" (V1), or the authenticator prompt.
-    public var sentToText: String { isAuthenticator ? text.authenticatorPrompt : text.sentTo(format) }
+    ///
+    /// Until the first code exists it reads "Sending a code…" (V11), and nothing once that failed.
+    public var sentToText: String {
+        if isAuthenticator { return text.authenticatorPrompt }
+        if verification == nil { return startState == .failed ? "" : text.sendingCode }
+        return text.sentTo(format)
+    }
+
+    /// Whether the screen shows progress: the first code is being sent (V11).
+    public var isSending: Bool { startState == .sending && verification == nil }
+
+    /// What the code approves, such as "Approve 12.50 EUR to ACME Ltd", shown above the cells (V16).
+    public var transactionText: String? {
+        guard let transaction = verification?.transaction else { return nil }
+        return text.approveTransaction(transaction)
+    }
 
     /// Whether the code comes from an authenticator app (TOTP): no resend, no countdown, no expiry.
     public private(set) var isAuthenticator = false
@@ -175,17 +227,68 @@ public struct VerificationMachine: Sendable, Equatable {
 
     // MARK: - Events
 
+    /// The screen asks for its verification (V11, V12): the first time a start; while one is being
+    /// sent, or once one exists, nothing, so a view that reappears resumes the same verification.
+    public mutating func startRequested(to destination: String, channel: Channel?) -> [Effect] {
+        switch startState {
+        case .sending, .started: return []
+        case .notStarted, .failed: break
+        }
+        startRequest = StartRequest(destination: destination, channel: channel)
+        return beginSending()
+    }
+
+    /// The first send was answered: the verification is shown, or why it failed with Try again (V11).
+    public mutating func startAnswered(
+        _ result: Result<Verification, VerificationFailure>, at now: Duration, serverNow: Date
+    ) {
+        guard startState == .sending else { return }
+        switch result {
+        case .success(let verification):
+            began(verification, at: now, serverNow: serverNow)
+        case .failure(let failure):
+            self.now = now
+            startState = .failed
+            let message: String
+            switch failure {
+            case .invalidDestination: message = text.invalidDestination
+            case .rateLimited(let seconds): message = text.rateLimited(retryAfter: seconds)
+            case .networkFailure: message = text.networkFailure
+            default: message = text.startFailed
+            }
+            startFailure = StatusMessage(message, role: .error)
+            statusMessage = startFailure
+            announce(message, .assertive)
+        }
+    }
+
+    private mutating func beginSending() -> [Effect] {
+        guard let startRequest else { return [] }
+        startState = .sending
+        startFailure = nil
+        statusMessage = nil
+        return [
+            .start(to: startRequest.destination, channel: startRequest.channel, locale: text.serverLocale)
+        ]
+    }
+
     /// A verification was started or loaded: the screen shows it and its countdowns (V1, V5).
-    public mutating func began(_ verification: Verification, at now: Duration, wallNow: Date) {
-        begin(verification, authenticator: false, at: now, wallNow: wallNow)
+    ///
+    /// `serverNow` is the server's time at its answer: the verification's times are read against it.
+    public mutating func began(_ verification: Verification, at now: Duration, serverNow: Date) {
+        begin(verification, authenticator: false, at: now, serverNow: serverNow)
     }
 
     private mutating func begin(
-        _ verification: Verification, authenticator: Bool, at now: Duration, wallNow: Date
+        _ verification: Verification, authenticator: Bool, at now: Duration, serverNow: Date
     ) {
         isAuthenticator = authenticator
         self.now = now
-        adopt(verification, at: now, wallNow: wallNow)
+        startState = .started
+        startFailure = nil
+        lastRejection = nil
+        canRetryCheck = false
+        adopt(verification, at: now, serverNow: serverNow)
         if format.length != verification.codeLength {
             format = CodeFormat(length: verification.codeLength, kind: format.kind)
         }
@@ -197,15 +300,15 @@ public struct VerificationMachine: Sendable, Equatable {
     /// An authenticator factor's code is asked for: the same field and rules, with no resend, no
     /// countdown and no expiry; a check is the factor's (`.check(id:)` carries the factor's id).
     public mutating func beganAuthenticator(
-        factorID: String, attemptsLeft: Int, codeLength: Int = 6, at now: Duration, wallNow: Date
+        factorID: String, attemptsLeft: Int, codeLength: Int = 6, at now: Duration, serverNow: Date
     ) {
         begin(
             Verification(
                 id: factorID, status: attemptsLeft > 0 ? .pending : .locked, channel: .sms, to: "",
                 codeLength: codeLength, attemptsLeft: attemptsLeft, sendsLeft: 0,
-                expiresAt: wallNow.addingTimeInterval(100 * 365 * 86_400), resendAvailableAt: nil,
-                createdAt: wallNow),
-            authenticator: true, at: now, wallNow: wallNow)
+                expiresAt: serverNow.addingTimeInterval(100 * 365 * 86_400), resendAvailableAt: nil,
+                createdAt: serverNow),
+            authenticator: true, at: now, serverNow: serverNow)
     }
 
     /// Text was typed, pasted or autofilled at the end of the field.
@@ -240,12 +343,30 @@ public struct VerificationMachine: Sendable, Equatable {
         return afterEdit()
     }
 
-    /// The delete key was pressed (F5: after a rejection it clears the code).
+    /// The delete key was pressed (F5: after a rejection it clears the code; F11: a selected cell
+    /// is cleared).
     public mutating func deleteBackward(at now: Duration) {
         self.now = now
         guard isInputEnabled else { return }
         entry.deleteBackward()
         _ = afterEdit()
+    }
+
+    /// A cell was tapped (F11): a filled cell is selected, so the next key replaces only it; an
+    /// empty one gives the selection up.
+    public mutating func selectCell(_ index: Int?, at now: Duration) {
+        self.now = now
+        guard isInputEnabled else { return }
+        entry.select(index)
+        _ = afterEdit(isSelection: true)
+    }
+
+    /// An arrow key moved the selection one cell left (`-1`) or right (`+1`) (F11).
+    public mutating func moveSelection(by step: Int, at now: Duration) {
+        self.now = now
+        guard isInputEnabled else { return }
+        entry.moveSelection(by: step)
+        _ = afterEdit(isSelection: true)
     }
 
     /// The app learned a received code; the suggestion bar offers it, naming its source (S1).
@@ -276,25 +397,33 @@ public struct VerificationMachine: Sendable, Equatable {
         return afterEdit()
     }
 
-    /// The user asks to check the same code again after a network failure (V9).
+    /// The typing of a suggestion was stopped before its last character (the model stopped):
+    /// input is taken again, with what landed so far.
+    public mutating func suggestionInterrupted() {
+        isTypingSuggestion = false
+    }
+
+    /// Try again: the first send again after it failed (V11), or the same code checked again after a
+    /// network failure (V9).
     public mutating func retry(at now: Duration) -> [Effect] {
         self.now = now
-        guard canRetry else { return [] }
-        canRetry = false
+        if startState == .failed { return beginSending() }
+        guard canRetryCheck else { return [] }
+        canRetryCheck = false
         entry.forgetSubmission()
         return afterEdit()
     }
 
     /// The service answered a check.
     public mutating func checkAnswered(
-        _ result: Result<Verification, VerificationFailure>, at now: Duration, wallNow: Date
+        _ result: Result<Verification, VerificationFailure>, at now: Duration, serverNow: Date
     ) -> [Effect] {
         self.now = now
         guard resultPhase == .verifying else { return [] }
         resultPhase = nil
         switch result {
         case .success(let verification):
-            adopt(verification, at: now, wallNow: wallNow)
+            adopt(verification, at: now, serverNow: serverNow)
             if verification.status == .approved {
                 resultPhase = .verified
                 show(text.verified, .success, announce: .assertive)
@@ -328,11 +457,11 @@ public struct VerificationMachine: Sendable, Equatable {
             closeVerification()
             show(text.notFound, .error, announce: .assertive)
         case .failure(.rateLimited(let seconds)):
-            canRetry = true
+            canRetryCheck = true
             show(text.rateLimited(retryAfter: seconds), .error, announce: .assertive)
         case .failure(.networkFailure), .failure(.server), .failure(.deliveryFailed),
             .failure(.invalidDestination), .failure(.resendTooSoon), .failure(.maxSendsReached):
-            canRetry = true
+            canRetryCheck = true
             show(text.networkFailure, .error, announce: .assertive)
         }
         return []
@@ -348,18 +477,19 @@ public struct VerificationMachine: Sendable, Equatable {
 
     /// The service answered a resend (V6).
     public mutating func resendAnswered(
-        _ result: Result<Verification, VerificationFailure>, at now: Duration, wallNow: Date
+        _ result: Result<Verification, VerificationFailure>, at now: Duration, serverNow: Date
     ) {
         self.now = now
         isResending = false
         switch result {
         case .success(let verification):
-            adopt(verification, at: now, wallNow: wallNow)
+            adopt(verification, at: now, serverNow: serverNow)
             entry = CodeEntry(format: format)
             suggestion = nil
             resultPhase = statusPhase(verification.status)
             statusMessage = nil
-            canRetry = false
+            canRetryCheck = false
+            lastRejection = nil
             serial += 1
             toast = Toast(text.newCodeSent, serial: serial)
             toastUntil = now + Self.toastDuration
@@ -430,28 +560,35 @@ public struct VerificationMachine: Sendable, Equatable {
 
     // MARK: - Helpers
 
-    private mutating func afterEdit() -> [Effect] {
+    /// What follows a change of the entry; a selection moved changes no character.
+    private mutating func afterEdit(isSelection: Bool = false) -> [Effect] {
         if resultPhase == .invalid, !entry.isRejected {
             resultPhase = nil
             statusMessage = nil
         }
-        if canRetry, !entry.isComplete {
-            canRetry = false
+        if canRetryCheck, !entry.isComplete {
+            canRetryCheck = false
             statusMessage = nil
+        }
+        if !isSelection, resultPhase == nil, entry.isLastSubmission, let lastRejection {
+            // The rejected code typed again: it is not sent again, and the rejection shows again.
+            reject(.invalid, lastRejection)
+            return []
         }
         guard resultPhase == nil, let verification, let code = entry.takeSubmission() else { return [] }
         resultPhase = .verifying
-        canRetry = false
-        show(text.verifying, .progress, announce: .polite)
+        canRetryCheck = false
+        // Assertive, so "Verifying…" is never spoken after the answer it waits for.
+        show(text.verifying, .progress, announce: .assertive)
         return [.check(id: verification.id, code: code)]
     }
 
-    private mutating func adopt(_ verification: Verification, at now: Duration, wallNow: Date) {
+    private mutating func adopt(_ verification: Verification, at now: Duration, serverNow: Date) {
         let previous = self.verification
         self.verification = verification
-        expiresAt = now + Self.duration(from: wallNow, to: verification.expiresAt)
+        expiresAt = now + Self.duration(from: serverNow, to: verification.expiresAt)
         if let available = verification.resendAvailableAt, verification.sendsLeft > 0 {
-            let at = now + Self.duration(from: wallNow, to: available)
+            let at = now + Self.duration(from: serverNow, to: available)
             if previous?.resendAvailableAt != verification.resendAvailableAt || resendAt == nil {
                 restartCountdown(at: at)
             }
@@ -487,6 +624,7 @@ public struct VerificationMachine: Sendable, Equatable {
 
     private mutating func reject(_ phase: VerificationPhase, _ message: String) {
         resultPhase = phase
+        lastRejection = phase == .invalid ? message : nil
         entry.markRejected()
         shakeTrigger += 1
         haptic(.error)

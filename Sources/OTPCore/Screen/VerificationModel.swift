@@ -5,16 +5,35 @@ import Observation
 ///
 /// A view (SwiftUI's `VerificationScreen`, the terminal's renderer) reads what
 /// to draw from it and forwards events to it; every decision lives here and in
-/// ``VerificationMachine``. Time comes from the clock given at creation.
+/// ``VerificationMachine``. Time comes from the clock given at creation; the
+/// server's times are read against the server's own time at each answer (V13).
+///
+/// One start per screen (V12): ``start(to:channel:)`` on a model that already
+/// started resumes it, so `.task { await model.start(to:) }` may run each time the
+/// view appears.
 @MainActor
 @Observable
 public final class VerificationModel {
     /// The state machine this model drives; read it for everything on screen.
+    ///
+    /// A copy of the machine the model's events change; a view that reads it is drawn again on
+    /// every change, the countdown's ticks included. The code field reads ``codeField`` instead.
     public private(set) var machine: VerificationMachine
-    /// Whether a start request is in flight.
-    public private(set) var isStarting = false
-    /// Why the last start failed, if it did.
-    public private(set) var startFailure: StatusMessage?
+    /// What the code field draws, changed only when the field's own state changes: never by a
+    /// countdown tick, so the platform text field (its selection, a Paste menu) is left alone.
+    public private(set) var codeField: CodeFieldSnapshot
+    /// The machine the events change; each change is published to ``machine`` and ``codeField``.
+    @ObservationIgnored private var state: VerificationMachine {
+        didSet {
+            machine = state
+            let field = CodeFieldSnapshot(state)
+            if field != codeField { codeField = field }
+        }
+    }
+    /// Whether a start request is in flight: "Sending a code…" with progress (V11).
+    public var isStarting: Bool { machine.isSending }
+    /// Why the last start failed, if it did; Try again (``retry()``) sends again (V11).
+    public var startFailure: StatusMessage? { machine.startFailure }
 
     @ObservationIgnored private let service: any VerificationService
     @ObservationIgnored private let elapsed: @Sendable () -> Duration
@@ -24,6 +43,7 @@ public final class VerificationModel {
     @ObservationIgnored private var work: [UInt64: Task<Void, Never>] = [:]
     @ObservationIgnored private var nextWorkID: UInt64 = 0
     @ObservationIgnored private let onVerified: @MainActor (Verification) -> Void
+    @ObservationIgnored private var startTask: Task<Void, Never>?
 
     /// Creates a model.
     ///
@@ -32,17 +52,34 @@ public final class VerificationModel {
     ///   - format: The code's format until the server says otherwise.
     ///   - language: The language of every sentence on the screen.
     ///   - clock: Drives countdowns, expiry, the toast and the suggestion fill.
-    ///   - now: The wall time, used to turn the server's times into clock deadlines.
+    ///   - now: The device's wall time, used only for an answer of a service that does not say the
+    ///     server's time (``ServerAnswer/serverDate`` `nil`).
     ///   - onVerified: Called once with the server's result when the code is right (V8).
-    public init<C: Clock>(
+    public convenience init<C: Clock>(
         service: any VerificationService, format: CodeFormat = .default, language: TextLanguage = .english,
+        clock: C,
+        now: @escaping @Sendable () -> Date = { Date() },
+        onVerified: @escaping @MainActor (Verification) -> Void = { _ in }
+    ) where C.Duration == Duration {
+        self.init(
+            service: service, format: format, text: ScreenText(language), clock: clock, now: now,
+            onVerified: onVerified)
+    }
+
+    /// Creates a model with the app's own sentences (``ScreenText``: overrides, or a language of
+    /// the app's catalog); the start asks the server for the message in that language.
+    public init<C: Clock>(
+        service: any VerificationService, format: CodeFormat = .default, text: ScreenText,
         clock: C,
         now: @escaping @Sendable () -> Date = { Date() },
         onVerified: @escaping @MainActor (Verification) -> Void = { _ in }
     ) where C.Duration == Duration {
         let origin = clock.now
         self.service = service
-        self.machine = VerificationMachine(format: format, language: language)
+        let machine = VerificationMachine(format: format, text: text)
+        self.state = machine
+        self.machine = machine
+        self.codeField = CodeFieldSnapshot(machine)
         self.elapsed = { origin.duration(to: clock.now) }
         self.sleepUntil = { deadline in
             try await clock.sleep(until: origin.advanced(by: deadline), tolerance: nil)
@@ -61,6 +98,15 @@ public final class VerificationModel {
         self.init(
             service: service, format: format, language: language, clock: ContinuousClock(),
             onVerified: onVerified)
+    }
+
+    /// Creates a model on the continuous clock with the app's own sentences.
+    public convenience init(
+        service: any VerificationService, format: CodeFormat = .default, text: ScreenText,
+        onVerified: @escaping @MainActor (Verification) -> Void = { _ in }
+    ) {
+        self.init(
+            service: service, format: format, text: text, clock: ContinuousClock(), onVerified: onVerified)
     }
 
     isolated deinit {
@@ -87,7 +133,13 @@ public final class VerificationModel {
     /// Whether keys, paste and autofill are taken.
     public var isInputEnabled: Bool { machine.isInputEnabled }
     /// The status line under the cells.
-    public var statusMessage: StatusMessage? { startFailure ?? machine.statusMessage }
+    public var statusMessage: StatusMessage? { machine.statusMessage }
+    /// Whether "Sending a code…" shows with progress (V11).
+    public var isSending: Bool { machine.isSending }
+    /// What the code approves, above the cells (V16), or `nil`.
+    public var transactionText: String? { machine.transactionText }
+    /// The masked destination isolated left to right, for a sentence in any direction (V15).
+    public var isolatedDestination: String { ScreenText.isolatedLeftToRight(machine.destination) }
     /// The Resend button's label.
     public var resendLabel: String { machine.resendLabel }
     /// Whether the Resend button is shown at all.
@@ -128,46 +180,50 @@ public final class VerificationModel {
     }
     /// Whether the keyboard should stay up; once the code is verified it goes away.
     public var keepsKeyboard: Bool { machine.keepsKeyboard }
-    /// Whether the last check may be retried by ``retry()``.
+    /// Whether Try again is offered: the first send failed, or a check got no answer (``retry()``).
     public var canRetry: Bool { machine.canRetry }
     /// Whether cells show `•` instead of characters (F9).
     public var isMasked: Bool {
         get { machine.isMasked }
-        set { machine.isMasked = newValue }
+        set { state.isMasked = newValue }
     }
     /// Whether the code field has focus (F8, S1); the view reports it.
     public var isFocused: Bool {
         get { machine.isFocused }
-        set { machine.isFocused = newValue }
+        set { state.isFocused = newValue }
     }
 
     // MARK: - Events
 
-    /// Starts a verification to a destination and shows it.
+    /// Starts a verification to a destination and shows it, once per screen (V11, V12).
+    ///
+    /// On a model that already started (or is starting) it sends nothing: it resumes the same
+    /// verification, its timers and its typed characters, and waits for a start in flight. After a
+    /// failed start it sends again, as Try again does.
     public func start(to destination: String, channel: Channel? = nil) async {
-        guard !isStarting else { return }
-        isStarting = true
-        startFailure = nil
-        defer { isStarting = false }
-        do {
-            let verification = try await service.start(to: destination, channel: channel)
-            show(verification)
-        } catch {
-            let text: String
-            switch error {
-            case .invalidDestination: text = machine.text.invalidDestination
-            case .rateLimited(let seconds): text = machine.text.rateLimited(retryAfter: seconds)
-            case .networkFailure: text = machine.text.networkFailure
-            default: text = machine.text.startFailed
-            }
-            startFailure = StatusMessage(text, role: .error)
+        let effects = state.startRequested(to: destination, channel: channel)
+        if effects.isEmpty {
+            resume()
+        } else {
+            perform(effects)
         }
+        await startTask?.value
+    }
+
+    /// Picks the timers up again after ``stop()``, at the clock's time.
+    public func resume() {
+        state.tick(at: elapsed())
+        reschedule()
     }
 
     /// Shows a verification started elsewhere.
-    public func show(_ verification: Verification) {
-        machine.began(verification, at: elapsed(), wallNow: wallNow())
-        startFailure = nil
+    ///
+    /// - Parameters:
+    ///   - verification: The verification the server returned.
+    ///   - serverDate: The server's time when it returned it; `nil` reads its times against the
+    ///     device's clock.
+    public func show(_ verification: Verification, serverDate: Date? = nil) {
+        state.began(verification, at: elapsed(), serverNow: serverDate ?? wallNow())
         reschedule()
     }
 
@@ -175,10 +231,9 @@ public final class VerificationModel {
     /// goes to the service's `check(id:code:)` with the factor's id, so the service is one that
     /// checks factors (such as `OTPClient`'s `AuthenticatorService`).
     public func showAuthenticator(factorID: String, attemptsLeft: Int, codeLength: Int = 6) {
-        machine.beganAuthenticator(
+        state.beganAuthenticator(
             factorID: factorID, attemptsLeft: attemptsLeft, codeLength: codeLength, at: elapsed(),
-            wallNow: wallNow())
-        startFailure = nil
+            serverNow: wallNow())
         reschedule()
     }
 
@@ -187,47 +242,58 @@ public final class VerificationModel {
 
     /// A key or pasted text arrives at the end of the field.
     public func insert(_ text: String) {
-        perform(machine.insert(text, at: elapsed()))
+        perform(state.insert(text, at: elapsed()))
     }
 
     /// The code field asks to make an edit; returns whether it changed the code, was refused
     /// (the field then shows ``codeText`` again) or is marked text still being composed.
     @discardableResult
     public func edit(_ edit: TextEdit) -> TextEditOutcome {
-        let (outcome, effects) = machine.edit(edit, at: elapsed())
+        let (outcome, effects) = state.edit(edit, at: elapsed())
         perform(effects)
         return outcome
     }
 
     /// The hidden text field's whole new text.
     public func setText(_ text: String) {
-        perform(machine.setText(text, at: elapsed()))
+        perform(state.setText(text, at: elapsed()))
     }
 
     /// The delete key.
     public func deleteBackward() {
-        machine.deleteBackward(at: elapsed())
+        state.deleteBackward(at: elapsed())
+    }
+
+    /// A cell was tapped: a filled one is selected for correction, an empty one gives that up (F11).
+    public func selectCell(_ index: Int?) {
+        state.selectCell(index, at: elapsed())
+    }
+
+    /// An arrow key: the selection moves one cell left (`-1`) or right (`+1`) (F11).
+    public func moveSelection(by step: Int) {
+        state.moveSelection(by: step, at: elapsed())
     }
 
     /// Resend was pressed.
     public func resend() {
-        perform(machine.resendPressed(at: elapsed()))
+        perform(state.resendPressed(at: elapsed()))
     }
 
-    /// Checks the same code again after a network failure.
+    /// Try again: sends the first code again after a failed start (V11), or checks the same code
+    /// again after a network failure (V9).
     public func retry() {
-        perform(machine.retry(at: elapsed()))
+        perform(state.retry(at: elapsed()))
     }
 
     /// Offers a received code in the suggestion bar, naming where it came from, or withdraws
     /// it with `nil` (S1).
     public func offerSuggestion(_ code: String?, source: SuggestionSource = .messages) {
-        machine.offerSuggestion(code, source: source)
+        state.offerSuggestion(code, source: source)
     }
 
     /// The suggestion bar was chosen: the code is typed in digit by digit, then submitted (S1).
     public func acceptSuggestion() {
-        perform(machine.acceptSuggestion(at: elapsed()))
+        perform(state.acceptSuggestion(at: elapsed()))
     }
 
     /// Stops the timers and any work in flight.
@@ -236,6 +302,8 @@ public final class VerificationModel {
         timer = nil
         for task in work.values { task.cancel() }
         work.removeAll()
+        // A suggestion being typed in stops where it is, and input is taken again.
+        state.suggestionInterrupted()
     }
 
     // MARK: - Effects
@@ -243,21 +311,33 @@ public final class VerificationModel {
     private func perform(_ effects: [VerificationMachine.Effect]) {
         for effect in effects {
             switch effect {
+            case .start(let destination, let channel, let locale):
+                startTask = launch {
+                    let service = $0.service
+                    let result = await Self.capture { () async throws(VerificationFailure) in
+                        try await service.startAnswer(to: destination, channel: channel, locale: locale)
+                    }
+                    $0.state.startAnswered(
+                        result.map(\.verification), at: $0.elapsed(), serverNow: $0.serverNow(result))
+                }
             case .check(let id, let code):
                 launch {
                     let service = $0.service
                     let result = await Self.capture { () async throws(VerificationFailure) in
-                        try await service.check(id: id, code: code)
+                        try await service.checkAnswer(id: id, code: code)
                     }
-                    $0.perform($0.machine.checkAnswered(result, at: $0.elapsed(), wallNow: $0.wallNow()))
+                    $0.perform(
+                        $0.state.checkAnswered(
+                            result.map(\.verification), at: $0.elapsed(), serverNow: $0.serverNow(result)))
                 }
             case .resend(let id):
                 launch {
                     let service = $0.service
                     let result = await Self.capture { () async throws(VerificationFailure) in
-                        try await service.resend(id: id)
+                        try await service.resendAnswer(id: id)
                     }
-                    $0.machine.resendAnswered(result, at: $0.elapsed(), wallNow: $0.wallNow())
+                    $0.state.resendAnswered(
+                        result.map(\.verification), at: $0.elapsed(), serverNow: $0.serverNow(result))
                 }
             case .typeSuggestion(let code):
                 launch { model in
@@ -266,7 +346,7 @@ public final class VerificationModel {
                         step += VerificationMachine.suggestionStep
                         do { try await model.sleepUntil(step) } catch { return }
                         model.perform(
-                            model.machine.typeSuggested(
+                            model.state.typeSuggested(
                                 character, isLast: index == code.count - 1, at: model.elapsed()))
                     }
                 }
@@ -278,15 +358,22 @@ public final class VerificationModel {
     }
 
     private static func capture(
-        _ call: () async throws(VerificationFailure) -> Verification
-    ) async -> Result<Verification, VerificationFailure> {
+        _ call: () async throws(VerificationFailure) -> ServerAnswer
+    ) async -> Result<ServerAnswer, VerificationFailure> {
         do { return .success(try await call()) } catch { return .failure(error) }
+    }
+
+    /// The server's time at an answer; the device's only when the service does not say (V13).
+    private func serverNow(_ result: Result<ServerAnswer, VerificationFailure>) -> Date {
+        if case .success(let answer) = result, let date = answer.serverDate { return date }
+        return wallNow()
     }
 
     /// The checks, resends and suggestion fills still running; each leaves when it ends.
     var workInFlight: Int { work.count }
 
-    private func launch(_ body: @escaping @MainActor (VerificationModel) async -> Void) {
+    @discardableResult
+    private func launch(_ body: @escaping @MainActor (VerificationModel) async -> Void) -> Task<Void, Never> {
         nextWorkID += 1
         let id = nextWorkID
         let task = Task { [weak self] in
@@ -297,19 +384,20 @@ public final class VerificationModel {
         }
         // The task runs on the main actor too, so it cannot end before it is recorded here.
         work[id] = task
+        return task
     }
 
     /// Sleeps until the machine's next deadline, ticks, and repeats.
     private func reschedule() {
         timer?.cancel()
-        guard let deadline = machine.nextDeadline() else {
+        guard let deadline = state.nextDeadline() else {
             timer = nil
             return
         }
         timer = Task { [weak self, sleepUntil] in
             do { try await sleepUntil(deadline) } catch { return }
             guard let self, !Task.isCancelled else { return }
-            self.machine.tick(at: max(deadline, self.elapsed()))
+            self.state.tick(at: max(deadline, self.elapsed()))
             self.reschedule()
         }
     }

@@ -56,6 +56,10 @@ public actor PreviewVerificationService: VerificationService {
     private var nextID = 0
     /// Every code sent, in order, as a phone would receive them.
     public private(set) var sentCodes: [String] = []
+    /// The locale each start through ``startAnswer(to:channel:locale:)`` asked for, in order.
+    public private(set) var startLocales: [String?] = []
+    /// How many starts were asked for, failed ones included.
+    public private(set) var startCalls = 0
     /// How many checks were judged against a code.
     public private(set) var judgedChecks = 0
 
@@ -74,6 +78,7 @@ public actor PreviewVerificationService: VerificationService {
 
     /// Starts a verification; the code is ``Configuration/codes``' first.
     public func start(to destination: String, channel: Channel?) throws(VerificationFailure) -> Verification {
+        startCalls += 1
         try takeScripted(.start)
         let trimmed = destination.trimmingCharacters(in: .whitespaces)
         let isEmail = trimmed.contains("@")
@@ -146,6 +151,24 @@ public actor PreviewVerificationService: VerificationService {
             record.verification.sendsLeft > 0 ? current + cooldown(afterSends: record.sends) : nil
         sentCodes.append(code)
         return record.verification
+    }
+
+    /// Starts, remembering the locale asked for; answers with this service's time as the server's.
+    public func startAnswer(
+        to destination: String, channel: Channel?, locale: String?
+    ) throws(VerificationFailure) -> ServerAnswer {
+        startLocales.append(locale)
+        return ServerAnswer(try start(to: destination, channel: channel), serverDate: now())
+    }
+
+    /// Checks; answers with this service's time as the server's.
+    public func checkAnswer(id: String, code: String) throws(VerificationFailure) -> ServerAnswer {
+        ServerAnswer(try check(id: id, code: code), serverDate: now())
+    }
+
+    /// Resends; answers with this service's time as the server's.
+    public func resendAnswer(id: String) throws(VerificationFailure) -> ServerAnswer {
+        ServerAnswer(try resend(id: id), serverDate: now())
     }
 
     private func takeScripted(_ call: Call) throws(VerificationFailure) {

@@ -9,6 +9,35 @@ public protocol VerificationService: Sendable {
     func check(id: String, code: String) async throws(VerificationFailure) -> Verification
     /// Sends a new code; the old one stops working and attempts reset.
     func resend(id: String) async throws(VerificationFailure) -> Verification
+
+    /// Starts a verification whose message speaks `locale` (a catalog language, such as `de`);
+    /// answers with the server's time, which the screen measures expiry and countdowns from (V13).
+    func startAnswer(
+        to destination: String, channel: Channel?, locale: String?
+    ) async throws(VerificationFailure) -> ServerAnswer
+    /// Checks a code; answers with the server's time (V13).
+    func checkAnswer(id: String, code: String) async throws(VerificationFailure) -> ServerAnswer
+    /// Sends a new code; answers with the server's time (V13).
+    func resendAnswer(id: String) async throws(VerificationFailure) -> ServerAnswer
+}
+
+extension VerificationService {
+    /// Starts without a locale and without the server's time; a service that knows either says so.
+    public func startAnswer(
+        to destination: String, channel: Channel?, locale: String?
+    ) async throws(VerificationFailure) -> ServerAnswer {
+        ServerAnswer(try await start(to: destination, channel: channel), serverDate: nil)
+    }
+
+    /// Checks without the server's time.
+    public func checkAnswer(id: String, code: String) async throws(VerificationFailure) -> ServerAnswer {
+        ServerAnswer(try await check(id: id, code: code), serverDate: nil)
+    }
+
+    /// Resends without the server's time.
+    public func resendAnswer(id: String) async throws(VerificationFailure) -> ServerAnswer {
+        ServerAnswer(try await resend(id: id), serverDate: nil)
+    }
 }
 
 /// Why a service call did not succeed, mirroring the HTTP API's answers.

@@ -9,7 +9,7 @@ enum HostedAssets {
     static let script: String = #"""
         // The hosted verification page's behaviour: it turns the plain form into the
         // code field with cells, checks and resends over fetch, and mirrors the
-        // server's answers (UX rules F1-F10, S1, V1-V10). Without it the form works.
+        // server's answers (UX rules F1-F12, S1, V1-V16). Without it the form works.
 
         // The page that hands an approval back to the app (response mode form_post): posted at
         // once; without JavaScript its Continue button posts it.
@@ -119,6 +119,53 @@ enum HostedAssets {
             return null;
           }
 
+          // A pasted text that is more than a code (a whole message, F12): the origin-bound
+          // line's #code first, else the one run of the code's length (digits may have one space,
+          // dash or dot between them; a word for letters and digits), else null.
+          function codeInMessage(raw) {
+            const words = raw.split(/\s+/u).filter(Boolean);
+            for (let i = 1; i < words.length; i += 1) {
+              if (words[i].startsWith('#') && words[i - 1].startsWith('@')) {
+                const bound = keptCharacters(words[i].slice(1));
+                if (bound.length === length) return bound;
+              }
+            }
+            let runs = [];
+            if (alphanumeric) {
+              runs = words.map((w) => keptCharacters(stripPrefix(w)));
+            } else {
+              let current = '';
+              let separator = false;
+              for (const ch of raw) {
+                const kept = mapCharacter(ch);
+                if (kept) {
+                  current += kept;
+                  separator = false;
+                } else if (current && !separator && (ch === ' ' || ch === '.' || table.dashes.includes(ch))) {
+                  separator = true;
+                } else {
+                  if (current) runs.push(current);
+                  current = '';
+                  separator = false;
+                }
+              }
+              if (current) runs.push(current);
+            }
+            const whole = runs.filter((run) => run.length === length);
+            if (new Set(whole).size === 1) return whole[0];
+            if (!alphanumeric) return null;
+            const withDigit = whole.filter((run) => /[0-9]/.test(run));
+            return new Set(withDigit).size === 1 ? withDigit[0] : null;
+          }
+
+          // What a key, a paste or autofill brings: the format's characters, or a pasted message's
+          // one code; '' when it brings nothing the code can take.
+          function incoming(raw) {
+            const kept = normalizeUncut(raw);
+            if (kept.length <= length) return kept;
+            return codeInMessage(raw) || '';
+          }
+
           function normalizeUncut(raw) {
             const word = codeWord(raw);
             if (word) return word;
@@ -194,6 +241,10 @@ enum HostedAssets {
           // ---- State.
 
           let value = '';
+          // Tap to correct (F11): the selected filled cell, which the next key replaces, or -1;
+          // and a cell Backspace cleared there, which the next key fills, or -1.
+          let selected = -1;
+          let hole = -1;
           let rejected = false;
           let lastSubmitted = null;
           let phase = 'idle';
@@ -240,15 +291,38 @@ enum HostedAssets {
             return known || `${count} / ${length}`;
           }
 
+          // What each cell shows: the code, with a cleared cell left empty where it was.
+          function shown() {
+            const chars = [];
+            let from = 0;
+            for (let i = 0; i < length; i += 1) {
+              chars.push(i === hole ? '' : value[from++] || '');
+            }
+            return chars;
+          }
+
+          // The cell the next key goes to: the selection, else a cleared cell, else the end.
+          function highlighted() {
+            if (selected >= 0) return selected;
+            if (hole >= 0) return hole;
+            return value.length < length ? value.length : -1;
+          }
+
+          function complete() {
+            return value.length === length && hole < 0;
+          }
+
           function render() {
             root.dataset.phase = phase;
             field.dataset.phase = phase;
-            const next = editable() ? value.length : -1;
+            const next = editable() && !rejected ? highlighted() : -1;
+            const chars = shown();
             cells.forEach((cell, i) => {
-              const ch = value[i] || '';
+              const ch = chars[i];
               if (cell.textContent !== ch) cell.textContent = ch;
               cell.classList.toggle('is-filled', ch !== '');
               cell.classList.toggle('is-next', i === next);
+              cell.classList.toggle('is-selected', editable() && i === selected);
             });
             input.readOnly = !editable();
             input.disabled = phase === 'locked' || phase === 'closed';
@@ -347,6 +421,7 @@ enum HostedAssets {
 
           function reject(kind, sentence) {
             rejected = true;
+            selected = -1;
             phase = kind;
             canRetry = false;
             showRetry(false);
@@ -542,8 +617,9 @@ enum HostedAssets {
 
           function maybeSubmit() {
             if (phase !== 'idle' && phase !== 'filling') return;
-            if (typing || rejected || value.length !== length || value === lastSubmitted) return;
+            if (typing || rejected || !complete() || value === lastSubmitted) return;
             lastSubmitted = value;
+            selected = -1;
             check(value);
           }
 
@@ -571,9 +647,10 @@ enum HostedAssets {
               phase = value ? 'filling' : 'idle';
             }
             render();
-            for (let i = 0; i < value.length; i += 1) {
-              if (value[i] !== previous[i]) pop(i);
-            }
+            const before = previous.split(',');
+            shown().forEach((ch, i) => {
+              if (ch && ch !== before[i]) pop(i);
+            });
             maybeSubmit();
           }
 
@@ -585,25 +662,117 @@ enum HostedAssets {
               return;
             }
             const edit = difference(value, proposed);
-            const inserted = normalizeUncut(edit.inserted);
-            const previous = value;
-            let next;
+            const inserted = incoming(edit.inserted);
+            const previous = shown().join(',');
             if (edit.inserted && !inserted) {
-              next = value;
-            } else if (rejected) {
+              // Nothing the code takes, or a message without one code (F12): the field stays.
+            } else if (rejected && edit.inserted && inserted.length < length) {
               rejected = false;
-              next = inserted.slice(0, length);
-            } else if (inserted.length >= length) {
-              next = inserted.slice(0, length);
+              selected = -1;
+              hole = -1;
+              value = inserted;
+            } else if (inserted.length === length) {
+              rejected = false;
+              selected = -1;
+              hole = -1;
+              value = inserted;
+            } else if (!edit.inserted) {
+              // The caret is pinned (F11): a delete clears the highlighted cell or the last one.
+              if (rejected) {
+                rejected = false;
+                value = '';
+                selected = -1;
+                hole = -1;
+              } else if (edit.start === 0 && edit.end >= value.length) {
+                value = '';
+                selected = -1;
+                hole = -1;
+              } else {
+                backspace();
+              }
             } else {
-              next = value.slice(0, edit.start) + inserted + value.slice(edit.end);
-              if (next.length > length) next = value;
+              // A key lands in the highlighted cell, wherever the caret was (F11).
+              for (const ch of inserted) put(ch);
             }
-            value = next;
             input.value = value;
             if (document.activeElement === input) input.setSelectionRange(value.length, value.length);
             afterEdit(previous);
           }
+
+          // One character into the highlighted cell: the selection, a cleared cell, or the end.
+          function put(ch) {
+            if (selected >= 0) {
+              const at = hole >= 0 && hole < selected ? selected - 1 : selected;
+              value = value.slice(0, at) + ch + value.slice(at + 1);
+              selected = -1;
+            } else if (hole >= 0) {
+              value = value.slice(0, hole) + ch + value.slice(hole);
+              hole = -1;
+            } else if (value.length < length) {
+              value += ch;
+            }
+          }
+
+          // Backspace: a selected cell is cleared and stays highlighted (F11); else the last goes.
+          function backspace() {
+            if (selected >= 0 && hole < 0) {
+              value = value.slice(0, selected) + value.slice(selected + 1);
+              hole = selected;
+              selected = -1;
+            } else if (hole > 0) {
+              value = value.slice(0, hole - 1) + value.slice(hole);
+              hole -= 1;
+            } else if (hole < 0) {
+              value = value.slice(0, -1);
+            }
+          }
+
+          // Tap to correct (F11): a filled cell is selected, so the next key replaces only it.
+          function select(index) {
+            if (!editable() || typing) return;
+            const chars = shown();
+            if (index < 0 || index >= length || !chars[index]) {
+              selected = -1;
+            } else {
+              if (hole >= 0 && hole !== index) hole = -1;
+              selected = hole >= 0 ? -1 : index;
+              if (rejected) {
+                rejected = false;
+                if (phase === 'invalid') setStatus('', 'neutral');
+                phase = 'filling';
+              }
+            }
+            render();
+          }
+
+          // The arrow keys move the selection one filled cell left or right; right past the last
+          // filled cell goes back to the end.
+          function moveSelection(step) {
+            const chars = shown();
+            let at = (selected >= 0 ? selected : highlighted() >= 0 ? highlighted() : length) + step;
+            while (at >= 0 && at < length && !chars[at]) at += step;
+            if (at < 0) return;
+            select(at < length ? at : -1);
+          }
+
+          input.addEventListener('keydown', (event) => {
+            if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') return;
+            if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+            event.preventDefault();
+            moveSelection(event.key === 'ArrowLeft' ? -1 : 1);
+          });
+
+          // A click lands on the input that covers the cells; the cell under it is selected. A click
+          // without a pointer (detail 0: a screen reader's or the keyboard's activation) selects
+          // nothing, so assistive technology keeps one field (F10).
+          input.addEventListener('click', (event) => {
+            if (!event.detail) return;
+            const index = cells.findIndex((cell) => {
+              const box = cell.getBoundingClientRect();
+              return event.clientX >= box.left && event.clientX <= box.right;
+            });
+            if (index >= 0) select(index);
+          });
 
           input.addEventListener('input', (event) => {
             if (event.isComposing) return;
@@ -614,7 +783,7 @@ enum HostedAssets {
           form.addEventListener('submit', (event) => {
             event.preventDefault();
             if (!editable()) return;
-            if (value.length === length && !rejected) {
+            if (complete() && !rejected) {
               lastSubmitted = null;
               maybeSubmit();
             } else {
@@ -628,6 +797,8 @@ enum HostedAssets {
             const code = normalizeUncut(raw).slice(0, length);
             if (code.length !== length || !editable() || typing) return;
             value = '';
+            selected = -1;
+            hole = -1;
             rejected = false;
             canRetry = false;
             showRetry(false);
@@ -709,6 +880,8 @@ enum HostedAssets {
               const verification = body.verification || body;
               adopt(verification);
               value = '';
+              selected = -1;
+              hole = -1;
               rejected = false;
               lastSubmitted = null;
               canRetry = false;
@@ -1095,6 +1268,12 @@ enum HostedAssets {
         .otp-input:focus ~ .otp-cells .otp-cell.is-next {
           border-color: var(--otp-focus);
           box-shadow: 0 0 0 1.5px var(--otp-focus);
+        }
+
+        /* A cell selected to correct (F11): a thicker ring, so it reads without colour. */
+        .otp-input:focus ~ .otp-cells .otp-cell.is-selected {
+          border-color: var(--otp-focus);
+          box-shadow: 0 0 0 3px var(--otp-focus);
         }
 
         .otp-field[data-phase="verifying"] .otp-cells {

@@ -53,7 +53,7 @@ enum HostedPageHTML {
         if let verification {
             html += """
                 <p id="otp-sent-to">\(escape(text.sentTo(format)))</p>
-                <p id="otp-destination">\(escape(verification.to))</p>
+                <p id="otp-destination" dir="ltr">\(escape(verification.to))</p>
 
                 """
         }

@@ -10,10 +10,11 @@
         var fontSize: CGFloat = 22
         @Environment(\.otpTheme) private var theme
         @Environment(\.colorScheme) private var colorScheme
+        @Environment(\.colorSchemeContrast) private var contrast
         @Environment(\.accessibilityReduceMotion) private var reduceMotion
 
         var body: some View {
-            let palette = theme.palette(for: colorScheme)
+            let palette = theme.palette(for: colorScheme, contrast: contrast)
             let shape = RoundedRectangle(cornerRadius: theme.cornerRadius, style: .continuous)
             Text(verbatim: cell.text)
                 .font(.system(size: fontSize, weight: .semibold, design: .rounded).monospacedDigit())
@@ -29,9 +30,11 @@
                 .background(palette.surface, in: shape)
                 .overlay {
                     shape.strokeBorder(
-                        palette.outline(for: cell.role, isNext: cell.isNext), lineWidth: cell.isNext ? 2 : 1)
+                        palette.outline(for: cell.role, isNext: cell.isNext),
+                        lineWidth: CGFloat(
+                            Motion.outlineWidth(isNext: cell.isNext, isSelected: cell.isSelected)))
                 }
-                .scaleEffect(cell.isNext ? 1.04 : 1)
+                .scaleEffect(CGFloat(Motion.cellScale(isNext: cell.isNext, reduceMotion: reduceMotion)))
                 .animation(.snappy, value: cell)
         }
     }

@@ -16,9 +16,13 @@
         let shakeTrigger: Int
 
         @State private var width: CGFloat = 0
+        /// Counts taps on the cells; each asks the text field for the keyboard.
+        @State private var focusRequests = 0
         @Environment(\.otpTheme) private var theme
         @Environment(\.colorScheme) private var colorScheme
+        @Environment(\.colorSchemeContrast) private var contrast
         @Environment(\.accessibilityReduceMotion) private var reduceMotion
+        @Environment(\.accessibilityVoiceOverEnabled) private var voiceOver
         @Environment(\.dynamicTypeSize) private var dynamicTypeSize
         @Environment(\.codeSeparatorStyle) private var separatorStyle
 
@@ -28,10 +32,14 @@
                 input
                     .frame(width: CGFloat(layout.width), height: CGFloat(layout.height))
                 cellRows(layout)
-                    .allowsHitTesting(false)
                     .accessibilityHidden(true)
             }
             .frame(maxWidth: .infinity)
+            // The field is one element with the value F10 defines (item 9): the text field under it,
+            // which holds the characters even in masked mode, is never what VoiceOver reads.
+            .accessibilityElement(children: .ignore)
+            .accessibilityLabel(Text(verbatim: connection.accessibilityLabel))
+            .accessibilityValue(Text(verbatim: connection.accessibilityValue))
             .background {
                 GeometryReader { proxy in
                     Color.clear
@@ -52,15 +60,22 @@
         @ViewBuilder
         private var input: some View {
             #if canImport(UIKit)
-                CodeTextField(connection: connection)
+                CodeTextField(connection: connection, focusRequest: focusRequests)
             #else
                 BoundCodeTextField(connection: connection)
             #endif
         }
 
+        /// A tapped cell (F11): a filled one is selected so the next key replaces only it, an empty
+        /// one gives the selection up; either way the field takes the keyboard, as a tap on it would.
+        private func tap(_ cell: CodeCell) {
+            connection.select(CodeEntry.selection(forTapOn: cell, voiceOver: voiceOver))
+            focusRequests += 1
+        }
+
         /// The cells in their rows and groups, always left to right (UX V10).
         private func cellRows(_ layout: CodeLayout) -> some View {
-            let palette = theme.palette(for: colorScheme)
+            let palette = theme.palette(for: colorScheme, contrast: contrast)
             return VStack(spacing: CGFloat(layout.rowSpacing)) {
                 ForEach(Array(layout.rows.enumerated()), id: \.offset) { _, row in
                     HStack(spacing: 0) {
@@ -79,6 +94,8 @@
                                         cell: cell, width: CGFloat(layout.cellWidth),
                                         height: CGFloat(layout.cellHeight), fontSize: CGFloat(layout.fontSize)
                                     )
+                                    .contentShape(Rectangle())
+                                    .onTapGesture { tap(cell) }
                                 }
                             }
                         }

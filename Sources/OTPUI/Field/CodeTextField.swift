@@ -11,6 +11,10 @@
         var edit: @MainActor (TextEdit) -> TextEditOutcome
         /// Reports the field's real focus: the keyboard is up.
         var focusChanged: @MainActor (Bool) -> Void
+        /// A cell was tapped (F11): a filled one is selected for correction; `nil` gives that up.
+        var select: @MainActor (Int?) -> Void
+        /// An arrow key on a hardware keyboard moved the selection one cell left (-1) or right (+1).
+        var moveSelection: @MainActor (Int) -> Void
         /// Whether the keyboard should be up: false once the code is verified.
         var keepsKeyboard: Bool
         /// Which keyboard and autofill to ask for.
@@ -35,6 +39,8 @@
         /// the suggestion bar and the next-cell highlight show only with the keyboard up.
         struct CodeTextField: UIViewRepresentable {
             let connection: CodeInputConnection
+            /// Changes when a tapped cell asks the field for the keyboard.
+            var focusRequest = 0
 
             func makeCoordinator() -> Coordinator {
                 Coordinator(connection: connection)
@@ -43,11 +49,14 @@
             func makeUIView(context: Context) -> FocusingTextField {
                 let field = FocusingTextField(frame: .zero)
                 field.delegate = context.coordinator
+                let arrows = context.coordinator
+                field.onArrow = { step in arrows.connection.moveSelection(step) }
                 field.textColor = .clear
                 field.tintColor = .clear
                 field.textContentType = .oneTimeCode
+                // Autocorrection off keeps a typed code as it is; spell checking stays at its default,
+                // since turning both off can hide the QuickType bar that carries the code (item 12).
                 field.autocorrectionType = .no
-                field.spellCheckingType = .no
                 field.setContentHuggingPriority(.defaultLow, for: .horizontal)
                 field.setContentCompressionResistancePriority(.defaultLow, for: .horizontal)
                 let coordinator = context.coordinator
@@ -63,17 +72,28 @@
                 context.coordinator.connection = connection
                 field.keyboardType = connection.kind == .digits ? .numberPad : .asciiCapable
                 field.autocapitalizationType = connection.kind == .digits ? .none : .allCharacters
-                field.isAccessibilityElement = true
-                field.accessibilityLabel = connection.accessibilityLabel
-                field.accessibilityValue = connection.accessibilityValue
+                // The cells' container is the one accessibility element (F10, item 9); the text
+                // field's own value (the characters) would win over a custom value if it were one.
+                field.isAccessibilityElement = false
                 context.coordinator.showCode(in: field)
                 field.wantsFocus = connection.keepsKeyboard
+                if context.coordinator.focusRequest != focusRequest {
+                    // A tap on the cells asks for the keyboard as a tap on the field would, even
+                    // while the owner does not hold it up (a field on its own after a complete code).
+                    // On the next turn, not inside updateUIView.
+                    context.coordinator.focusRequest = focusRequest
+                    Task { @MainActor [weak field] in
+                        guard let field, !field.isFirstResponder else { return }
+                        field.becomeFirstResponder()
+                    }
+                }
             }
 
             /// The delegate: hands every edit to the code and keeps the field showing it.
             @MainActor
             final class Coordinator: NSObject, UITextFieldDelegate {
                 var connection: CodeInputConnection
+                var focusRequest = 0
 
                 init(connection: CodeInputConnection) {
                     self.connection = connection
@@ -85,7 +105,10 @@
                 ) -> Bool {
                     let edit = TextEdit(location: range.location, length: range.length, replacement: string)
                     let letThrough = CodeTextFieldRules.shouldChange(
-                        edit, isComposing: textField.markedTextRange != nil, apply: connection.edit)
+                        edit, isComposing: textField.markedTextRange != nil,
+                        keyboardComposes: CodeTextFieldRules.keyboardComposes(
+                            primaryLanguage: textField.textInputMode?.primaryLanguage),
+                        apply: connection.edit)
                     if !letThrough { showCode(in: textField) }
                     return letThrough
                 }
@@ -134,11 +157,35 @@
                     if wantsFocus {
                         focusWhenPossible()
                     } else if isFirstResponder {
-                        resignFirstResponder()
+                        // Not inside updateUIView, which sets this: on the next turn of the main
+                        // actor, if the owner still does not want the keyboard (item 12).
+                        Task { @MainActor [weak self] in
+                            guard let self, !self.wantsFocus, self.isFirstResponder else { return }
+                            self.resignFirstResponder()
+                        }
                     }
                 }
             }
             private var focusTask: Task<Void, Never>?
+            /// Called with -1 or +1 for the left or right arrow of a hardware keyboard (F11).
+            var onArrow: (@MainActor (Int) -> Void)?
+
+            /// The left and right arrows move the code's selection instead of the hidden caret (F11);
+            /// every other press goes on up the responder chain.
+            override func pressesBegan(_ presses: Set<UIPress>, with event: UIPressesEvent?) {
+                var handled = false
+                for press in presses {
+                    guard let key = press.key else { continue }
+                    if key.charactersIgnoringModifiers == UIKeyCommand.inputLeftArrow {
+                        onArrow?(-1)
+                        handled = true
+                    } else if key.charactersIgnoringModifiers == UIKeyCommand.inputRightArrow {
+                        onArrow?(1)
+                        handled = true
+                    }
+                }
+                if !handled { super.pressesBegan(presses, with: event) }
+            }
 
             override func didMoveToWindow() {
                 super.didMoveToWindow()
@@ -188,6 +235,15 @@
             .onChange(of: isFocused) { _, focused in connection.focusChanged(focused) }
             .onChange(of: connection.keepsKeyboard) { _, keeps in
                 if !keeps { isFocused = false }
+            }
+            // A hardware keyboard's arrows move the code's selection (F11), never a hidden caret.
+            .onKeyPress(.leftArrow) {
+                connection.moveSelection(-1)
+                return .handled
+            }
+            .onKeyPress(.rightArrow) {
+                connection.moveSelection(1)
+                return .handled
             }
         }
     }

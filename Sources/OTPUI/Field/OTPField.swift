@@ -30,9 +30,10 @@
 
         /// Creates a field on its own, marked wrong while `isInvalid` is set.
         ///
-        /// The cells shake when `isInvalid` turns on. A caller that leaves it on through two wrong
-        /// codes in a row gets one shake; count rejections with
-        /// ``init(code:format:isMasked:rejections:rejection:language:onComplete:)`` to shake for each.
+        /// The flag is read as the verdict on each code handed to `onComplete`: set it there (even
+        /// when it is already on) and every wrong code gets the error colour, a shake and the
+        /// keyboard. A caller that answers later should count rejections with
+        /// ``init(code:format:isMasked:rejections:rejection:language:onComplete:)`` instead.
         /// The keyboard goes away when a code is complete and comes back when it is marked wrong.
         ///
         /// - Parameters:
@@ -144,24 +145,29 @@
         var onComplete: @MainActor (String) -> Void
     }
 
-    /// The field as the verification screen drives it: every value from the model.
+    /// The field as the verification screen drives it: every value from the model's
+    /// ``VerificationModel/codeField``, which a countdown tick leaves alone, so the text field's
+    /// selection and a Paste menu survive the ticking (item 8).
     struct ModelCodeField: View {
         let model: VerificationModel
 
         var body: some View {
-            let haptic = model.hapticEvent
+            let field = model.codeField
+            let haptic = field.hapticEvent
             CodeCellsInput(
                 connection: CodeInputConnection(
-                    code: { model.codeText },
+                    code: { model.codeField.codeText },
                     edit: { model.edit($0) },
                     focusChanged: { model.isFocused = $0 },
-                    keepsKeyboard: model.keepsKeyboard,
-                    kind: model.format.kind,
-                    accessibilityLabel: model.accessibilityLabel,
-                    accessibilityValue: model.accessibilityValue),
-                cells: model.cells,
-                format: model.format,
-                shakeTrigger: model.shakeTrigger
+                    select: { model.selectCell($0) },
+                    moveSelection: { model.moveSelection(by: $0) },
+                    keepsKeyboard: field.keepsKeyboard,
+                    kind: field.format.kind,
+                    accessibilityLabel: field.accessibilityLabel,
+                    accessibilityValue: field.accessibilityValue),
+                cells: field.cells,
+                format: field.format,
+                shakeTrigger: field.shakeTrigger
             )
             .hapticFeedback(trigger: haptic) { haptic?.haptic.sensoryFeedback }
         }
@@ -192,6 +198,8 @@
                     code: { field.value },
                     edit: { edit($0) },
                     focusChanged: { isFocused = $0 },
+                    select: { field.select($0) },
+                    moveSelection: { field.moveSelection(by: $0) },
                     keepsKeyboard: field.keepsKeyboard,
                     kind: field.format.kind,
                     accessibilityLabel: field.text.fieldLabel,
@@ -210,6 +218,12 @@
             }
             .onChange(of: parameters.isInvalid, initial: true) { _, invalid in
                 field.setInvalid(invalid)
+                write()
+            }
+            // The caller's flag is read again for each code handed over: a flag kept on through two
+            // wrong codes does not change, and still marks the second one wrong (item 7).
+            .onChange(of: field.submissionCount) {
+                field.setInvalid(parameters.isInvalid)
                 write()
             }
             .onChange(of: parameters.rejections) { old, new in
@@ -232,7 +246,7 @@
 
         /// The caller set the binding: its text replaces the code, normalised.
         private func replace(with text: String) {
-            let submission = field.edit(text)
+            let submission = field.setValue(text)
             write()
             if let submission { submit(submission) }
         }

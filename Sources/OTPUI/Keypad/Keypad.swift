@@ -17,6 +17,7 @@
         @State private var presses = 0
         @Environment(\.otpTheme) private var theme
         @Environment(\.colorScheme) private var colorScheme
+        @Environment(\.colorSchemeContrast) private var contrast
         @Environment(\.pinPadStyle) private var style
         @ScaledMetric(relativeTo: .title) private var scale: CGFloat = 1
 
@@ -69,12 +70,28 @@
             // A phone keypad keeps its layout in right-to-left languages: the accessory key stays
             // bottom left, delete bottom right (K1, P1).
             .environment(\.layoutDirection, .leftToRight)
+            // A hardware keyboard types on the keypad too: digits, Delete, the decimal point (item 12).
+            .focusable()
+            .onKeyPress(phases: .down) { press in
+                guard let key = KeypadKey(hardwareCharacters: press.characters, accessory: accessory),
+                    isKeyEnabled(key)
+                else { return .ignored }
+                presses += 1
+                onPress(key)
+                return .handled
+            }
             .hapticFeedback(.selection, trigger: presses)
+        }
+
+        /// The accessory key of the rows, for reading a hardware keyboard's decimal point.
+        private var accessory: KeypadAccessory {
+            for case .accessory(let accessory) in rows.joined() { return accessory }
+            return .none
         }
 
         @ViewBuilder
         private func keyView(_ key: KeypadKey) -> some View {
-            let palette = theme.palette(for: colorScheme)
+            let palette = theme.palette(for: colorScheme, contrast: contrast)
             if key.isVisible {
                 Button {
                     presses += 1

@@ -30,6 +30,7 @@
         @Environment(\.otpTheme) private var theme
         @Environment(\.pinPadStyle) private var style
         @Environment(\.colorScheme) private var colorScheme
+        @Environment(\.colorSchemeContrast) private var contrast
         @Environment(\.accessibilityReduceMotion) private var reduceMotion
         @ScaledMetric(relativeTo: .body) private var scale: CGFloat = 1
 
@@ -38,7 +39,8 @@
         /// - Parameters:
         ///   - value: The digits entered; anything else written to it is removed.
         ///   - length: The PIN's length, clamped to 4–8.
-        ///   - isError: Shows the error state: red dots, one shake and the error haptic per transition.
+        ///   - isError: Shows the error state: red dots, one shake and the error haptic for each PIN it
+        ///     is on after (set it in `onComplete`, even when it is already on).
         ///   - biometricLabel: What assistive technology reads for the biometric key; by default
         ///     "Use Face ID" in the pad's language.
         ///   - biometricImage: The biometric key's SF Symbol.
@@ -74,7 +76,8 @@
         /// - Parameters:
         ///   - defaultValue: The digits to start with; anything but ASCII digits is removed.
         ///   - length: The PIN's length, clamped to 4–8.
-        ///   - isError: Shows the error state: red dots, one shake and the error haptic per transition.
+        ///   - isError: Shows the error state: red dots, one shake and the error haptic for each PIN it
+        ///     is on after (set it in `onComplete`, even when it is already on).
         ///   - biometricLabel: What assistive technology reads for the biometric key.
         ///   - biometricImage: The biometric key's SF Symbol.
         ///   - deleteLabel: What assistive technology reads for the delete key.
@@ -155,6 +158,9 @@
                 spoken.post()
             }
             .onChange(of: isError, initial: true) { _, error in pad.setError(error) }
+            // The caller's flag is read again for each completed PIN: kept on through two wrong PINs
+            // it does not change, and still turns the second one red and shakes it (item 7).
+            .onChange(of: pad.completionCount) { pad.setError(isError) }
             .onChange(of: isEnabled, initial: true) { _, enabled in pad.isDisabled = !enabled }
             .onChange(of: value, initial: true) { _, newValue in
                 pad.setValue(newValue)
@@ -165,7 +171,7 @@
         }
 
         private var dots: some View {
-            let palette = theme.palette(for: colorScheme)
+            let palette = theme.palette(for: colorScheme, contrast: contrast)
             let fill = palette.color(for: pad.dotRole)
             let outline = palette.outline(for: pad.dotRole, isNext: false)
             let diameter = style.dotDiameter * scale

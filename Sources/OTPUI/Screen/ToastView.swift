@@ -6,9 +6,10 @@
         let text: String
         @Environment(\.otpTheme) private var theme
         @Environment(\.colorScheme) private var colorScheme
+        @Environment(\.colorSchemeContrast) private var contrast
 
         var body: some View {
-            let palette = theme.palette(for: colorScheme)
+            let palette = theme.palette(for: colorScheme, contrast: contrast)
             Text(verbatim: text)
                 .font(.subheadline.weight(.semibold))
                 .foregroundStyle(palette.surface)

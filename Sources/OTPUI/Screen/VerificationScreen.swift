@@ -9,7 +9,9 @@
     /// countdown, and the toast. Every text, colour role and timing comes from
     /// the model; the screen posts the model's new announcements with their
     /// priority, plays its haptics and moves focus to Resend when the model
-    /// asks. Start the verification with ``VerificationModel/start(to:channel:)``.
+    /// asks. Start the verification with ``VerificationModel/start(to:channel:)``: it starts
+    /// once per model, and on a view that reappears (a pushed screen popped, a tab switch) it
+    /// resumes the same verification, so `.task` is the place for it (V12).
     ///
     /// ```swift
     /// @State private var model = VerificationModel(service: client) { result in proceed(result) }
@@ -19,6 +21,9 @@
     ///         .task { await model.start(to: phoneNumber) }
     /// }
     /// ```
+    ///
+    /// The content scrolls at large text sizes and dragging it lets the keyboard go (V14); the
+    /// suggestion bar docks above the keyboard at the bottom of the whole screen (S1).
     public struct VerificationScreen: View {
         private enum Focus: Hashable {
             case resend
@@ -29,6 +34,7 @@
         @AccessibilityFocusState private var resendHasAccessibilityFocus: Bool
         @Environment(\.otpTheme) private var theme
         @Environment(\.colorScheme) private var colorScheme
+        @Environment(\.colorSchemeContrast) private var contrast
         @Environment(\.accessibilityReduceMotion) private var reduceMotion
         @Environment(\.horizontalSizeClass) private var horizontalSizeClass
 
@@ -39,25 +45,13 @@
 
         /// The screen's content.
         public var body: some View {
-            let palette = theme.palette(for: colorScheme)
-            VStack(spacing: theme.spacing * 2) {
-                header(palette)
-                OTPField(model: model)
-                    .padding(.top, theme.spacing)
-                statusLine(palette)
-                if model.canRetry {
-                    tryAgainButton(palette)
-                        .transition(.opacity)
-                }
-                if !docksSuggestion, let code = model.shownSuggestion {
-                    suggestionBar(code)
-                }
-                if model.isResendVisible {
-                    resendButton(palette)
-                }
+            let palette = theme.palette(for: colorScheme, contrast: contrast)
+            ScrollView {
+                content(palette)
             }
-            .padding(theme.spacing * 3)
-            .frame(maxWidth: .infinity)
+            .scrollDismissesKeyboard(.interactively)
+            // The whole screen's height, so the inset below sits on the keyboard, not under Resend.
+            .frame(maxWidth: .infinity, maxHeight: .infinity)
             .safeAreaInset(edge: .bottom) {
                 // On an iPhone the bar docks at the bottom of the safe area, which is the top of
                 // the keyboard while it is up (seed 000); the bar shows only with the keyboard up.
@@ -80,6 +74,36 @@
                 focus = .resend
                 resendHasAccessibilityFocus = true
             }
+        }
+
+        /// Title, destination, the approval line, the field, the status, Try again, the inline
+        /// suggestion and Resend, top to bottom.
+        private func content(_ palette: OTPTheme.Palette) -> some View {
+            VStack(spacing: theme.spacing * 2) {
+                header(palette)
+                if let transaction = model.transactionText {
+                    // What the code approves, above the cells (V16).
+                    Text(verbatim: transaction)
+                        .font(.headline)
+                        .foregroundStyle(palette.label)
+                        .multilineTextAlignment(.center)
+                }
+                OTPField(model: model)
+                    .padding(.top, theme.spacing)
+                statusLine(palette)
+                if model.canRetry {
+                    tryAgainButton(palette)
+                        .transition(.opacity)
+                }
+                if !docksSuggestion, let code = model.shownSuggestion {
+                    suggestionBar(code)
+                }
+                if model.isResendVisible {
+                    resendButton(palette)
+                }
+            }
+            .padding(theme.spacing * 3)
+            .frame(maxWidth: .infinity)
         }
 
         /// Whether the suggestion bar docks above the keyboard (compact width) or sits inline as a pill.
@@ -108,12 +132,20 @@
                     .font(.title2.weight(.bold))
                     .foregroundStyle(palette.label)
                     .accessibilityAddTraits(.isHeader)
-                Text(verbatim: model.sentToText)
-                    .font(.subheadline)
-                    .foregroundStyle(palette.secondaryLabel)
-                Text(verbatim: model.destination)
+                HStack(spacing: theme.spacing) {
+                    if model.isSending {
+                        // "Sending a code…" with progress until the first code exists (V11).
+                        ProgressView()
+                    }
+                    Text(verbatim: model.sentToText)
+                        .font(.subheadline)
+                        .foregroundStyle(palette.secondaryLabel)
+                }
+                // Isolated left to right, so an Arabic screen cannot reverse the number (V15).
+                Text(verbatim: model.isolatedDestination)
                     .font(.subheadline.weight(.semibold))
                     .foregroundStyle(palette.label)
+                    .environment(\.layoutDirection, .leftToRight)
             }
             .multilineTextAlignment(.center)
         }
@@ -128,7 +160,9 @@
                 .frame(minHeight: 20)
         }
 
-        /// "Try again" after a check that got no answer: checks the same code again (V9).
+        /// "Try again" after a failed first send (V11) or a check that got no answer (V9).
+        ///
+        /// It sends or checks again, and is at least 44 pt tall (V14).
         ///
         /// Shown while the model can retry, and disabled by the same flag, so the copy that fades out
         /// after a press cannot be pressed twice.
@@ -140,6 +174,7 @@
                     .font(.body.weight(.semibold))
                     .foregroundStyle(palette.accent)
                     .padding(theme.spacing)
+                    .frame(minHeight: CGFloat(ScreenMetrics.minimumTapTarget))
             }
             .disabled(!model.canRetry)
         }
@@ -153,6 +188,7 @@
                     .font(.body.weight(.semibold).monospacedDigit())
                     .foregroundStyle(palette.accent)
                     .padding(theme.spacing)
+                    .frame(minHeight: CGFloat(ScreenMetrics.minimumTapTarget))
             }
             .disabled(!model.isResendEnabled)
             .opacity(model.isResendEnabled ? 1 : 0.5)

@@ -17,6 +17,7 @@
 
         @Environment(\.otpTheme) private var theme
         @Environment(\.colorScheme) private var colorScheme
+        @Environment(\.colorSchemeContrast) private var contrast
 
         /// Creates a suggestion bar for a code from one of the usual sources.
         ///
@@ -64,7 +65,7 @@
         }
 
         private func bar(_ code: String) -> some View {
-            let palette = theme.palette(for: colorScheme)
+            let palette = theme.palette(for: colorScheme, contrast: contrast)
             return Button(action: action) {
                 VStack(spacing: theme.spacing / 4) {
                     Text(verbatim: source)

@@ -36,6 +36,19 @@
                 self.border = border
             }
 
+            /// A palette from OTPCore's colour values (``PaletteColors``), whose contrast the
+            /// tests hold to WCAG (UX V14).
+            public init(_ colors: PaletteColors) {
+                func color(_ rgb: RGBColor) -> Color {
+                    Color(.sRGB, red: rgb.red, green: rgb.green, blue: rgb.blue)
+                }
+                self.init(
+                    label: color(colors.label), secondaryLabel: color(colors.secondaryLabel),
+                    surface: color(colors.surface), accent: color(colors.accent),
+                    danger: color(colors.danger),
+                    success: color(colors.success), border: color(colors.border))
+            }
+
             /// The colour for one of OTPCore's colour roles.
             public func color(for role: ColorRole) -> Color {
                 switch role {
@@ -61,44 +74,48 @@
         public var light: Palette
         /// The colours in dark appearance.
         public var dark: Palette
+        /// The colours in light appearance under Increase Contrast.
+        public var lightIncreasedContrast: Palette
+        /// The colours in dark appearance under Increase Contrast.
+        public var darkIncreasedContrast: Palette
         /// The corner radius of cells, keys, bars and the toast.
         public var cornerRadius: CGFloat
         /// The base spacing between elements; larger gaps are multiples of it.
         public var spacing: CGFloat
 
-        /// Creates a theme.
-        public init(light: Palette, dark: Palette, cornerRadius: CGFloat = 10, spacing: CGFloat = 8) {
+        /// Creates a theme; without palettes for Increase Contrast it uses the ordinary ones there.
+        public init(
+            light: Palette, dark: Palette, lightIncreasedContrast: Palette? = nil,
+            darkIncreasedContrast: Palette? = nil, cornerRadius: CGFloat = 10, spacing: CGFloat = 8
+        ) {
             self.light = light
             self.dark = dark
+            self.lightIncreasedContrast = lightIncreasedContrast ?? light
+            self.darkIncreasedContrast = darkIncreasedContrast ?? dark
             self.cornerRadius = cornerRadius
             self.spacing = spacing
         }
 
         /// The palette for an appearance.
         public func palette(for scheme: ColorScheme) -> Palette {
-            switch scheme {
-            case .dark: dark
+            palette(for: scheme, contrast: .standard)
+        }
+
+        /// The palette for an appearance and the user's contrast setting (Increase Contrast, V14).
+        public func palette(for scheme: ColorScheme, contrast: ColorSchemeContrast) -> Palette {
+            switch (scheme, contrast) {
+            case (.dark, .increased): darkIncreasedContrast
+            case (.dark, _): dark
+            case (_, .increased): lightIncreasedContrast
             default: light
             }
         }
 
-        /// OTPKit's default look.
+        /// OTPKit's default look: empty cells' borders at 3:1 or more, and palettes for Increase
+        /// Contrast (V14); the values are OTPCore's ``PaletteColors``.
         public static let standard = OTPTheme(
-            light: Palette(
-                label: Color(.sRGB, red: 0.09, green: 0.09, blue: 0.11),
-                secondaryLabel: Color(.sRGB, red: 0.43, green: 0.43, blue: 0.47),
-                surface: Color(.sRGB, red: 0.95, green: 0.95, blue: 0.97),
-                accent: Color(.sRGB, red: 0.0, green: 0.42, blue: 0.9),
-                danger: Color(.sRGB, red: 0.82, green: 0.15, blue: 0.16),
-                success: Color(.sRGB, red: 0.09, green: 0.55, blue: 0.28),
-                border: Color(.sRGB, red: 0.8, green: 0.8, blue: 0.84)),
-            dark: Palette(
-                label: Color(.sRGB, red: 0.96, green: 0.96, blue: 0.97),
-                secondaryLabel: Color(.sRGB, red: 0.63, green: 0.63, blue: 0.67),
-                surface: Color(.sRGB, red: 0.14, green: 0.14, blue: 0.16),
-                accent: Color(.sRGB, red: 0.3, green: 0.62, blue: 1.0),
-                danger: Color(.sRGB, red: 1.0, green: 0.43, blue: 0.41),
-                success: Color(.sRGB, red: 0.33, green: 0.82, blue: 0.5),
-                border: Color(.sRGB, red: 0.3, green: 0.3, blue: 0.34)))
+            light: Palette(.light), dark: Palette(.dark),
+            lightIncreasedContrast: Palette(.lightIncreasedContrast),
+            darkIncreasedContrast: Palette(.darkIncreasedContrast))
     }
 #endif
