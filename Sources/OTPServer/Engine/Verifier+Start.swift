@@ -60,10 +60,9 @@ extension Verifier {
                     try await store.insert(record, claim: claim, now: now)
                 }
             } catch {
-                // The answer does not wait for the undoing: one deadline per request, not one per call.
-                let permits = plan.permits
-                Task { [self] in
-                    await undoInsert(record, claim: claim, now: now)
+                let (permits, claimed) = (plan.permits, claim)
+                await Self.waitAtMost(Self.undoWait) { [self] in
+                    await undoInsert(record, claim: claimed, now: now)
                     await release(permits, now: now)
                 }
                 throw error
@@ -172,9 +171,9 @@ extension Verifier {
                 try await store.insert(record, claim: claim, taking: plan.permits, now: now)
             }
         } catch {
-            // The step took and stored nothing; a store that lost its reply after writing is undone,
-            // after the answer: the request has one deadline, not one per store call.
-            Task { [self] in await undoInsert(record, claim: claim, now: now) }
+            // The step took and stored nothing; a store that lost its reply after writing is undone.
+            await Self.waitAtMost(Self.undoWait) { [self] in await undoInsert(record, claim: claim, now: now)
+            }
             throw error
         }
         switch outcome {
@@ -182,6 +181,33 @@ extension Verifier {
         case .denied(let wait, let key):
             throw .rateLimited(retryAfter: .milliseconds(wait), limit: Self.limit(ofKey: key))
         case .replay(let entry): return try await replayOrGone(entry, request: request, now: now)
+        }
+    }
+
+    /// How long a failed start waits for its undoing before it answers: a store whose reply was lost
+    /// undoes at once, so a retry finds the key free; a store that is blocked finishes the undoing on
+    /// its own after the answer, which keeps one deadline per request rather than one per call.
+    static let undoWait: Duration = .milliseconds(250)
+
+    /// Runs `work`, waiting for it at most `limit`; past that it goes on by itself.
+    static func waitAtMost(_ limit: Duration, _ work: @escaping @Sendable () async -> Void) async {
+        let finished = Locked(false)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeOnce: @Sendable () -> Void = {
+                let first = finished.withLock { done in
+                    defer { done = true }
+                    return !done
+                }
+                if first { continuation.resume() }
+            }
+            Task {
+                await work()
+                resumeOnce()
+            }
+            Task {
+                try? await Task.sleep(for: limit)
+                resumeOnce()
+            }
         }
     }
 
