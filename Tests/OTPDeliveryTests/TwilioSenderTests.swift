@@ -98,7 +98,7 @@ import Testing
         #expect(
             try TwilioConfiguration(environment: [
                 "OTP_TWILIO_ACCOUNT_SID": "AC9", "OTP_TWILIO_AUTH_TOKEN": "t", "OTP_TWILIO_FROM": "+1",
-            ]).baseURL == "https://api.twilio.com")
+            ]).baseURL == "https://api.twilio.com/", "the base URL as libcurl reads it, parsed once")
     }
 
     @Test(

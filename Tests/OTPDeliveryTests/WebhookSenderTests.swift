@@ -154,6 +154,10 @@ import Testing
             ("http://[::1]:9/x", true),
             ("http://localhost/x", true), ("https://hooks.example.com/otp", true), ("ftp://x", false),
             ("http://127.0.0.1.evil.example/x", false), ("http://user@10.0.0.1/x", false),
+            ("http://user@127.0.0.1/x", false), ("https://user:secret@hooks.example.com/otp", false),
+            ("http://127.0.0.2:9/x", true), ("HTTP://LOCALHOST:9/x", true),
+            ("http://[::1]@evil.example/", false),
+            ("http://evil.example#@127.0.0.1/", false), ("https://", false), ("not a url", false),
         ])
     func plainHTTP(url: String, accepted: Bool) {
         let made = try? WebhookSender(url: url, secret: secret)
@@ -163,6 +167,19 @@ import Testing
             "OTP_TWILIO_BASE_URL": url,
         ])
         #expect((twilio != nil) == accepted, "\(url)")
+    }
+
+    @Test("a URL is parsed once, by libcurl: the sender posts to the URL libcurl read, and names no secret")
+    func parsedOnce() throws {
+        let sender = try WebhookSender(url: "HTTP://127.0.0.1:9/Hooks/otp?x=1", secret: secret)
+        #expect(sender.url == "http://127.0.0.1:9/Hooks/otp?x=1")
+        do {
+            _ = try WebhookSender(url: "https://user:hunter2@hooks.example.com/otp", secret: secret)
+            Issue.record("a URL with a password was accepted")
+        } catch {
+            #expect(error.reason.contains("user name or password"))
+            #expect(!error.reason.contains("hunter2"))
+        }
     }
 
     @Test("an endpoint that answers with an error is a delivery failure", arguments: [400, 404, 500])

@@ -115,4 +115,19 @@ import Testing
             #expect(response.text == #"{"status":"ok"}"#)
         }
     }
+
+    @Test("every answer's Date header is the server's own clock, the one its JSON times come from (V13)")
+    func dateFromTheServersClock() async throws {
+        try await Harness.with { harness in
+            let started = try await harness.call("POST", "/v1/verifications", json: #"{"to":"+15550100"}"#)
+            let header = try #require(started.headers["date"])
+            let serverDate = try #require(ServerAnswer.date(fromHTTPDate: header))
+            #expect(Int(serverDate.timeIntervalSince1970) == Int(harness.clock.now.timeIntervalSince1970))
+            #expect(abs(serverDate.timeIntervalSince(Date())) > 3600, "the test clock is not the machine's")
+            harness.clock.advance(seconds: 90)
+            let later = try await harness.call("GET", "/healthz", key: .some(nil))
+            let laterDate = try #require(later.headers["date"].flatMap(ServerAnswer.date(fromHTTPDate:)))
+            #expect(laterDate.timeIntervalSince(serverDate) == 90)
+        }
+    }
 }

@@ -44,8 +44,9 @@ public struct TwilioConfiguration: Sendable, Equatable {
             throw DeliveryError("the twilio sender needs OTP_TWILIO_FROM or OTP_TWILIO_MESSAGING_SERVICE_SID")
         }
         let base = value("OTP_TWILIO_BASE_URL") ?? "https://api.twilio.com"
-        try ProviderURL.requireSecure(base, what: "OTP_TWILIO_BASE_URL")
-        self.init(baseURL: base, accountSID: sid, authToken: token, from: from, messagingServiceSID: service)
+        let checked = try ProviderURL.secure(base, what: "OTP_TWILIO_BASE_URL")
+        self.init(
+            baseURL: checked, accountSID: sid, authToken: token, from: from, messagingServiceSID: service)
     }
 
     /// The Messages resource of the account.

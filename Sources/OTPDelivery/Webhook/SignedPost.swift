@@ -26,9 +26,8 @@ struct SignedEndpoint: Sendable {
         what: String, purpose: WebhookSender.SignaturePurpose
     ) throws(DeliveryError) {
         self.purpose = purpose
-        try ProviderURL.requireSecure(url, what: "\(kind) URL")
+        self.url = try ProviderURL.secure(url, what: "\(kind) URL")
         guard !secret.isEmpty else { throw DeliveryError("\(kind) needs a signing secret") }
-        self.url = url
         self.secret = secret
         self.timeout = timeout
         self.now = now

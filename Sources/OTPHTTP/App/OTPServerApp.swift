@@ -89,7 +89,8 @@ public enum OTPServerApp {
                 configuration: HTTPServerConfiguration(
                     host: configuration.host, port: configuration.port, threads: configuration.threads,
                     connectionTimeout: configuration.connectionTimeout, headerNames: APIHandler.headerNames,
-                    maxConnectionsPerAddress: configuration.maxConnectionsPerAddress),
+                    maxConnectionsPerAddress: configuration.maxConnectionsPerAddress, clock: configuration.now
+                ),
                 handler: APIHandler(
                     verifier: verifier, keys: keys, trustedProxies: configuration.trustedProxies,
                     metrics: metrics,
@@ -102,7 +103,7 @@ public enum OTPServerApp {
                 side = try HTTPServer(
                     configuration: HTTPServerConfiguration(
                         host: address.host, port: address.port, threads: 1,
-                        connectionTimeout: configuration.connectionTimeout),
+                        connectionTimeout: configuration.connectionTimeout, clock: configuration.now),
                     handler: APIHandler(
                         verifier: verifier, keys: keys, metrics: metrics, servesMetrics: true,
                         checkFloor: configuration.checkFloor))

@@ -34,7 +34,7 @@ public final class HTTPServer: Sendable {
         let core = ServerCore(
             handler: handler, observer: observer, bodyLimit: configuration.bodyLimit,
             headerNames: configuration.headerNames, queryNames: configuration.queryNames,
-            requestTimeout: .seconds(timeout))
+            requestTimeout: .seconds(timeout), clock: configuration.clock)
         let retained = Unmanaged.passRetained(core)
         let flags =
             MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue

@@ -1,3 +1,5 @@
+import Foundation
+
 /// How an ``HTTPServer`` listens and what it allows.
 public struct HTTPServerConfiguration: Sendable {
     /// An IPv4 or IPv6 literal to bind, such as `127.0.0.1` or `::1`.
@@ -29,14 +31,18 @@ public struct HTTPServerConfiguration: Sendable {
     /// ``maxConnections``; 64 suits clients that connect directly. Behind a reverse proxy every connection
     /// comes from the proxy's address: leave it at 0 there, or set it above the proxy's own connection count.
     public var maxConnectionsPerAddress: Int
+    /// The clock of every answer's `Date` header: the server's own, which its JSON times come from.
+    public var clock: @Sendable () -> Date
 
     /// Creates a configuration; the defaults are those of `otp serve`.
     public init(
         host: String = "127.0.0.1", port: Int = 8080, threads: Int = 2,
         connectionTimeout: Duration = .seconds(10),
         bodyLimit: Int = 16 * 1024, connectionMemoryLimit: Int = 16 * 1024, headerNames: [String] = [],
-        maxConnections: Int = 10_000, maxConnectionsPerAddress: Int = 0, queryNames: [String] = []
+        maxConnections: Int = 10_000, maxConnectionsPerAddress: Int = 0, queryNames: [String] = [],
+        clock: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.clock = clock
         self.queryNames = queryNames
         self.host = host
         self.port = port

@@ -23,10 +23,15 @@ final class ServerCore: @unchecked Sendable {
     private var stopping = false
     private var deadlines: RequestDeadlines
 
+    /// The `Date` header of every answer, from the server's clock.
+    let date: HTTPDate
+
     init(
         handler: any HTTPHandler, observer: @escaping @Sendable (CompletedRequest) -> Void, bodyLimit: Int,
-        headerNames: [String], queryNames: [String] = [], requestTimeout: Duration
+        headerNames: [String], queryNames: [String] = [], requestTimeout: Duration,
+        clock: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.date = HTTPDate(clock: clock)
         self.queryNames = queryNames
         self.handler = handler
         self.observer = observer
@@ -443,6 +448,8 @@ private func queue(
             header.value.withCString { value in MHD_add_response_header(made, name, value) }
         }
     }
+    // libmicrohttpd adds its own Date (the machine's clock) only to answers that have none.
+    _ = core.date.now.withCString { MHD_add_response_header(made, "Date", $0) }
     if core.isStopping || state.bodyTooLarge || state.framingRefusal != nil {
         _ = MHD_add_response_header(made, "Connection", "close")
     }
