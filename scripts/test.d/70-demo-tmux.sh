@@ -56,6 +56,22 @@ cmp -s "$work/before" "$work/after" || { echo "terminal settings not restored af
 tmx kill-session -t demo
 echo "  ok: wrong, lock, resend, Tab, Verified, q restores the terminal"
 
+echo "demo: ← and → select a digit to correct; the corrected code submits (F11)"
+rm -f "$work/before" "$work/after" "$work/status"
+run_demo "sleep 60" "--reduce-motion"
+wait_for "From Messages"
+code=$(suggested)
+[ ${#code} -eq 6 ] || { echo "no code in the suggestion bar"; screen; exit 1; }
+type_code "$(wrong_of "$code")"
+wait_for "Code doesn't match. 2 attempts left."
+for _ in 1 2 3 4 5 6; do tmx send-keys -t demo Left; done
+tmx send-keys -t demo "${code:0:1}"
+wait_for "Verified"
+tmx send-keys -t demo q
+for _ in $(seq 100); do [ -s "$work/after" ] && break; sleep 0.1; done
+tmx kill-session -t demo
+echo "  ok: ← six times selects the first digit, one key corrects it, the code verifies"
+
 echo "demo: --totp enrols a factor, shows its QR code, and verifies the authenticator's code"
 rm -f "$work/before" "$work/after" "$work/status"
 run_demo "sleep 60" "--totp --reduce-motion"
