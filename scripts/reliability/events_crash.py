@@ -49,11 +49,13 @@ class Receiver(http.server.BaseHTTPRequestHandler):
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         header = self.headers.get("X-OTP-Signature", "")
         parts = dict(part.split("=", 1) for part in header.split(",") if "=" in part)
-        expected = hmac.new(secret.encode(), f"{parts.get('t', '')}.".encode() + body, hashlib.sha256).hexdigest()
+        # The signature names its purpose inside what is signed: "<t>.event.<body>".
+        expected = hmac.new(secret.encode(), f"{parts.get('t', '')}.event.".encode() + body,
+                            hashlib.sha256).hexdigest()
         event = json.loads(body)
         with Receiver.lock:
             Receiver.requests += 1
-            if not hmac.compare_digest(expected, parts.get("v1", "")):
+            if parts.get("p") != "event" or not hmac.compare_digest(expected, parts.get("v1", "")):
                 Receiver.bad_signatures += 1
             failing = Receiver.failing
             if not failing:

@@ -20,7 +20,8 @@ snapshot() {  # $1: target directory; the rest: source files
   shift
   mkdir -p "$into"
   for file in "$@"; do
-    sed -e '/^import OTPCore$/d' -e '/^import OTPServer$/d' -e '/^@testable import/d' "$file" \
+    sed -e '/^import OTPCore$/d' -e '/^import OTPServer$/d' -e '/^import OTPTokens$/d' \
+      -e '/^@testable import/d' "$file" \
       >"$into/$(echo "$file" | tr '/' '_')"
   done
 }
@@ -33,10 +34,12 @@ snapshot "$work/bodies" "${core[@]}" Fuzz/RequestBodies/FuzzRequestBodies.swift 
   Sources/OTPHTTP/Server/HTTPResponse.swift Sources/OTPHTTP/Server/HTTPRequest.swift \
   Sources/OTPServer/Destination/Destination.swift Sources/OTPServer/Destination/CallingCodes.swift \
   Sources/OTPServer/Engine/VerifierError.swift Sources/OTPServer/Store/StoreError.swift \
-  Sources/OTPServer/Delivery/CodeSender.swift
+  Sources/OTPServer/Delivery/CodeSender.swift Sources/OTPServer/Engine/StartRequest.swift \
+  Sources/OTPServer/Store/StoreTime.swift Sources/OTPHTTP/API/APIError+Verifier.swift \
+  Sources/OTPTokens/Encoding/StrictJSON.swift
 
 build() {  # $1: name
-  if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name "Fuzz_$1" \
+  if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -package-name otpfuzz -module-name "Fuzz_$1" \
     "$work/$1"/*.swift -o "$work/fuzz-$1" >"$work/build-$1.log" 2>&1; then
     grep -v "Cannot export local symbol" "$work/build-$1.log" | tail -n 30 >&2
     echo "fuzz: the $1 target did not build" >&2

@@ -194,6 +194,31 @@ import Testing
         #expect(await h.sender.messages.count == 1)
     }
 
+    @Test("a start whose store step failed answers without waiting for an undoing the store blocks")
+    func oneDeadline() async throws {
+        let store = FaultyStore()
+        let h = Harness(store: store)
+        store.losesInsertReplies.withLock { $0 = true }
+        store.blocksCancels.withLock { $0 = true }
+        let answered = TestLocked(false)
+        let started = Task {
+            let error = await verifierError { () async throws(VerifierError) in
+                try await h.verifier.start(StartRequest(to: "+15555550100", clientAddress: "192.0.2.1"))
+            }
+            answered.withLock { $0 = true }
+            return error
+        }
+        // The answer comes while the undoing still waits; with one deadline per store call it never would.
+        for _ in 0..<400 where !answered.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+        let answeredFirst = answered.withLock { $0 }
+        #expect(store.waitingCancels == 1, "the undoing is still waiting for the store")
+        store.releaseCancels()
+        let error = await started.value
+        #expect(answeredFirst, "the start waited for the blocked undoing")
+        #expect(error?.kind == .storeUnavailable)
+        #expect(await h.sender.messages.isEmpty)
+    }
+
     @Test("a start whose store reply is lost frees its idempotency key and cancels what was written")
     func lostInsertReply() async throws {
         let store = FaultyStore()

@@ -14,6 +14,22 @@ final class FaultyStore: VerificationStore {
     /// When set, an insert is written and then throws, as when the store's reply is lost to a timeout.
     let losesInsertReplies = TestLocked(false)
 
+    /// When set, a cancel waits until ``releaseCancels()``, as on a store that is blocked.
+    let blocksCancels = TestLocked(false)
+    private let blockedCancels = TestLocked<[CheckedContinuation<Void, Never>]>([])
+
+    /// How many cancels wait now.
+    var waitingCancels: Int { blockedCancels.withLock { $0.count } }
+
+    /// Lets every waiting cancel go on.
+    func releaseCancels() {
+        let waiting = blockedCancels.withLock { cancels in
+            defer { cancels = [] }
+            return cancels
+        }
+        for cancel in waiting { cancel.resume() }
+    }
+
     init(failing: Set<Operation> = []) {
         self.failing = TestLocked(failing)
     }
@@ -64,6 +80,11 @@ final class FaultyStore: VerificationStore {
 
     func cancel(id: String) async throws(StoreError) -> TransitionOutcome {
         try check(.cancel)
+        if blocksCancels.withLock({ $0 }) {
+            await withCheckedContinuation { continuation in
+                blockedCancels.withLock { $0.append(continuation) }
+            }
+        }
         return try await base.cancel(id: id)
     }
 
