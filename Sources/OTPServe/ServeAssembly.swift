@@ -18,8 +18,7 @@ public enum ServeAssembly {
             server.approvalTokens = SignedApprovalTokens(
                 signer: ApprovalTokenSigner(keys: try signingKeys(for: settings)),
                 issuer: publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
-                    ?? Self.defaultIssuer,
-                lifetime: .seconds(120))
+                    ?? Self.defaultIssuer)
         }
         if let guardSpec = settings.startGuard {
             guard let secret = settings.environment["OTP_START_GUARD_SECRET"], !secret.isEmpty else {
@@ -183,18 +182,18 @@ struct SignedApprovalTokens: ApprovalTokenIssuing {
     let signer: ApprovalTokenSigner
     /// The tokens' `iss`: the server's public URL.
     let issuer: String
-    let lifetime: Duration
 
     func approvalToken(
-        for subject: ApprovedSubject, audience: String, nonce: String?, issuedAt: Date
+        for subject: ApprovedSubject, audience: String, nonce: String?, issuedAt: Date, lifetime: Duration
     ) -> String {
-        signer.token(for: claims(for: subject, audience: audience, nonce: nonce, issuedAt: issuedAt))
+        signer.token(
+            for: claims(for: subject, audience: audience, nonce: nonce, issuedAt: issuedAt, lifetime: lifetime))
     }
 
     /// The claims of an approval: the verified destination in OpenID Connect's names, `test` for a
     /// test destination, and the start's ref and transaction and the hosted flow's nonce.
     func claims(
-        for subject: ApprovedSubject, audience: String, nonce: String?, issuedAt: Date
+        for subject: ApprovedSubject, audience: String, nonce: String?, issuedAt: Date, lifetime: Duration
     ) -> ApprovalClaims {
         let issued = Int(issuedAt.timeIntervalSince1970)
         var generator = SystemRandomNumberGenerator()

@@ -9,13 +9,14 @@ import Testing
 /// An issuer that writes what it was asked, so tests can see the token's claims without a key.
 struct RecordingIssuer: ApprovalTokenIssuing {
     func approvalToken(
-        for subject: ApprovedSubject, audience: String, nonce: String?, issuedAt: Date
+        for subject: ApprovedSubject, audience: String, nonce: String?, issuedAt: Date, lifetime: Duration
     ) -> String {
         var token = "tok.\(subject.id).\(audience).\(subject.channel.rawValue)"
         token += ".to=\(subject.destination)"
         if let nonce { token += ".nonce=\(nonce)" }
         if let ref = subject.ref { token += ".ref=\(ref)" }
         if subject.isTest { token += ".test" }
+        if lifetime != HostedPages.defaultTokenLifetime { token += ".life=\(lifetime.components.seconds)" }
         return token
     }
     var keySetJSON: [UInt8] { Array(#"{"keys":[]}"#.utf8) }

@@ -12,14 +12,14 @@ import Testing
 
     /// The document as JSON objects, read through PyYAML (which schemathesis brings).
     static func document() throws -> [String: Any] {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [
             "python3", "-c",
             "import json, sys, yaml; json.dump(yaml.safe_load(open(sys.argv[1])), sys.stdout)", path,
         ]
         let output = Pipe()
-        process.standardOutput = output
+        process.standardOutput = .pipe(output)
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         awaitExit(process)

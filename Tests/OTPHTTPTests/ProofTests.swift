@@ -220,6 +220,25 @@ import Testing
         }
     }
 
+    @Test("the hosted page's token lifetime is the one its settings give, read when each token is signed")
+    func tokenLifetime() async throws {
+        let pages = HostedPages(
+            publicURL: "http://127.0.0.1:8080", returnOrigins: [HostedPageTests.returnOrigin],
+            issuer: RecordingIssuer(), tokenLifetime: .seconds(60))
+        try await Harness.with(checkFloor: .zero, hosted: pages) { harness in
+            let response = try await harness.call(
+                "POST", "/v1/verifications",
+                json: #"{"to":"+15550100","hosted":{"returnUrl":"\#(HostedPageTests.returnOrigin)/","#
+                    + #""nonce":"\#(Self.nonce)"}}"#)
+            let id = try #require(response.json["id"] as? String)
+            let url = try #require(response.json["hostedUrl"] as? String)
+            let path = String(url.dropFirst("http://127.0.0.1:8080".count))
+            let good = try await harness.call(
+                "POST", path + "/check", json: #"{"code":"\#(try harness.code(for: id))"}"#, key: .some(nil))
+            #expect((good.json["approvalToken"] as? String)?.hasSuffix(".life=60") == true)
+        }
+    }
+
     @Test("the hosted page shows what a transaction code approves, above the field")
     func hostedTransactionLine() async throws {
         try await Harness.with(hosted: HostedPageTests.pages()) { harness in

@@ -38,7 +38,7 @@ import Testing
 
 /// A python3 child that opens connections to a port, says nothing on them, and closes them when told.
 private final class IdleConnections: @unchecked Sendable {
-    private let process = Process()
+    private let process = ChildProcess()
     private let input = Pipe()
     private let output = Pipe()
 
@@ -56,9 +56,9 @@ private final class IdleConnections: @unchecked Sendable {
             """
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script]
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardInput = .pipe(input)
+        process.standardOutput = .pipe(output)
+        process.standardError = .null
         try process.run()
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import OTPTestSupport
 import OTPRedis
 import OTPServer
 import Testing
@@ -61,7 +62,7 @@ import Testing
         let store = try SQLiteStoreFactory.open(path)
         _ = try await store.insert(
             StoreConformanceTests.sample("vf_locked"), claim: nil, now: StoreConformanceTests.t0)
-        let holder = Process()
+        let holder = ChildProcess()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         holder.arguments = [
             "python3", "-c",
@@ -71,7 +72,7 @@ import Testing
             path,
         ]
         let output = Pipe()
-        holder.standardOutput = output
+        holder.standardOutput = .pipe(output)
         try holder.run()
         defer {
             kill(holder.processIdentifier, SIGKILL)
@@ -99,7 +100,7 @@ import Testing
             store: store, sender: RecordingSender(), policy: Policy(),
             secret: Array(repeating: 7, count: 32))
         _ = try await verifier.start(StartRequest(to: "+15550100", clientAddress: "192.0.2.1"))
-        let holder = Process()
+        let holder = ChildProcess()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         holder.arguments = [
             "python3", "-c",
@@ -109,7 +110,7 @@ import Testing
             path,
         ]
         let output = Pipe()
-        holder.standardOutput = output
+        holder.standardOutput = .pipe(output)
         try holder.run()
         defer {
             kill(holder.processIdentifier, SIGKILL)

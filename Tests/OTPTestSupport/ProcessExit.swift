@@ -6,7 +6,7 @@ import Foundation
 /// on a two-core machine). `Process.waitUntilExit()` there was seen to block for ever after a
 /// SIGKILL when both pool threads were waiting at once, hanging the whole run; a bounded poll
 /// cannot.
-public func awaitExit(_ process: Process, seconds: Double = 2) {
+public func awaitExit(_ process: ChildProcess, seconds: Double = 2) {
     let deadline = Date().addingTimeInterval(seconds)
     while process.isRunning, Date() < deadline {
         usleep(10_000)
@@ -23,11 +23,11 @@ public func runToEnd(_ executable: String, _ arguments: [String], seconds: Doubl
         Thread {
             continuation.resume(
                 with: Result {
-                    let process = Process()
+                    let process = ChildProcess()
                     process.executableURL = URL(fileURLWithPath: executable)
                     process.arguments = arguments
                     let output = Pipe()
-                    process.standardOutput = output
+                    process.standardOutput = .pipe(output)
                     try process.run()
                     let data = output.fileHandleForReading.readDataToEndOfFile()
                     awaitExit(process, seconds: seconds)

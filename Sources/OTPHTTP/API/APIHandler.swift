@@ -364,7 +364,8 @@ public struct APIHandler: HTTPHandler {
         guard let subject else { return failure(APIError(.notPending), route: route, metrics: metrics) }
         // The app hands this to its own backend, which verifies it offline.
         let token = tokens.1.approvalToken(
-            for: subject, audience: tokens.0, nonce: nil, issuedAt: verifier.now)
+            for: subject, audience: tokens.0, nonce: nil, issuedAt: verifier.now,
+            lifetime: HostedPages.defaultTokenLifetime)
         ResponseJSON.add("approvalToken", token, to: &approved.body)
         return approved
     }

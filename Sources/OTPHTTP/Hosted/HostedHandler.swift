@@ -261,7 +261,8 @@ struct HostedHandler: Sendable {
             case let found?? = try? await verifier.approvedSubject(id: verification.id)
         else { return nil }
         return pages.issuer.approvalToken(
-            for: found, audience: audience, nonce: link.nonce, issuedAt: verifier.now)
+            for: found, audience: audience, nonce: link.nonce, issuedAt: verifier.now,
+            lifetime: pages.tokenLifetime)
     }
 
     private func asset(_ asset: HostedRoute.Asset, route: HostedRoute) -> HTTPResponse {

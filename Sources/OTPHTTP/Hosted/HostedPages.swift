@@ -9,7 +9,7 @@ public protocol ApprovalTokenIssuing: Sendable {
     /// destination, the start's ref and transaction, a hosted flow's nonce), for the given audience
     /// (the return URL's origin, or the publishable key's name).
     func approvalToken(
-        for subject: ApprovedSubject, audience: String, nonce: String?, issuedAt: Date
+        for subject: ApprovedSubject, audience: String, nonce: String?, issuedAt: Date, lifetime: Duration
     ) -> String
     /// The public keys that verify the tokens, as a JWK Set document (`/.well-known/jwks.json`).
     var keySetJSON: [UInt8] { get }
@@ -25,8 +25,12 @@ public struct HostedPages: Sendable {
     public var returnOrigins: Set<String>
     /// Signs approval tokens.
     public var issuer: any ApprovalTokenIssuing
-    /// How long an approval token is good for.
+    /// How long the page's approval tokens are good for; the signer is given it for each token.
     public var tokenLifetime: Duration
+
+    /// How long an approval token is good for unless told otherwise: two minutes, within the ten
+    /// that ``OTPTokens/ApprovalTokenVerifier`` accepts at most.
+    public static let defaultTokenLifetime: Duration = .seconds(120)
 
     /// The longest return URL accepted, in bytes.
     public static let maxReturnURLBytes = RequestBodies.maxReturnURLBytes
@@ -36,7 +40,7 @@ public struct HostedPages: Sendable {
     /// Creates the page's settings; check them with ``problems``.
     public init(
         publicURL: String, returnOrigins: [String], issuer: any ApprovalTokenIssuing,
-        tokenLifetime: Duration = .seconds(120)
+        tokenLifetime: Duration = HostedPages.defaultTokenLifetime
     ) {
         self.publicURL = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
         self.returnOrigins = Set(returnOrigins.compactMap(Self.origin(of:)))

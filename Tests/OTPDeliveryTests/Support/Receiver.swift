@@ -5,7 +5,7 @@ import OTPTestSupport
 final class Receiver: @unchecked Sendable {
     let port: Int
     let directory: URL
-    private let process: Process
+    private let process: ChildProcess
     private let input: Pipe
 
     /// Starts `receiver.py KIND DIR ARGUMENTS…` and waits, on a thread of its own, for the port it prints.
@@ -21,13 +21,13 @@ final class Receiver: @unchecked Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Receivers/receiver.py")
-        process = Process()
+        process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path, kind, directory.path] + arguments
         input = Pipe()
         let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
+        process.standardInput = .pipe(input)
+        process.standardOutput = .pipe(output)
         try process.run()
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {

@@ -3,7 +3,7 @@ import OTPTestSupport
 
 /// An `otp serve` child process with its own port, files and key; stopped by signal, never left running.
 final class ServeProcess: @unchecked Sendable {
-    let process = Process()
+    let process = ChildProcess()
     private let output = Pipe()
     private let errors = Pipe()
     private(set) var firstLine = ""
@@ -20,9 +20,9 @@ final class ServeProcess: @unchecked Sendable {
         var merged = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("OTP_") }
         merged.merge(environment) { _, new in new }
         process.environment = merged
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = .pipe(output)
+        process.standardError = .pipe(errors)
+        process.standardInput = .null
         try process.run()
     }
 

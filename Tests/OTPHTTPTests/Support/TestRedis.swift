@@ -4,7 +4,7 @@ import OTPTestSupport
 /// A `redis-server` on its own loopback port, kept only while this object (or the test process) lives.
 final class RedisProcess: @unchecked Sendable {
     let port: Int
-    private let process = Process()
+    private let process = ChildProcess()
     private let keepAlive = Pipe()
 
     /// Starts the server and waits until it accepts connections.
@@ -19,9 +19,9 @@ final class RedisProcess: @unchecked Sendable {
             "redis-server --port \(port) --bind 127.0.0.1 --save '' --appendonly no --loglevel warning "
                 + "> /dev/null 2>&1 & server=$!; cat > /dev/null; kill -9 $server; wait $server",
         ]
-        process.standardInput = keepAlive
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        process.standardInput = .pipe(keepAlive)
+        process.standardOutput = .null
+        process.standardError = .null
         try process.run()
         for _ in 0..<100 {
             if let socket = try? RawHTTP.connect(port: port) {

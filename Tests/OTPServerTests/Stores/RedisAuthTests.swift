@@ -1,4 +1,5 @@
 import Foundation
+import OTPTestSupport
 import OTPRedis
 import OTPServer
 import Testing
@@ -9,12 +10,12 @@ import Testing
     @discardableResult
     static func cli(_ arguments: [String]) throws -> String {
         let port = try RedisTestServer.port.get()
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
         process.arguments = ["-p", String(port)] + arguments
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardOutput = .pipe(output)
+        process.standardError = .null
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

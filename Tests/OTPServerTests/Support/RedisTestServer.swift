@@ -1,4 +1,5 @@
 import Foundation
+import OTPTestSupport
 import OTPRedis
 import OTPServer
 
@@ -49,12 +50,12 @@ enum RedisTestServer {
             while kill -0 \(getpid()) 2>/dev/null && kill -0 $server 2>/dev/null; do sleep 1; done
             redis-cli -p \(port) shutdown nosave >/dev/null 2>&1
             """
-        let process = Process()
+        let process = ChildProcess()
         // In a session of its own, so nothing aimed at this process's group stops the watchdog early.
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
         process.arguments = ["/bin/sh", "-c", script]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        process.standardOutput = .null
+        process.standardError = .null
         do {
             try process.run()
         } catch {
