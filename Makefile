@@ -15,10 +15,10 @@ build: deps
 	swift build
 
 lint:
-	swift format lint --strict --recursive --parallel Sources Tests Stubs Examples Benchmarks Fuzz Package.swift
+	swift format lint --strict --recursive --parallel Sources Tests Stubs Examples Benchmarks Fuzz Plugins Package.swift
 
 format:
-	swift format format --in-place --recursive --parallel Sources Tests Stubs Examples Benchmarks Fuzz Package.swift
+	swift format format --in-place --recursive --parallel Sources Tests Stubs Examples Benchmarks Fuzz Plugins Package.swift
 
 bench-engine: deps
 	bash scripts/bench-engine.sh

@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "OTPClient", dependencies: ["OTPCore"]),
         .testTarget(
             name: "OTPClientTests",
-            dependencies: ["OTPClient", "OTPCore", "OTPHTTP", "OTPServe", "OTPServer"]),
+            dependencies: ["OTPClient", "OTPCore", "OTPHTTP", "OTPServe", "OTPServer", "OTPTestSupport"]),
 
         // MARK: Terminal rendering (Linux and macOS)
         .target(name: "OTPTerminal", dependencies: ["OTPCore"]),
@@ -84,7 +84,11 @@ let package = Package(
         .testTarget(
             name: "OTPDeliveryTests", dependencies: ["OTPDelivery", "OTPTestSupport"], exclude: ["Receivers"]),
         .target(
-            name: "OTPHTTP", dependencies: ["OTPServer", "OTPCore", "OTPTokens", "OTPQR", "CMicroHTTPD"]),
+            name: "OTPHTTP", dependencies: ["OTPServer", "OTPCore", "OTPTokens", "OTPQR", "CMicroHTTPD"],
+            exclude: ["Hosted/Assets"], plugins: ["EmbedHostedAssets"]),
+        // The hosted page's script and stylesheet are files; this plugin builds them into OTPHTTP.
+        .executableTarget(name: "EmbedAssets"),
+        .plugin(name: "EmbedHostedAssets", capability: .buildTool(), dependencies: ["EmbedAssets"]),
         // Turns otp serve's text-level choices (store URLs, sender names, secret files, environment)
         // into the values OTPHTTP takes; not a product.
         .target(

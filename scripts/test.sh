@@ -6,7 +6,7 @@ command -v swift >/dev/null || export PATH=/opt/swift/usr/bin:$PATH
 source scripts/lib.sh
 
 step "swift format lint"
-swift format lint --strict --recursive --parallel Sources Tests Stubs Examples Benchmarks Fuzz Package.swift
+swift format lint --strict --recursive --parallel Sources Tests Stubs Examples Benchmarks Fuzz Plugins Package.swift
 
 step "build"
 # hiredis.pc carries a flag SwiftPM drops with a harmless warning; keep the log readable.

@@ -187,7 +187,8 @@ struct SignedApprovalTokens: ApprovalTokenIssuing {
         for subject: ApprovedSubject, audience: String, nonce: String?, issuedAt: Date, lifetime: Duration
     ) -> String {
         signer.token(
-            for: claims(for: subject, audience: audience, nonce: nonce, issuedAt: issuedAt, lifetime: lifetime))
+            for: claims(
+                for: subject, audience: audience, nonce: nonce, issuedAt: issuedAt, lifetime: lifetime))
     }
 
     /// The claims of an approval: the verified destination in OpenID Connect's names, `test` for a

@@ -801,10 +801,9 @@ class Audit(HostedPageTest):
 class Assets(unittest.TestCase):
     def test_the_script_uses_no_eval_inline_handlers_or_style_attributes(self):
         path = os.path.join(os.path.dirname(__file__), "..", "..", "Sources", "OTPHTTP", "Hosted",
-                            "HostedAssets.swift")
+                            "Assets", "otp.js")
         with open(path, encoding="utf-8") as f:
-            source = f.read()
-        script = source.split('static let script: String = #"""', 1)[1].split('"""#', 1)[0]
+            script = f.read()
         for banned in ("eval(", "new Function", "innerHTML", "setAttribute('style'",
                        'setAttribute("style"', ".style.", "onclick", "document.write"):
             self.assertNotIn(banned, script, banned)

@@ -3,6 +3,7 @@ import OTPCore
 import OTPHTTP
 import OTPServe
 import OTPServer
+import OTPTestSupport
 import Testing
 
 @testable import OTPClient
@@ -203,7 +204,9 @@ func failureCode(_ call: () async throws -> Verification) async -> String? {
 
     @Test("a provider that is down gives delivery_failed")
     func deliveryFailed() async throws {
-        let port = try ClientOfflineTests.closedPort()
+        let closed = try ClosedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let port = closed.port
         let server = try await LiveServer.start(senders: [.webhook(url: "http://127.0.0.1:\(port)/hook")])
         #expect(
             await failureCode { try await server.client.startVerification(to: "+15550100").verification }

@@ -1,31 +1,16 @@
 import Foundation
 import OTPCore
+import OTPTestSupport
 import Testing
 
 @testable import OTPClient
 
 @Suite struct ClientOfflineTests {
-    /// A loopback port nothing listens on: bound, then closed.
-    static func closedPort() throws -> Int {
-        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) }
-        }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     @Test("a server that is not there is a network failure, never an attempt")
     func unreachable() async throws {
-        let port = try Self.closedPort()
+        let closed = try ClosedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let port = closed.port
         let client = VerificationClient(
             baseURL: URL(string: "http://127.0.0.1:\(port)")!, apiKey: "k", timeout: .seconds(2))
         await #expect(throws: VerificationFailure.networkFailure) {

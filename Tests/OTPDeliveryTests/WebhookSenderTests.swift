@@ -1,6 +1,7 @@
 import Foundation
 import OTPCore
 import OTPServer
+import OTPTestSupport
 import Testing
 
 @testable import OTPDelivery
@@ -193,7 +194,9 @@ import Testing
 
     @Test("an endpoint that is down is a delivery failure")
     func down() async throws {
-        let port = try closedPort()
+        let closed = try ClosedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let port = closed.port
         await #expect(throws: DeliveryError.self) { try await sender(port: port).send(email) }
     }
 

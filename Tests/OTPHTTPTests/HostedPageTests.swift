@@ -262,6 +262,27 @@ struct RecordingIssuer: ApprovalTokenIssuing {
         #expect(none.problems.count == 1)
     }
 
+    @Test("the page's assets are the files in Hosted/Assets, the script's English fallback the catalog's")
+    func assetsFromFiles() throws {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Sources/OTPHTTP/Hosted/Assets")
+        let script = try String(contentsOf: directory.appendingPathComponent("otp.js"), encoding: .utf8)
+        let stylesheet = try String(contentsOf: directory.appendingPathComponent("otp.css"), encoding: .utf8)
+        #expect(HostedAssets.script == script, "the built-in script is the file, byte for byte")
+        #expect(HostedAssets.stylesheet == stylesheet)
+        let served = String(decoding: HostedAssets.servedScript, as: UTF8.self)
+        #expect(script.contains("/* OTP_ENGLISH_STRINGS */ {}"))
+        #expect(!served.contains("OTP_ENGLISH_STRINGS"))
+        for sentence in [
+            ScreenText.english.verifying, ScreenText.english.networkFailure, ScreenText.english.locked,
+        ] {
+            #expect(served.contains(sentence), "\(sentence)")
+            #expect(
+                !script.contains("'\(sentence)'") && !script.contains("\"\(sentence)\""),
+                "the file holds no copy of the catalog's \(sentence)")
+        }
+    }
+
     @Test("page tokens open only with their key, and carry the link exactly")
     func pageTokens() throws {
         let key = PageToken.key(fromSecret: Array(repeating: 7, count: 32))

@@ -1,7 +1,7 @@
 import Foundation
-import OTPTestSupport
 import OTPRedis
 import OTPServer
+import OTPTestSupport
 import Testing
 
 #if canImport(Glibc)

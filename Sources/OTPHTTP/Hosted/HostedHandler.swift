@@ -258,7 +258,7 @@ struct HostedHandler: Sendable {
     /// destination as the store holds it; `nil` when the store cannot say.
     private func approvalToken(link: HostedLink, verification: Verification) async -> String? {
         guard let audience = HostedPages.origin(of: link.returnURL),
-            case let found?? = try? await verifier.approvedSubject(id: verification.id)
+            let found = try? await verifier.approvedSubject(id: verification.id)
         else { return nil }
         return pages.issuer.approvalToken(
             for: found, audience: audience, nonce: link.nonce, issuedAt: verifier.now,
@@ -268,7 +268,7 @@ struct HostedHandler: Sendable {
     private func asset(_ asset: HostedRoute.Asset, route: HostedRoute) -> HTTPResponse {
         let (type, body): (String, [UInt8]) =
             switch asset {
-            case .script: ("text/javascript; charset=utf-8", Array(HostedAssets.script.utf8))
+            case .script: ("text/javascript; charset=utf-8", HostedAssets.servedScript)
             case .stylesheet: ("text/css; charset=utf-8", Array(HostedAssets.stylesheet.utf8))
             case .normalization: ("application/json", Self.normalizationJSON)
             }

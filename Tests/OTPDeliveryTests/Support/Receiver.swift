@@ -80,21 +80,3 @@ final class Receiver: @unchecked Sendable {
 enum ReceiverError: Error {
     case didNotStart(String)
 }
-
-/// A loopback port with nothing listening on it: a provider that is down.
-func closedPort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-            bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-        }
-    }
-    guard bound else { throw ReceiverError.didNotStart("closed port") }
-    return Int(UInt16(bigEndian: address.sin_port))
-}

@@ -1,7 +1,7 @@
 import Foundation
-import OTPTestSupport
 import OTPRedis
 import OTPServer
+import OTPTestSupport
 import Testing
 
 /// AUTH against the test Redis, through an ACL user made for each test and deleted after it.
