@@ -278,7 +278,7 @@ struct RecordingIssuer: ApprovalTokenIssuing {
         ] {
             #expect(served.contains(sentence), "\(sentence)")
             #expect(
-                !script.contains("'\(sentence)'") && !script.contains("\"\(sentence)\""),
+                !script.contains(": '\(sentence)'") && !script.contains(": \"\(sentence)\""),
                 "the file holds no copy of the catalog's \(sentence)")
         }
     }
