@@ -626,7 +626,7 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, AtomicStart
     /// file answers unhealthy, not only a closed store.
     public func ping() async -> Bool {
         (try? await run { (db: SQLiteConnection) throws(StoreError) in
-            try db.immediateTransaction { () throws(StoreError) in
+            _ = try db.immediateTransaction { () throws(StoreError) in
                 try db.query(
                     "INSERT OR REPLACE INTO otp_health (id, checked_at) VALUES (1, ?)",
                     [.integer(StoreTime.milliseconds(Date()))])

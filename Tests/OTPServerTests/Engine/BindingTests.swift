@@ -35,7 +35,7 @@ import Testing
         let tamperedStore = MemoryStore()
         var record = try #require(try await h.store.record(id: id))
         record.transaction?.payee = "Mallory Ltd"
-        _ = try await tamperedStore.insert(record, claim: nil, now: h.clock.date)
+        _ = try tamperedStore.insert(record, claim: nil, now: h.clock.date)
         let tampered = h.sibling(store: tamperedStore, policy: relaxedPolicy())
         await #expect(throws: VerifierError.incorrectCode(attemptsLeft: 2)) {
             _ = try await tampered.check(id: id, code: code, clientAddress: "192.0.2.1")
@@ -88,7 +88,7 @@ import Testing
         let started = try await h.verifier.start(
             StartRequest(to: "+15555550100", clientAddress: "192.0.2.1", ref: "attempt-9"))
         #expect(started.verification.ref == "attempt-9")
-        let events = try await store.claimEvents(
+        let events = try store.claimEvents(
             now: h.clock.date.addingTimeInterval(1), leaseUntil: h.clock.date.addingTimeInterval(60),
             limit: 10)
         #expect(events.map(\.event.ref) == ["attempt-9"])
