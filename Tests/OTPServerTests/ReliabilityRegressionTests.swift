@@ -53,15 +53,9 @@ import Testing
         #expect(slowest < .seconds(5), "the slowest call took \(slowest); the timeout is 2 s")
     }
 
-    /// Found by the security review: a writer holding SQLite's lock (a backup, another process)
-    /// made every call wait the 5 s busy timeout in turn on the store's one serial queue.
-    @Test(
-        "with another process holding SQLite's write lock, every one of many parallel calls fails within 2 s")
-    func lockedSQLite() async throws {
-        let path = temporaryDirectory() + "/locked.sqlite3"
-        let store = try SQLiteStoreFactory.open(path)
-        _ = try await store.insert(
-            StoreConformanceTests.sample("vf_locked"), claim: nil, now: StoreConformanceTests.t0)
+    /// Another process holding the write lock of the SQLite database at `path` (a backup, another
+    /// server), returned once it says it has the lock: a line on its output, not a deadline.
+    static func holdWriteLock(_ path: String) throws -> ChildProcess {
         let holder = ChildProcess()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         holder.arguments = [
@@ -74,12 +68,27 @@ import Testing
         let output = Pipe()
         holder.standardOutput = .pipe(output)
         try holder.run()
-        defer {
-            kill(holder.processIdentifier, SIGKILL)
-            holder.waitUntilExit()
-        }
-        // Wait for the holder to say it has the lock (a line on its output, not a deadline).
         _ = output.fileHandleForReading.availableData
+        return holder
+    }
+
+    /// Ends a lock holder.
+    static func release(_ holder: ChildProcess) {
+        kill(holder.processIdentifier, SIGKILL)
+        holder.waitUntilExit()
+    }
+
+    /// Found by the security review: a writer holding SQLite's lock (a backup, another process)
+    /// made every call wait the 5 s busy timeout in turn on the store's one serial queue.
+    @Test(
+        "with another process holding SQLite's write lock, every one of many parallel calls fails within 2 s")
+    func lockedSQLite() async throws {
+        let path = temporaryDirectory() + "/locked.sqlite3"
+        let store = try SQLiteStoreFactory.open(path)
+        _ = try await store.insert(
+            StoreConformanceTests.sample("vf_locked"), claim: nil, now: StoreConformanceTests.t0)
+        let holder = try Self.holdWriteLock(path)
+        defer { Self.release(holder) }
         let outcomes = await Self.parallelCalls(16) { index in
             _ = try await store.takeAttempt(id: "vf_locked", now: StoreConformanceTests.at(Double(index)))
         }
@@ -100,23 +109,8 @@ import Testing
             store: store, sender: RecordingSender(), policy: Policy(),
             secret: Array(repeating: 7, count: 32))
         _ = try await verifier.start(StartRequest(to: "+15550100", clientAddress: "192.0.2.1"))
-        let holder = ChildProcess()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        holder.arguments = [
-            "python3", "-c",
-            "import sqlite3, sys, time\n"
-                + "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
-                + "c.execute('BEGIN IMMEDIATE')\nprint('locked', flush=True)\ntime.sleep(30)",
-            path,
-        ]
-        let output = Pipe()
-        holder.standardOutput = .pipe(output)
-        try holder.run()
-        defer {
-            kill(holder.processIdentifier, SIGKILL)
-            holder.waitUntilExit()
-        }
-        _ = output.fileHandleForReading.availableData
+        let holder = try Self.holdWriteLock(path)
+        defer { Self.release(holder) }
         let clock = ContinuousClock()
         let began = clock.now
         await #expect(throws: VerifierError.self) {

@@ -28,24 +28,15 @@ enum HostedPageHTML {
         let format = CodeFormat(length: length)
         let isOpen = verification?.status == .pending
         let base = "/v/\(content.token)"
-        var html = """
-            <!doctype html>
-            <html lang="\(language.rawValue)" dir="\(language.isRightToLeft ? "rtl" : "ltr")">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="color-scheme" content="light dark">
-            <title>\(escape(text.title))</title>
-            <link rel="stylesheet" href="/v/assets/otp.css">
-            <script src="/v/assets/otp.js" defer></script>
-            </head>
-            <body class="otp-body">
-            <main id="otp" class="otp" data-state-url="\(base)/state" data-check-url="\(base)/check" \
-            data-resend-url="\(base)/resend" data-normalize-url="/v/assets/normalize.json" \
-            data-length="\(length)" data-kind="digits">
-            <h1 id="otp-title">\(escape(text.title))</h1>
+        var html =
+            head(title: text.title, language: language)
+                + """
+                <main id="otp" class="otp" data-state-url="\(base)/state" data-check-url="\(base)/check" \
+                data-resend-url="\(base)/resend" data-normalize-url="/v/assets/normalize.json" \
+                data-length="\(length)" data-kind="digits">
+                <h1 id="otp-title">\(escape(text.title))</h1>
 
-            """
+                """
         if let transaction = verification?.transaction {
             // What the code approves, above the field (UX V16).
             html += "<p id=\"otp-transaction\">\(escape(approval(transaction, text: text)))</p>\n"
@@ -100,19 +91,8 @@ enum HostedPageHTML {
     /// The page that hands an approval to the return URL by POST (response mode `form_post`): the
     /// script submits it at once; without JavaScript the person presses Continue.
     static func returnForm(action: String, state: String, token: String, text: ScreenText) -> String {
-        let language = text.language
-        return """
-            <!doctype html>
-            <html lang="\(language.rawValue)" dir="\(language.isRightToLeft ? "rtl" : "ltr")">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="color-scheme" content="light dark">
-            <title>\(escape(text.verified))</title>
-            <link rel="stylesheet" href="/v/assets/otp.css">
-            <script src="/v/assets/otp.js" defer></script>
-            </head>
-            <body class="otp-body">
+        head(title: text.verified, language: text.language)
+            + """
             <main class="otp">
             <h1 id="otp-title">\(escape(text.verified))</h1>
             <form id="otp-return" method="post" action="\(escape(action))" data-autosubmit="true">
@@ -125,6 +105,25 @@ enum HostedPageHTML {
             </html>
 
             """
+    }
+
+    /// The document's start up to the opening `<body>`: language and direction, the page's own
+    /// stylesheet and script.
+    private static func head(title: String, language: TextLanguage) -> String {
+        """
+        <!doctype html>
+        <html lang="\(language.rawValue)" dir="\(language.isRightToLeft ? "rtl" : "ltr")">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="color-scheme" content="light dark">
+        <title>\(escape(title))</title>
+        <link rel="stylesheet" href="/v/assets/otp.css">
+        <script src="/v/assets/otp.js" defer></script>
+        </head>
+        <body class="otp-body">
+
+        """
     }
 
     /// The status line for a verification's own state, when it is not waiting for a code.
