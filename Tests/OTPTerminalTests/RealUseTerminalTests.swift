@@ -6,24 +6,7 @@ import Testing
 
 /// The terminal's share of issue 31: ←/→ to correct a digit (F11), sending and a failed send (V11),
 /// the isolated destination (V15), the approval line (V16).
-@Suite struct RealUseTerminalTests {
-    let wall = Date(timeIntervalSince1970: 1_795_000_000)
-    let renderer = TerminalRenderer(color: false)
-
-    func verification(length: Int) -> Verification {
-        Verification(
-            id: "vf_t", status: .pending, channel: .sms, to: "+1 ••• ••• 0100", codeLength: length,
-            attemptsLeft: 3, sendsLeft: 4, expiresAt: wall.addingTimeInterval(300),
-            resendAvailableAt: wall.addingTimeInterval(30), createdAt: wall)
-    }
-
-    func machine(length: Int = 6) -> VerificationMachine {
-        var machine = VerificationMachine(format: CodeFormat(length: length))
-        machine.isFocused = true
-        machine.began(verification(length: length), at: .zero, serverNow: wall)
-        return machine
-    }
-
+@Suite struct RealUseTerminalTests: TerminalFixture {
     @Test("F11: the left and right arrows are read, split or in application mode; up and down are skipped")
     func arrows() {
         var parser = KeyParser()

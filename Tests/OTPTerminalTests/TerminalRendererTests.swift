@@ -4,24 +4,7 @@ import Testing
 
 @testable import OTPTerminal
 
-@Suite struct TerminalRendererTests {
-    let wall = Date(timeIntervalSince1970: 1_795_000_000)
-    let renderer = TerminalRenderer(color: false)
-
-    func verification(length: Int) -> Verification {
-        Verification(
-            id: "vf_t", status: .pending, channel: .sms, to: "+1 ••• ••• 0100", codeLength: length,
-            attemptsLeft: 3, sendsLeft: 4, expiresAt: wall.addingTimeInterval(300),
-            resendAvailableAt: wall.addingTimeInterval(30), createdAt: wall)
-    }
-
-    func machine(length: Int = 6) -> VerificationMachine {
-        var machine = VerificationMachine(format: CodeFormat(length: length))
-        machine.isFocused = true
-        machine.began(verification(length: length), at: .zero, serverNow: wall)
-        return machine
-    }
-
+@Suite struct TerminalRendererTests: TerminalFixture {
     func text(_ machine: VerificationMachine) -> String {
         renderer.render(ScreenView(machine: machine)).joined(separator: "\n")
     }
