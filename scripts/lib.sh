@@ -23,3 +23,17 @@ start_redis() {
   echo "redis-server did not start on port $REDIS_PORT" >&2
   return 1
 }
+
+# Starts `$bin serve --port 0 ARGUMENTS…` with its output in $work (stdout, stderr); sets SERVE_PID
+# and SERVE_URL once it says where it listens. The caller stops it (its EXIT trap names SERVE_PID).
+start_serve() {
+  "$bin" serve --port 0 "$@" >"$work/stdout" 2>"$work/stderr" &
+  SERVE_PID=$!
+  for _ in $(seq 100); do
+    grep -q '^listening on ' "$work/stdout" 2>/dev/null && break
+    kill -0 "$SERVE_PID" 2>/dev/null || { cat "$work/stderr" >&2; return 1; }
+    sleep 0.05
+  done
+  SERVE_URL=$(sed -n 's/^listening on //p' "$work/stdout")
+  [ -n "$SERVE_URL" ] || { echo "otp serve did not start" >&2; return 1; }
+}

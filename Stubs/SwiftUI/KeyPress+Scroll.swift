@@ -8,7 +8,8 @@
 import Foundation
 
 /// Declared as on <https://developer.apple.com/documentation/swiftui/keyequivalent>.
-// The page shows `struct KeyEquivalent`; its `character` initializer is not used here.
+///
+/// The page shows `struct KeyEquivalent`; its `character` initializer is not used here.
 @available(iOS 14.0, macOS 11.0, tvOS 17.0, *)
 public struct KeyEquivalent: Hashable, Sendable {
     private let unit: UInt32
@@ -31,7 +32,9 @@ public struct KeyPress {
 
     /// Declared as on <https://developer.apple.com/documentation/swiftui/keypress/phases>.
     public struct Phases: OptionSet, Sendable {
+        /// The raw value.
         public let rawValue: Int
+        /// Creates a value from its raw value.
         public init(rawValue: Int) { self.rawValue = rawValue }
         /// Declared as on <https://developer.apple.com/documentation/swiftui/keypress/phases/down>.
         public static let down = Phases(rawValue: 1)
@@ -42,7 +45,8 @@ public struct KeyPress {
     }
 
     /// Declared as on <https://developer.apple.com/documentation/swiftui/keypress/result>.
-    // The page shows `enum Result`, `Hashable` and `Sendable`.
+    ///
+    /// The page shows `enum Result`, `Hashable` and `Sendable`.
     public enum Result: Hashable, Sendable {
         /// Declared as on <https://developer.apple.com/documentation/swiftui/keypress/result/handled>.
         case handled
@@ -70,7 +74,8 @@ extension View {
 }
 
 /// Declared as on <https://developer.apple.com/documentation/swiftui/axis>.
-// Only `Axis.Set`, the scroll view's first argument, is used.
+///
+/// Only `Axis.Set`, the scroll view's first argument, is used.
 public enum Axis: Int8, CaseIterable, Sendable {
     /// Declared as on <https://developer.apple.com/documentation/swiftui/axis/horizontal>.
     case horizontal
@@ -79,7 +84,9 @@ public enum Axis: Int8, CaseIterable, Sendable {
 
     /// Declared as on <https://developer.apple.com/documentation/swiftui/axis/set>.
     public struct Set: OptionSet, Sendable {
+        /// The raw value.
         public let rawValue: Int8
+        /// Creates a value from its raw value.
         public init(rawValue: Int8) { self.rawValue = rawValue }
         /// Declared as on <https://developer.apple.com/documentation/swiftui/axis/set/horizontal>.
         public static let horizontal = Set(rawValue: 1)
@@ -94,13 +101,15 @@ nonisolated public struct ScrollView<Content>: View where Content: View {
     private let content: Content
 
     /// Declared as on <https://developer.apple.com/documentation/swiftui/scrollview/init(_:showsindicators:content:)>.
-    // The page shows `@ContentBuilder` (Xcode 27); the iOS 17 SDK spells it `@ViewBuilder`.
+    ///
+    /// The page shows `@ContentBuilder` (Xcode 27); the iOS 17 SDK spells it `@ViewBuilder`.
     nonisolated public init(
         _ axes: Axis.Set = .vertical, showsIndicators: Bool = true, @ViewBuilder content: () -> Content
     ) {
         self.content = content()
     }
 
+    /// The content and behavior of the view.
     public var body: EmptyView { EmptyView() }
 }
 
@@ -120,11 +129,13 @@ extension View {
 }
 
 /// Declared as on <https://developer.apple.com/documentation/swiftui/progressview>.
-// The page shows `struct ProgressView<Label, CurrentValueLabel> where Label : View,
-// CurrentValueLabel : View`.
+///
+/// The page shows `struct ProgressView<Label, CurrentValueLabel> where Label : View,
+/// CurrentValueLabel : View`.
 @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
 nonisolated public struct ProgressView<Label, CurrentValueLabel>: View
 where Label: View, CurrentValueLabel: View {
+    /// The content and behavior of the view.
     public var body: EmptyView { EmptyView() }
 }
 

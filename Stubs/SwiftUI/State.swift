@@ -287,7 +287,8 @@ private enum HorizontalSizeClassKey: EnvironmentKey {
 }
 
 /// Declared as on <https://developer.apple.com/documentation/swiftui/colorschemecontrast>.
-// The page shows `enum ColorSchemeContrast`, `CaseIterable`, `Hashable`, `Sendable`.
+///
+/// The page shows `enum ColorSchemeContrast`, `CaseIterable`, `Hashable`, `Sendable`.
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 public enum ColorSchemeContrast: CaseIterable, Sendable, Hashable {
     /// Declared as on <https://developer.apple.com/documentation/swiftui/colorschemecontrast/standard>.

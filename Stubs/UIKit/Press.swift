@@ -31,16 +31,19 @@
 }
 
 /// Declared as on <https://developer.apple.com/documentation/uikit/uikeycommand>.
-// Only the input constants are used; the class's superclass (`UICommand`) is left out.
+///
+/// Only the input constants are used; the class's superclass (`UICommand`) is left out.
 @available(iOS 7.0, *)
 @MainActor open class UIKeyCommand: NSObject {
     /// Declared as on <https://developer.apple.com/documentation/uikit/uikeycommand/inputleftarrow>.
-    // The page shows `nonisolated class let inputLeftArrow: String`; Swift source spells a
-    // stored class constant `static let`.
+    ///
+    /// The page shows `nonisolated class let inputLeftArrow: String`; Swift source spells a
+    /// stored class constant `static let`.
     nonisolated public static let inputLeftArrow = "UIKeyInputLeftArrow"
 
     /// Declared as on <https://developer.apple.com/documentation/uikit/uikeycommand/inputrightarrow>.
-    // The page shows `nonisolated class let inputRightArrow: String`.
+    ///
+    /// The page shows `nonisolated class let inputRightArrow: String`.
     nonisolated public static let inputRightArrow = "UIKeyInputRightArrow"
 }
 

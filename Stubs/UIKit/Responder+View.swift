@@ -9,7 +9,8 @@
 @_exported import Foundation
 
 /// Declared as on <https://developer.apple.com/documentation/uikit/uiresponder>.
-// The page shows `@MainActor class UIResponder`; its superclass is `NSObject`.
+///
+/// The page shows `@MainActor class UIResponder`; its superclass is `NSObject`.
 @available(iOS 2.0, *)
 @MainActor open class UIResponder: NSObject {
     /// Declared as on <https://developer.apple.com/documentation/uikit/uiresponder/isfirstresponder>.
@@ -17,12 +18,14 @@
     open var isFirstResponder: Bool { false }
 
     /// Declared as on <https://developer.apple.com/documentation/uikit/uiresponder/becomefirstresponder()>.
-    // `@discardableResult`: the importer marks every Objective-C method so (see README.md).
+    ///
+    /// `@discardableResult`: the importer marks every Objective-C method so (see README.md).
     @available(iOS 2.0, *)
     @discardableResult open func becomeFirstResponder() -> Bool { false }
 
     /// Declared as on <https://developer.apple.com/documentation/uikit/uiresponder/resignfirstresponder()>.
-    // `@discardableResult`: the importer marks every Objective-C method so (see README.md).
+    ///
+    /// `@discardableResult`: the importer marks every Objective-C method so (see README.md).
     @available(iOS 2.0, *)
     @discardableResult open func resignFirstResponder() -> Bool { true }
 
@@ -36,7 +39,8 @@
 }
 
 /// Declared as on <https://developer.apple.com/documentation/uikit/uiview>.
-// `@MainActor class UIView`, a subclass of `UIResponder`.
+///
+/// `@MainActor class UIView`, a subclass of `UIResponder`.
 @available(iOS 2.0, *)
 @MainActor open class UIView: UIResponder {
     /// Declared as on <https://developer.apple.com/documentation/uikit/uiview/init(frame:)>.
@@ -44,16 +48,18 @@
     public init(frame: CGRect) { super.init() }
 
     /// Declared as on <https://developer.apple.com/documentation/uikit/uiview/init(coder:)>.
-    // The stored documentation has no copy of this page. UIView adopts `NSCoding`, so its
-    // `init?(coder:)` is `required`: a subclass that declares its own designated initializer must
-    // also implement it, as on iOS. The form is NSView's
-    // (https://developer.apple.com/documentation/appkit/nsview/init(coder:)): `init?(coder: NSCoder)`.
+    ///
+    /// The stored documentation has no copy of this page. UIView adopts `NSCoding`, so its
+    /// `init?(coder:)` is `required`: a subclass that declares its own designated initializer must
+    /// also implement it, as on iOS. The form is NSView's
+    /// (https://developer.apple.com/documentation/appkit/nsview/init(coder:)): `init?(coder: NSCoder)`.
     public required init?(coder: NSCoder) { nil }
 
     /// Declared as on <https://developer.apple.com/documentation/uikit/uiwindow/init()>.
-    // `UITextField()` and the like: the importer gives every UIView subclass NSObject's `init()`
-    // as a convenience initializer. The stored documentation shows it only on UIWindow's page
-    // (`convenience init()`); UIView's own page for it is not stored.
+    ///
+    /// `UITextField()` and the like: the importer gives every UIView subclass NSObject's `init()`
+    /// as a convenience initializer. The stored documentation shows it only on UIWindow's page
+    /// (`convenience init()`); UIView's own page for it is not stored.
     public convenience override init() { self.init(frame: .zero) }
 
     /// Declared as on <https://developer.apple.com/documentation/uikit/uiview/window>.
@@ -68,25 +74,29 @@
     open var tintColor: UIColor! = nil
 
     /// Declared as on <https://developer.apple.com/documentation/objectivec/nsobject-swift.class/isaccessibilityelement>.
-    // UIKit declares the accessibility properties on `NSObject` (the UIAccessibility informal
-    // protocol); the stub declares the ones the project uses on UIView, where views use them. The
-    // stored documentation has no copy of the NSObject pages; the declaration is the one on
-    // https://developer.apple.com/documentation/uikit/uiaccessibilityelement/isaccessibilityelement.
+    ///
+    /// UIKit declares the accessibility properties on `NSObject` (the UIAccessibility informal
+    /// protocol); the stub declares the ones the project uses on UIView, where views use them. The
+    /// stored documentation has no copy of the NSObject pages; the declaration is the one on
+    /// https://developer.apple.com/documentation/uikit/uiaccessibilityelement/isaccessibilityelement.
     open var isAccessibilityElement: Bool = false
 
     /// Declared as on <https://developer.apple.com/documentation/objectivec/nsobject-swift.class/accessibilitylabel>.
-    // As `isAccessibilityElement`; the declaration is the one on
-    // https://developer.apple.com/documentation/uikit/uiaccessibilityelement/accessibilitylabel.
+    ///
+    /// As `isAccessibilityElement`; the declaration is the one on
+    /// https://developer.apple.com/documentation/uikit/uiaccessibilityelement/accessibilitylabel.
     open var accessibilityLabel: String?
 
     /// Declared as on <https://developer.apple.com/documentation/objectivec/nsobject-swift.class/accessibilityvalue>.
-    // As `isAccessibilityElement`; the declaration is the one on
-    // https://developer.apple.com/documentation/uikit/uiaccessibilityelement/accessibilityvalue.
+    ///
+    /// As `isAccessibilityElement`; the declaration is the one on
+    /// https://developer.apple.com/documentation/uikit/uiaccessibilityelement/accessibilityvalue.
     open var accessibilityValue: String?
 
     /// Declared as on <https://developer.apple.com/documentation/objectivec/nsobject-swift.class/accessibilitytraits>.
-    // As `isAccessibilityElement`; the declaration is the one on
-    // https://developer.apple.com/documentation/uikit/uiaccessibilityelement/accessibilitytraits.
+    ///
+    /// As `isAccessibilityElement`; the declaration is the one on
+    /// https://developer.apple.com/documentation/uikit/uiaccessibilityelement/accessibilitytraits.
     open var accessibilityTraits: UIAccessibilityTraits = .none
 
     /// Declared as on <https://developer.apple.com/documentation/uikit/uiview/setcontenthuggingpriority(_:for:)>.
@@ -101,12 +111,14 @@
 }
 
 /// Declared as on <https://developer.apple.com/documentation/uikit/uiwindow>.
-// `@MainActor class UIWindow`, a subclass of `UIView`.
+///
+/// `@MainActor class UIWindow`, a subclass of `UIView`.
 @available(iOS 2.0, *)
 @MainActor open class UIWindow: UIView {}
 
 /// Declared as on <https://developer.apple.com/documentation/uikit/uicolor>.
-// The page shows `class UIColor` (not main-actor isolated); its superclass is `NSObject`.
+///
+/// The page shows `class UIColor` (not main-actor isolated); its superclass is `NSObject`.
 @available(iOS 2.0, *)
 open class UIColor: NSObject {
     /// Declared as on <https://developer.apple.com/documentation/uikit/uicolor/clear>.
@@ -115,7 +127,8 @@ open class UIColor: NSObject {
 }
 
 /// Declared as on <https://developer.apple.com/documentation/uikit/uilayoutpriority>.
-// `struct UILayoutPriority`, a typed `Float` constant: `RawRepresentable`, `Hashable`, `Sendable`.
+///
+/// `struct UILayoutPriority`, a typed `Float` constant: `RawRepresentable`, `Hashable`, `Sendable`.
 public struct UILayoutPriority: RawRepresentable, Hashable, Sendable {
     /// The priority's value.
     public var rawValue: Float
@@ -132,11 +145,13 @@ public struct UILayoutPriority: RawRepresentable, Hashable, Sendable {
 }
 
 /// Declared as on <https://developer.apple.com/documentation/uikit/nslayoutconstraint>.
-// `@MainActor class NSLayoutConstraint`; the stub declares it only to hold `Axis`.
+///
+/// `@MainActor class NSLayoutConstraint`; the stub declares it only to hold `Axis`.
 @available(iOS 6.0, *)
 @MainActor open class NSLayoutConstraint: NSObject {
     /// Declared as on <https://developer.apple.com/documentation/uikit/nslayoutconstraint/axis>.
-    // `enum Axis`: `RawRepresentable` (`Int`), `Hashable`, `Sendable` (Relationships on the page).
+    ///
+    /// `enum Axis`: `RawRepresentable` (`Int`), `Hashable`, `Sendable` (Relationships on the page).
     public enum Axis: Int, Hashable, Sendable {
         /// Declared as on <https://developer.apple.com/documentation/uikit/nslayoutconstraint/axis/horizontal>.
         case horizontal = 0
@@ -146,7 +161,8 @@ public struct UILayoutPriority: RawRepresentable, Hashable, Sendable {
 }
 
 /// Declared as on <https://developer.apple.com/documentation/uikit/uiaccessibilitytraits>.
-// `struct UIAccessibilityTraits`, an option set over `UInt64` values.
+///
+/// `struct UIAccessibilityTraits`, an option set over `UInt64` values.
 public struct UIAccessibilityTraits: OptionSet, Hashable, Sendable {
     /// The traits' bits.
     public let rawValue: UInt64

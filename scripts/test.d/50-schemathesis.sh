@@ -12,22 +12,14 @@ bin="${OTP_BIN:-$(swift build --show-bin-path)/otp}"
 
 work=$(mktemp -d)
 key="st-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+source scripts/lib.sh
+trap 'kill "${SERVE_PID:-}" 2>/dev/null || true; wait "${SERVE_PID:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 # Limits lifted so generated starts reach the checks instead of 429; the rules are the same.
-"$bin" serve --port 0 --store memory --api-key "$key" --sender "outbox:$work/outbox.jsonl" \
+start_serve --store memory --api-key "$key" --sender "outbox:$work/outbox.jsonl" \
   --limit-starts-per-destination 1000000000/31536000 --limit-starts-per-address 1000000000/31536000 \
   --limit-checks-per-address 1000000000/31536000 --limit-failed-checks-per-destination 1000000000/31536000 \
-  --public-url http://127.0.0.1:8080 --hosted-return-origins http://127.0.0.1:9 \
-  >"$work/stdout" 2>"$work/stderr" &
-server=$!
-trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
-
-for _ in $(seq 100); do
-  grep -q '^listening on ' "$work/stdout" 2>/dev/null && break
-  kill -0 "$server" 2>/dev/null || { cat "$work/stderr" >&2; exit 1; }
-  sleep 0.05
-done
-url=$(sed -n 's/^listening on //p' "$work/stdout")
-[ -n "$url" ] || { echo "otp serve did not start" >&2; exit 1; }
+  --public-url http://127.0.0.1:8080 --hosted-return-origins http://127.0.0.1:9
+url=$SERVE_URL
 
 schemathesis run openapi.yaml --url "$url" -H "Authorization: Bearer $key" \
   --checks all --exclude-checks positive_data_acceptance \

@@ -13,18 +13,11 @@ bin="${OTP_BIN:-$(swift build --show-bin-path)/otp}"
 work=$(mktemp -d)
 key="bk-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 pk="pk_ios_$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-"$bin" serve --port 0 --store memory --api-key "$key" --publishable-key "ios=$pk" \
-  --sender "outbox:$work/outbox.jsonl" --test-destination "+15550155=123456" \
-  >"$work/stdout" 2>"$work/stderr" &
-server=$!
-trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
-for _ in $(seq 100); do
-  grep -q '^listening on ' "$work/stdout" 2>/dev/null && break
-  kill -0 "$server" 2>/dev/null || { cat "$work/stderr" >&2; exit 1; }
-  sleep 0.05
-done
-url=$(sed -n 's/^listening on //p' "$work/stdout")
-[ -n "$url" ] || { echo "otp serve did not start" >&2; exit 1; }
+source scripts/lib.sh
+trap 'kill "${SERVE_PID:-}" 2>/dev/null || true; wait "${SERVE_PID:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
+start_serve --store memory --api-key "$key" --publishable-key "ios=$pk" \
+  --sender "outbox:$work/outbox.jsonl" --test-destination "+15550155=123456"
+url=$SERVE_URL
 
 # The README's block, as it stands.
 python3 - README.md "$work/check_approval.py" <<'PY'
