@@ -9,14 +9,13 @@ import OTPServer
 /// Caller `n` checks verification `n` from its own client address (up to 250 callers; more share
 /// addresses), as the users (or bots) of a server each check their own: a verification locks after a few wrong codes, so guessing at scale
 /// spreads over many.
-/// Checks take the path the HTTP server takes for the store: on the caller's thread
-/// (``Verifier/checkImmediately(id:code:clientAddress:)``) when the store judges there, else the
-/// asynchronous ``Verifier/check(id:code:clientAddress:)``.
+/// Checks take the path the HTTP server takes: ``Verifier/check(id:code:clientAddress:reply:)``,
+/// read on the caller's thread when the store answers there (the memory store), else awaited.
 final class EngineLoad: Sendable {
     let verifier: Verifier
     /// One per caller.
     let callers: [Caller]
-    /// Whether checks run on the caller's thread.
+    /// Whether the store answers checks on the caller's thread.
     let immediate: Bool
 
     /// A verification and the client address that checks it, with a code that is not its code.
@@ -50,9 +49,18 @@ final class EngineLoad: Sendable {
         }
         self.callers = callers
         let first = callers[0]
-        immediate =
-            verifier.checkImmediately(id: first.id, code: first.wrongCode, clientAddress: first.clientAddress)
-            != nil
+        immediate = Self.inline(verifier, first) != nil
+    }
+
+    /// The answer to a wrong check by `caller` when the store gave it before the call returned, or
+    /// `nil` when it answers on a thread of its own.
+    private static func inline(_ verifier: Verifier, _ caller: Caller) -> Result<Verification, VerifierError>?
+    {
+        let answer = Locked<Result<Verification, VerifierError>?>(nil)
+        verifier.check(id: caller.id, code: caller.wrongCode, clientAddress: caller.clientAddress) { result in
+            answer.withLock { $0 = result }
+        }
+        return answer.withLock { $0 }
     }
 
     /// One check with a wrong code by caller `number`; anything but `incorrect_code` is a benchmark failure.
@@ -75,10 +83,7 @@ final class EngineLoad: Sendable {
     /// One check with a wrong code by caller `number` on the caller's thread, when ``immediate``.
     func wrongCheckImmediately(by number: Int = 0) throws {
         let caller = callers[number]
-        guard
-            let outcome = verifier.checkImmediately(
-                id: caller.id, code: caller.wrongCode, clientAddress: caller.clientAddress)
-        else {
+        guard let outcome = Self.inline(verifier, caller) else {
             throw LoadError("the check left the caller's thread")
         }
         try Self.expectIncorrect(outcome)

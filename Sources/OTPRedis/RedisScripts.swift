@@ -92,27 +92,35 @@ enum RedisScripts {
 
         """
 
-    /// Stores a record and claims its idempotency key unless that key is live.
+    /// A start's one step: a live idempotency key replays, then the permits all or none, then the
+    /// record is stored with its claim and its `pending` event.
     ///
-    /// KEYS: record, idempotency key (or the record again), record index, key index.
-    /// ARGV: now, claimed ("1"/"0"), fingerprint, claim expiry, record id, record key prefix, the
-    /// event prefix (empty: no events), then the record's field pairs. Records and keys past their
-    /// time go when ``purge`` runs, never here.
-    static let insert = RedisScript(
-        prelude + events + """
+    /// KEYS: record, idempotency key (or the record again), record index, key index, then one
+    /// counter per permit. ARGV: now, claimed ("1"/"0"), fingerprint, claim expiry, record id,
+    /// record key prefix, the event prefix (empty: no events), then per permit its interval and its
+    /// window, then the record's field pairs. Replies `{'inserted', ''}`, `{'replay', '', 'vid', …,
+    /// 'fp', …, 'exp', …}` or `{'denied', 'WAIT:INDEX'}`. Records and keys past their time go when
+    /// ``purge`` runs, never here.
+    static let start = RedisScript(
+        prelude + permits + events + """
             local now = tonumber(ARGV[1])
+            local count = #KEYS - 4
             if ARGV[2] == '1' then
               local e = load(KEYS[2])
               if e and tonumber(e.exp) > now then
                 return {'replay', '', 'vid', e.vid, 'fp', e.fp, 'exp', e.exp}
               end
+            end
+            local arrivals, wait, refusing = take(now, 5, count, 8, 2)
+            if not arrivals then return {'denied', string.format('%d', wait) .. ':' .. refusing} end
+            if ARGV[2] == '1' then
               redis.call('DEL', KEYS[2])
               redis.call('HSET', KEYS[2], 'vid', ARGV[5], 'fp', ARGV[3], 'exp', ARGV[4])
               redis.call('PEXPIRE', KEYS[2], math.max(1, tonumber(ARGV[4]) - now))
               redis.call('ZADD', KEYS[4], ARGV[4], KEYS[2])
             end
             redis.call('DEL', KEYS[1])
-            redis.call('HSET', KEYS[1], unpack(ARGV, 8))
+            redis.call('HSET', KEYS[1], unpack(ARGV, 8 + 2 * count))
             local purge = tonumber(redis.call('HGET', KEYS[1], 'pur'))
             redis.call('PEXPIRE', KEYS[1], math.max(1, purge - now))
             redis.call('ZADD', KEYS[3], purge, ARGV[5])
@@ -122,20 +130,6 @@ enum RedisScripts {
               redis.call('ZADD', ARGV[7] .. 'exp', r.exp, r.id)
             end
             return {'inserted', ''}
-            """)
-
-    /// Takes one attempt (`VerificationRecord.takeAttempt`).
-    ///
-    /// KEYS: record. ARGV: now.
-    static let takeAttempt = RedisScript(
-        prelude + """
-            local r = load(KEYS[1])
-            if not r then return {'notFound', ''} end
-            local s = status(r, tonumber(ARGV[1]))
-            if s == 'approved' or s == 'canceled' then return answer('notPending', '', KEYS[1]) end
-            if s == 'expired' or s == 'locked' then return answer(s, '', KEYS[1]) end
-            redis.call('HINCRBY', KEYS[1], 'att', -1)
-            return answer('taken', '', KEYS[1])
             """)
 
     /// `compare(kept, candidate)`: 0 when two byte strings are equal, else a positive number, in
@@ -174,28 +168,26 @@ enum RedisScripts {
     ///
     /// KEYS: record, then one counter per permit. ARGV: now, the candidate's hash, then per permit
     /// its interval, its window and "1" when it is given back on approval, then the event prefix
-    /// (empty: no events), then the revision of the record the caller holds (empty: none).
+    /// (empty: no events).
     ///
-    /// It reads only what judging needs. A wrong code, the common answer (and an attacker's), is
-    /// answered `{'incorrect', 'held', 'ATTEMPTS:LEASE_UNTIL:LEASE_TOKEN'}` when the caller holds the
-    /// record's revision: the fields a check or a lease can change, in one string. Only a finished resend changes
-    /// the others, and it moves the revision (`rev`, absent for `0`). Every other answer carries
-    /// the whole record as stored after the step. The hashes are compared byte by byte to the end
-    /// with arithmetic only, whatever differs, so the time taken does not depend on where.
+    /// It reads only what judging needs, and answers only what the answer says: `{'incorrect',
+    /// 'ATTEMPTS'}`, `{'expired', 'ATTEMPTS'}`, `{'rateLimited', 'WAIT:INDEX:ATTEMPTS'}`,
+    /// `{'locked', ''}`, `{'notPending', ''}`, `{'notFound', ''}`; an approval carries the whole
+    /// record as stored after the step. The hashes are compared byte by byte to the end with
+    /// arithmetic only, whatever differs, so the time taken does not depend on where.
     static let check = RedisScript(
         prelude + permits + events + comparison + """
             local now = tonumber(ARGV[1])
             local count = #KEYS - 1
             local evp = ARGV[3 + 3 * count]
-            local held = ARGV[4 + 3 * count]
-            local f = redis.call('HMGET', KEYS[1], 'st', 'exp', 'att', 'hash', 'rev', 'lt', 'lu')
+            local f = redis.call('HMGET', KEYS[1], 'st', 'exp', 'att', 'hash')
             if not f[1] then return {'notFound', ''} end
-            if f[1] ~= 'pending' then return answer('notPending', '', KEYS[1]) end
-            if now >= tonumber(f[2]) then return answer('expired', '', KEYS[1]) end
-            if tonumber(f[3]) <= 0 then return answer('locked', '', KEYS[1]) end
+            if f[1] ~= 'pending' then return {'notPending', ''} end
+            if now >= tonumber(f[2]) then return {'expired', f[3]} end
+            if tonumber(f[3]) <= 0 then return {'locked', ''} end
             local arrivals, wait, refusing = take(now, 2, count, 3, 3)
             if not arrivals then
-              return answer('rateLimited', string.format('%d', wait) .. ':' .. refusing, KEYS[1])
+              return {'rateLimited', string.format('%d', wait) .. ':' .. refusing .. ':' .. f[3]}
             end
             local left = redis.call('HINCRBY', KEYS[1], 'att', -1)
             local diff = compare(f[4], ARGV[2])
@@ -203,10 +195,7 @@ enum RedisScripts {
               if left == 0 and evp ~= '' then
                 note(evp, load(KEYS[1]), 'max_attempts_reached', ARGV[1], now)
               end
-              if held ~= '' and held == (f[5] or '0') then
-                return {'incorrect', 'held', string.format('%d', left) .. ':' .. (f[7] or '') .. ':' .. (f[6] or '')}
-              end
-              return answer('incorrect', '', KEYS[1])
+              return {'incorrect', string.format('%d', left)}
             end
             redis.call('HSET', KEYS[1], 'st', 'approved', 'lt', '', 'lu', '')
             if evp ~= '' then note(evp, load(KEYS[1]), 'approved', ARGV[1], now) end
@@ -223,10 +212,9 @@ enum RedisScripts {
             return answer('approved', '', KEYS[1])
             """)
 
-    /// Approves or cancels a pending verification.
+    /// Cancels a pending verification.
     ///
-    /// KEYS: record. ARGV: the new state, `approved` or `canceled`; the event prefix (empty: no
-    /// event) and now.
+    /// KEYS: record. ARGV: the new state, `canceled`; the event prefix (empty: no event) and now.
     static let settle = RedisScript(
         prelude + events + """
             local r = load(KEYS[1])
@@ -265,8 +253,6 @@ enum RedisScripts {
             if r.lt ~= ARGV[1] then return answer('leaseLost', '', KEYS[1]) end
             redis.call('HSET', KEYS[1], 'hash', ARGV[2], 'att', ARGV[3], 'sent', ARGV[4], 'exp', ARGV[5],
               'rav', ARGV[6], 'pur', ARGV[7], 'lt', '', 'lu', '')
-            -- The fields a check answers without (code, times, sends) changed: a new revision.
-            redis.call('HINCRBY', KEYS[1], 'rev', 1)
             redis.call('PEXPIRE', KEYS[1], math.max(1, tonumber(ARGV[7]) - tonumber(ARGV[8])))
             redis.call('ZADD', KEYS[2], ARGV[7], ARGV[9])
             if ARGV[10] ~= '' then redis.call('ZADD', ARGV[10] .. 'exp', ARGV[5], ARGV[9]) end

@@ -10,19 +10,14 @@ import OTPServer
 /// idempotency keys by the time they may go, for ``purgeExpired(now:)``. Each store holds
 /// a small pool of connections, each used from its own serial queue so a slow reply never
 /// blocks Swift's cooperative threads. Scripts that wait for a connection together go out as one
-/// pipeline, and a check is also a ``QueuedCheckStore`` call answered on the connection's queue.
-public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEventStore, TOTPFactorStore,
-    @unchecked Sendable
-{
+/// pipeline; a start, a check and a read answer their ``StoreReply`` on the connection's queue.
+public final class RedisStore: VerificationStore, @unchecked Sendable {
     // Each connection is used only on its own serial queue: that is what makes this type Sendable.
     private let pool: [Lane]
     private let next = Counter()
     private let prefix: String
     /// Whether state changes write ``LifecycleEvent``s to the outbox, in the same script.
     private let recordsEvents: Bool
-    /// The record each recent check read in full, by id, so that a wrong code's reply need carry
-    /// only what the check changed (see ``RedisScripts/check``).
-    private let heldRecords = BoundedMemo<String, HeldRecord>(bound: 10_000)
 
     /// Connects to Redis and keeps every key under a prefix.
     ///
@@ -66,21 +61,25 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
 
     // MARK: - VerificationStore
 
-    /// Stores a new verification and its idempotency key, unless the key is live.
-    public func insert(
-        _ record: VerificationRecord, claim: IdempotencyClaim?, now: Date
-    ) async throws(StoreError)
-        -> InsertOutcome
-    {
-        let keys = [
+    /// Takes a start's one step in one Lua script (the idempotency key, the permits, the record),
+    /// answering on the connection's queue.
+    public func start(_ step: StartStep, now: Date, reply: @escaping StoreReply<StartAnswer>) {
+        let record = step.record
+        let claim = step.claim
+        var keys = [
             recordKey(record.id), claim.map { idempotencyKey($0.key) } ?? recordKey(record.id), recordIndex,
             keyIndex,
         ]
+        keys += step.permits.map { rateKey($0.key) }
         var arguments: [[UInt8]] = [
             Self.time(now), Array((claim == nil ? "0" : "1").utf8), Array((claim?.fingerprint ?? "").utf8),
             claim.map { Self.time($0.expiresAt) } ?? [], Array(record.id.utf8), Array(recordKey("").utf8),
             eventPrefix,
         ]
+        for permit in step.permits {
+            arguments.append(Array(String(permit.intervalMilliseconds).utf8))
+            arguments.append(Array(String(permit.windowMilliseconds).utf8))
+        }
         arguments += Self.fields(of: record)
         if recordsEvents {
             // The masked destination, so events written inside scripts need no masking there.
@@ -89,30 +88,60 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
                 Array(Destination.mask(channel: record.channel, address: record.destination).utf8),
             ]
         }
-        let reply = try await evaluate(RedisScripts.insert, keys: keys, arguments: arguments)
-        let (outcome, _, fields) = try Self.parse(reply)
+        let permits = step.permits
+        let evaluation = RedisConnection.Evaluation(
+            script: RedisScripts.start, keys: keys, arguments: arguments)
+        submit(.evaluate(evaluation)) { answer in
+            reply(
+                Result { () throws(StoreError) in try Self.startAnswer(try answer.get(), permits: permits) })
+        }
+    }
+
+    static func startAnswer(_ reply: RedisValue, permits: [RatePermit]) throws(StoreError) -> StartAnswer {
+        let (outcome, extra, fields) = try parse(reply)
         switch outcome {
         case "inserted": return .inserted
         case "replay":
-            guard let id = fields["vid"].map(Self.text), let fingerprint = fields["fp"].map(Self.text),
-                let expires = fields["exp"].flatMap(Self.number)
+            guard let id = fields["vid"].map(text), let fingerprint = fields["fp"].map(text),
+                let expires = fields["exp"].flatMap(number)
             else { throw StoreError("redis: malformed idempotency entry") }
             return .replay(
                 IdempotencyEntry(
                     verificationID: id, fingerprint: fingerprint,
                     expiresAt: StoreTime.date(milliseconds: expires)))
-        default: throw StoreError("redis: unexpected insert outcome")
+        case "denied":
+            let (wait, index, _) = try waitParts(extra, permits: permits)
+            return .denied(waitMilliseconds: wait, key: permits[index].key)
+        default: throw StoreError("redis: unexpected start outcome")
         }
     }
 
-    /// The verification with an identifier.
-    public func record(id: String) async throws(StoreError) -> VerificationRecord? {
-        let reply = try await run { connection throws(StoreError) in
-            try connection.command("HGETALL", self.recordKey(id))
+    /// `WAIT:INDEX[:ATTEMPTS]` of a refusing reply: the wait, the refusing permit's index (from 0)
+    /// and the attempts left, if given.
+    private static func waitParts(
+        _ extra: [UInt8], permits: [RatePermit]
+    ) throws(StoreError) -> (Int64, Int, Int?) {
+        let parts = extra.split(separator: UInt8(ascii: ":")).map { Array($0) }
+        guard parts.count == 2 || parts.count == 3, let wait = number(parts[0]), let index = number(parts[1]),
+            permits.indices.contains(Int(index) - 1)
+        else { throw StoreError("redis: malformed wait") }
+        let attempts = parts.count == 3 ? number(parts[2]).map { Int($0) } : nil
+        if parts.count == 3, attempts == nil { throw StoreError("redis: malformed wait") }
+        return (wait, Int(index) - 1, attempts)
+    }
+
+    /// Reads a verification, answering on the connection's queue.
+    public func record(id: String, reply: @escaping StoreReply<VerificationRecord?>) {
+        let key = recordKey(id)
+        submit(.body({ connection throws(StoreError) in try connection.command("HGETALL", key) })) { answer in
+            reply(
+                Result { () throws(StoreError) -> VerificationRecord? in
+                    let value = try answer.get()
+                    guard case .array(let flat) = value else { throw Self.failure(value) }
+                    guard !flat.isEmpty else { return nil }
+                    return try Self.record(from: Self.pairs(flat))
+                })
         }
-        guard case .array(let flat) = reply else { throw Self.failure(reply) }
-        guard !flat.isEmpty else { return nil }
-        return try Self.record(from: Self.pairs(flat))
     }
 
     /// The live entry of an idempotency key.
@@ -138,31 +167,15 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
         if case .error = reply { throw Self.failure(reply) }
     }
 
-    /// Judges a check in one Lua script: refusal, permits, attempt, comparison, approval and refunds.
-    public func check(_ attempt: CheckAttempt, now: Date) async throws(StoreError) -> CheckOutcome {
-        let held = heldRecords[attempt.id]
-        let reply = try await evaluate(checkEvaluation(attempt, now: now, held: held))
-        return try checkOutcome(reply, attempt: attempt, held: held)
-    }
-
-    /// Judges a check as ``check(_:now:)`` does, answering on the connection's queue; checks
-    /// waiting together share one pipeline.
-    public func check(
-        _ attempt: CheckAttempt, now: Date,
-        completion: @escaping @Sendable (Result<CheckOutcome, StoreError>) -> Void
-    ) {
-        let held = heldRecords[attempt.id]
-        submit(.evaluate(checkEvaluation(attempt, now: now, held: held))) { reply in
-            completion(
-                Result { () throws(StoreError) in
-                    try self.checkOutcome(try reply.get(), attempt: attempt, held: held)
-                })
+    /// Judges a check in one Lua script (refusal, permits, attempt, comparison, approval and
+    /// refunds), answering on the connection's queue; checks waiting together share one pipeline.
+    public func check(_ step: CheckStep, now: Date, reply: @escaping StoreReply<CheckAnswer>) {
+        submit(.evaluate(checkEvaluation(step, now: now))) { answer in
+            reply(Result { () throws(StoreError) in try Self.checkAnswer(try answer.get(), step: step) })
         }
     }
 
-    private func checkEvaluation(
-        _ attempt: CheckAttempt, now: Date, held: HeldRecord?
-    ) -> RedisConnection.Evaluation {
+    private func checkEvaluation(_ attempt: CheckStep, now: Date) -> RedisConnection.Evaluation {
         // Laid out as the protocol's bulk strings as it is made: no array per key or argument.
         var tail = RedisArguments(capacity: 5 + 4 * attempt.permits.count, bytes: 320)
         tail.append(Int64(1 + attempt.permits.count))
@@ -177,97 +190,30 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
             tail.append(refunded ? [0x31] : [0x30])
         }
         tail.append(eventPrefix)
-        tail.append(held?.revision ?? [])
         return RedisConnection.Evaluation(script: RedisScripts.check, tail: tail)
     }
 
-    private func checkOutcome(
-        _ reply: RedisValue, attempt: CheckAttempt, held: HeldRecord?
-    ) throws(StoreError) -> CheckOutcome {
-        if let short = try Self.shortIncorrect(reply) {
-            // Only what the check and a lease can change; the rest is the record held, at the
-            // revision the script found.
-            guard var record = held?.record else {
-                throw StoreError("redis: a short check reply for a record not held")
-            }
-            record.state = .pending
-            record.attemptsLeft = short.attemptsLeft
-            record.resendLease = short.lease
-            return .incorrect(record)
-        }
-        let (outcome, extra, fields) = try Self.parse(reply)
-        if outcome == "notFound" {
-            heldRecords.forget(attempt.id)
-            return .notFound
-        }
-        let record = try Self.record(from: fields)
-        heldRecords.remember(
-            HeldRecord(revision: fields["rev"] ?? Array("0".utf8), record: record), for: record.id)
+    static func checkAnswer(_ reply: RedisValue, step: CheckStep) throws(StoreError) -> CheckAnswer {
+        let (outcome, extra, fields) = try parse(reply)
         switch outcome {
-        case "approved": return .approved(record)
-        case "incorrect": return .incorrect(record)
-        case "notPending": return .notPending(record)
-        case "expired": return .expired(record)
-        case "locked": return .locked(record)
+        case "incorrect": return .incorrect(attemptsLeft: try attempts(extra))
+        case "approved": return .approved(try record(from: fields))
+        case "notFound": return .notFound
+        case "notPending": return .notPending
+        case "expired": return .expired(attemptsLeft: try attempts(extra))
+        case "locked": return .locked
         case "rateLimited":
-            let parts = extra.split(separator: UInt8(ascii: ":")).map { Array($0) }
-            guard parts.count == 2, let wait = Self.number(parts[0]), let index = Self.number(parts[1]),
-                attempt.permits.indices.contains(Int(index) - 1)
-            else { throw StoreError("redis: malformed wait") }
-            return .rateLimited(waitMilliseconds: wait, key: attempt.permits[Int(index) - 1].key, record)
+            let (wait, index, left) = try waitParts(extra, permits: step.permits)
+            guard let left else { throw StoreError("redis: malformed wait") }
+            return .rateLimited(waitMilliseconds: wait, key: step.permits[index].key, attemptsLeft: left)
         default: throw StoreError("redis: unexpected check outcome")
         }
     }
 
-    /// The check script's `extra` when it answers with only the fields a check changes.
-    private static let heldMarker = Array("held".utf8)
-    private static let incorrectOutcome = Array("incorrect".utf8)
-
-    /// The attempts left and the lease of a wrong code's short reply
-    /// (`{'incorrect', 'held', 'ATTEMPTS:LEASE_UNTIL:LEASE_TOKEN'}`), or `nil` for any other reply.
-    static func shortIncorrect(
-        _ reply: RedisValue
-    ) throws(StoreError) -> (attemptsLeft: Int, lease: ResendLease?)? {
-        guard case .array(let parts) = reply, parts.count == 3, case .string(let outcome) = parts[0],
-            outcome == incorrectOutcome, case .string(let extra) = parts[1], extra == heldMarker
-        else { return nil }
-        guard case .string(let packed) = parts[2] else {
-            throw StoreError("redis: malformed short check reply")
-        }
-        let colon = UInt8(ascii: ":")
-        guard let first = packed.firstIndex(of: colon),
-            let second = packed[(first + 1)...].firstIndex(of: colon),
-            let attempts = number(Array(packed[..<first]))
-        else { throw StoreError("redis: malformed short check reply") }
-        let lease = Self.lease(
-            token: Array(packed[(second + 1)...]), until: Array(packed[(first + 1)..<second]))
-        return (Int(attempts), lease)
-    }
-
-    /// Takes one attempt.
-    public func takeAttempt(id: String, now: Date) async throws(StoreError) -> AttemptOutcome {
-        let reply = try await evaluate(
-            RedisScripts.takeAttempt, keys: [recordKey(id)], arguments: [Self.time(now)])
-        let (outcome, _, fields) = try Self.parse(reply)
-        if outcome == "notFound" { return .notFound }
-        let record = try Self.record(from: fields)
-        switch outcome {
-        case "taken": return .taken(record)
-        case "notPending": return .notPending(record)
-        case "expired": return .expired(record)
-        case "locked": return .locked(record)
-        default: throw StoreError("redis: unexpected attempt outcome")
-        }
-    }
-
-    /// Approves a pending verification.
-    public func approve(id: String) async throws(StoreError) -> TransitionOutcome {
-        try await settle(id, to: .approved)
-    }
-
-    /// Cancels a pending verification.
-    public func cancel(id: String) async throws(StoreError) -> TransitionOutcome {
-        try await settle(id, to: .canceled)
+    /// The attempts left a check reply carries.
+    private static func attempts(_ extra: [UInt8]) throws(StoreError) -> Int {
+        guard let left = number(extra) else { throw StoreError("redis: malformed attempts left") }
+        return Int(left)
     }
 
     /// Claims the next send.
@@ -392,18 +338,12 @@ public final class RedisStore: VerificationStore, QueuedCheckStore, LifecycleEve
     // MARK: - Helpers
 
     private func settle(
-        _ id: String, to state: VerificationRecord.State, eventsAt now: Date? = nil
+        _ id: String, to state: VerificationRecord.State, eventsAt now: Date
     ) async throws(StoreError) -> TransitionOutcome {
-        let events = now.map { _ in eventPrefix } ?? []
         let reply = try await evaluate(
             RedisScripts.settle, keys: [recordKey(id)],
-            arguments: [Array(state.rawValue.utf8), events, now.map(Self.time) ?? []])
+            arguments: [Array(state.rawValue.utf8), eventPrefix, Self.time(now)])
         return try transition(reply)
-    }
-
-    /// Approves a pending verification; the `approved` event, when recorded, is at `now`.
-    public func approve(id: String, now: Date) async throws(StoreError) -> TransitionOutcome {
-        try await settle(id, to: .approved, eventsAt: now)
     }
 
     /// Cancels a pending verification; the `canceled` event, when recorded, is at `now`.
@@ -853,10 +793,4 @@ struct RedisFields {
     subscript(name: String) -> [UInt8]? {
         names.lastIndex(of: name).map { values[$0] }
     }
-}
-
-/// A record as a check last read it whole, and the revision it had.
-private struct HeldRecord: Sendable {
-    let revision: [UInt8]
-    let record: VerificationRecord
 }

@@ -11,15 +11,12 @@ import OTPServer
 /// blocks Swift's cooperative threads or the server's HTTP threads. Calls that wait for the queue
 /// together share one transaction (a group commit), and none is answered before that transaction
 /// commits; when one fails, the group runs again with a savepoint per call, so the failure costs
-/// only its own writes. A check is also a ``QueuedCheckStore`` call: the
-/// queue answers the server's request itself, with no task. (Judging checks on the HTTP threads,
+/// only its own writes. A start, a check and a read answer their ``StoreReply`` on the
+/// queue once committed: the queue answers the server's request itself, with no task. (Judging checks on the HTTP threads,
 /// as the memory store does, was measured slower here: 9,300 checks a second against 14,500,
 /// since a thread waiting for the queue cannot serve its other connections.) Expired rows go when
 /// ``purgeExpired(now:)`` runs; ``shutdown()`` closes the database.
-public final class SQLiteStore: VerificationStore, QueuedCheckStore, AtomicStartStore, LifecycleEventStore,
-    TOTPFactorStore,
-    @unchecked Sendable
-{
+public final class SQLiteStore: VerificationStore, @unchecked Sendable {
     /// How hard each commit waits for the disk.
     public enum Durability: Sendable {
         /// `synchronous=NORMAL`: in WAL mode a commit survives a crash of the process, and a
@@ -181,42 +178,25 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, AtomicStart
 
     // MARK: - VerificationStore
 
-    /// Stores a new verification and its idempotency key, unless the key is live.
-    public func insert(
-        _ record: VerificationRecord, claim: IdempotencyClaim?, now: Date
-    ) async throws(StoreError)
-        -> InsertOutcome
-    {
+    /// Takes a start's one step in one immediate transaction (the idempotency key, the permits,
+    /// the record) and answers on the queue once committed.
+    public func start(_ step: StartStep, now: Date, reply: @escaping StoreReply<StartAnswer>) {
         let events = recordsEvents
-        return try await run { (db: SQLiteConnection) throws(StoreError) in
-            try db.immediateTransaction { () throws(StoreError) -> InsertOutcome in
-                if let claim, let entry = try Self.idempotencyEntry(db, key: claim.key, now: now) {
-                    return .replay(entry)
+        submit(
+            { (db: SQLiteConnection) throws(StoreError) in
+                try db.immediateTransaction { () throws(StoreError) -> StartAnswer in
+                    if let claim = step.claim,
+                        let entry = try Self.idempotencyEntry(db, key: claim.key, now: now)
+                    {
+                        return .replay(entry)
+                    }
+                    if case .denied(let wait, let key) = try Self.take(db, step.permits, now: now) {
+                        return .denied(waitMilliseconds: wait, key: key)
+                    }
+                    try Self.insertRows(db, step.record, claim: step.claim, now: now, events: events)
+                    return .inserted
                 }
-                try Self.insertRows(db, record, claim: claim, now: now, events: events)
-                return .inserted
-            }
-        }
-    }
-
-    /// Takes a start's permits and stores its verification in one immediate transaction: one commit
-    /// and one trip through the queue where acquiring and inserting take two.
-    public func insert(
-        _ record: VerificationRecord, claim: IdempotencyClaim?, taking permits: [RatePermit], now: Date
-    ) async throws(StoreError) -> StartInsertOutcome {
-        let events = recordsEvents
-        return try await run { (db: SQLiteConnection) throws(StoreError) in
-            try db.immediateTransaction { () throws(StoreError) -> StartInsertOutcome in
-                if let claim, let entry = try Self.idempotencyEntry(db, key: claim.key, now: now) {
-                    return .replay(entry)
-                }
-                if case .denied(let wait, let key) = try Self.take(db, permits, now: now) {
-                    return .denied(waitMilliseconds: wait, key: key)
-                }
-                try Self.insertRows(db, record, claim: claim, now: now, events: events)
-                return .inserted
-            }
-        }
+            }, completion: reply)
     }
 
     /// Writes a new verification's row, its claim and its event, inside a transaction.
@@ -237,9 +217,9 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, AtomicStart
         if events { try note(db, LifecycleEvent.caused(from: nil, to: record, at: now)) }
     }
 
-    /// The verification with an identifier.
-    public func record(id: String) async throws(StoreError) -> VerificationRecord? {
-        try await run { (db: SQLiteConnection) throws(StoreError) in try Self.read(db, id: id) }
+    /// Reads a verification on the queue.
+    public func record(id: String, reply: @escaping StoreReply<VerificationRecord?>) {
+        submit({ (db: SQLiteConnection) throws(StoreError) in try Self.read(db, id: id) }, completion: reply)
     }
 
     /// The live entry of an idempotency key.
@@ -256,26 +236,6 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, AtomicStart
                 "DELETE FROM otp_idempotency WHERE key = ? AND verification_id = ?",
                 [.text(key), .text(verificationID)])
         }
-    }
-
-    /// Takes one attempt.
-    public func takeAttempt(id: String, now: Date) async throws(StoreError) -> AttemptOutcome {
-        try await mutate(id, missing: .notFound) { $0.takeAttempt(now: now) }
-    }
-
-    /// Approves a pending verification.
-    public func approve(id: String) async throws(StoreError) -> TransitionOutcome {
-        try await mutate(id, missing: .notFound) { $0.approve() }
-    }
-
-    /// Cancels a pending verification.
-    public func cancel(id: String) async throws(StoreError) -> TransitionOutcome {
-        try await mutate(id, missing: .notFound) { $0.cancel() }
-    }
-
-    /// Approves a pending verification; the `approved` event, when recorded, is at `now`.
-    public func approve(id: String, now: Date) async throws(StoreError) -> TransitionOutcome {
-        try await mutate(id, missing: .notFound, eventsAt: now) { $0.approve() }
     }
 
     /// Cancels a pending verification; the `canceled` event, when recorded, is at `now`.
@@ -533,35 +493,24 @@ public final class SQLiteStore: VerificationStore, QueuedCheckStore, AtomicStart
         }
     }
 
-    /// Judges a check in one immediate transaction: refusal, permits, attempt, comparison,
-    /// approval and refunds.
-    public func check(_ attempt: CheckAttempt, now: Date) async throws(StoreError) -> CheckOutcome {
-        let events = recordsEvents
-        return try await run { (db: SQLiteConnection) throws(StoreError) in
-            try Self.check(db, attempt, now: now, events: events)
-        }
-    }
-
-    /// Judges a check as ``check(_:now:)`` does, on the store's queue, and calls back once committed.
-    public func check(
-        _ attempt: CheckAttempt, now: Date,
-        completion: @escaping @Sendable (Swift.Result<CheckOutcome, StoreError>) -> Void
-    ) {
+    /// Judges a check in one immediate transaction (refusal, permits, attempt, comparison,
+    /// approval and refunds) and answers on the queue once committed.
+    public func check(_ step: CheckStep, now: Date, reply: @escaping StoreReply<CheckAnswer>) {
         let events = recordsEvents
         submit(
-            { (db: SQLiteConnection) throws(StoreError) in
-                try Self.check(db, attempt, now: now, events: events)
-            }, completion: completion)
+            { (db: SQLiteConnection) throws(StoreError) in try Self.check(db, step, now: now, events: events)
+            },
+            completion: reply)
     }
 
     private static func check(
-        _ db: SQLiteConnection, _ attempt: CheckAttempt, now: Date, events: Bool
-    ) throws(StoreError) -> CheckOutcome {
-        try db.immediateTransaction { () throws(StoreError) -> CheckOutcome in
+        _ db: SQLiteConnection, _ attempt: CheckStep, now: Date, events: Bool
+    ) throws(StoreError) -> CheckAnswer {
+        try db.immediateTransaction { () throws(StoreError) -> CheckAnswer in
             guard var record = try read(db, id: attempt.id) else { return .notFound }
             if let refusal = record.checkRefusal(at: now) { return refusal }
             if case .denied(let wait, let key) = try take(db, attempt.permits, now: now) {
-                return .rateLimited(waitMilliseconds: wait, key: key, record)
+                return .rateLimited(waitMilliseconds: wait, key: key, attemptsLeft: record.attemptsLeft)
             }
             let before = record
             let outcome = record.check(candidateHash: attempt.candidateHash, now: now)

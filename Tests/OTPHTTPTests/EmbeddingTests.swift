@@ -5,16 +5,36 @@ import Testing
 
 @testable import OTPHTTP
 
-/// A store written here, in the test: a dictionary behind a lock, its rules from `VerificationRecord`.
+/// A store written here, in the test: dictionaries behind a lock, its rules from `VerificationRecord`,
+/// `RatePermit` and `TOTPFactor`.
 ///
-/// It is none of the package's stores, so a server that works on it takes any `VerificationStore`.
+/// It is none of the package's stores, so a server that works on it takes any `VerificationStore`:
+/// each of the protocol's requirements is written below, once, and each answers inline.
 final class DictionaryStore: VerificationStore, @unchecked Sendable {
     private struct State {
         var records: [String: VerificationRecord] = [:]
         var keys: [String: IdempotencyEntry] = [:]
         var arrivals: [String: Int64] = [:]
+        var factors: [String: TOTPFactor] = [:]
         var open = true
         var shutdowns = 0
+
+        /// Takes every permit or none.
+        mutating func take(_ permits: [RatePermit], now: Date) -> RateDecision {
+            let (decision, taken) = RatePermit.admitAll(permits, now: StoreTime.milliseconds(now)) {
+                arrivals[$0]
+            }
+            if decision == .allowed { for (key, arrival) in taken { arrivals[key] = arrival } }
+            return decision
+        }
+
+        /// Gives permits back.
+        mutating func give(_ permits: [RatePermit], now: Date) {
+            for permit in permits {
+                arrivals[permit.key] = permit.refund(
+                    storedArrival: arrivals[permit.key], now: StoreTime.milliseconds(now))
+            }
+        }
     }
 
     // Guards `state`; every access holds it, so each call is one atomic step.
@@ -42,21 +62,46 @@ final class DictionaryStore: VerificationStore, @unchecked Sendable {
         }
     }
 
-    func insert(
-        _ record: VerificationRecord, claim: IdempotencyClaim?, now: Date
-    ) throws(StoreError) -> InsertOutcome {
-        try step { state in
-            if let claim, let entry = state.keys[claim.key], entry.expiresAt > now { return .replay(entry) }
-            if let claim {
-                state.keys[claim.key] = IdempotencyEntry(
-                    verificationID: record.id, fingerprint: claim.fingerprint, expiresAt: claim.expiresAt)
+    /// Runs `body` as one step and replies with what it answered or threw.
+    private func answer<T>(_ reply: StoreReply<T>, _ body: (inout State) -> T) {
+        reply(Result { () throws(StoreError) in try step(body) })
+    }
+
+    func start(_ start: StartStep, now: Date, reply: @escaping StoreReply<StartAnswer>) {
+        answer(reply) { state in
+            if let claim = start.claim, let entry = state.keys[claim.key], entry.expiresAt > now {
+                return .replay(entry)
             }
-            state.records[record.id] = record
+            if case .denied(let wait, let key) = state.take(start.permits, now: now) {
+                return .denied(waitMilliseconds: wait, key: key)
+            }
+            if let claim = start.claim {
+                state.keys[claim.key] = IdempotencyEntry(
+                    verificationID: start.record.id, fingerprint: claim.fingerprint,
+                    expiresAt: claim.expiresAt)
+            }
+            state.records[start.record.id] = start.record
             return .inserted
         }
     }
 
-    func record(id: String) throws(StoreError) -> VerificationRecord? { try step { $0.records[id] } }
+    func check(_ check: CheckStep, now: Date, reply: @escaping StoreReply<CheckAnswer>) {
+        answer(reply) { state in
+            guard var record = state.records[check.id] else { return .notFound }
+            if let refusal = record.checkRefusal(at: now) { return refusal }
+            if case .denied(let wait, let key) = state.take(check.permits, now: now) {
+                return .rateLimited(waitMilliseconds: wait, key: key, attemptsLeft: record.attemptsLeft)
+            }
+            let judged = record.check(candidateHash: check.candidateHash, now: now)
+            if case .approved = judged { state.give(check.refundsOnApproval, now: now) }
+            state.records[check.id] = record
+            return judged
+        }
+    }
+
+    func record(id: String, reply: @escaping StoreReply<VerificationRecord?>) {
+        answer(reply) { $0.records[id] }
+    }
 
     func idempotencyEntry(key: String, now: Date) throws(StoreError) -> IdempotencyEntry? {
         try step { state in state.keys[key].flatMap { $0.expiresAt > now ? $0 : nil } }
@@ -68,15 +113,7 @@ final class DictionaryStore: VerificationStore, @unchecked Sendable {
         }
     }
 
-    func takeAttempt(id: String, now: Date) throws(StoreError) -> AttemptOutcome {
-        try change(id, missing: .notFound) { $0.takeAttempt(now: now) }
-    }
-
-    func approve(id: String) throws(StoreError) -> TransitionOutcome {
-        try change(id, missing: .notFound) { $0.approve() }
-    }
-
-    func cancel(id: String) throws(StoreError) -> TransitionOutcome {
+    func cancel(id: String, now: Date) throws(StoreError) -> TransitionOutcome {
         try change(id, missing: .notFound) { $0.cancel() }
     }
 
@@ -101,34 +138,11 @@ final class DictionaryStore: VerificationStore, @unchecked Sendable {
     }
 
     func acquire(_ permits: [RatePermit], now: Date) throws(StoreError) -> RateDecision {
-        let milliseconds = StoreTime.milliseconds(now)
-        return try step { state in
-            var admitted: [(String, Int64)] = []
-            var wait: Int64 = 0
-            var refusing = ""
-            for permit in permits {
-                switch permit.admit(storedArrival: state.arrivals[permit.key], now: milliseconds) {
-                case .success(let arrival): admitted.append((permit.key, arrival))
-                case .failure(let denial) where denial.waitMilliseconds > wait:
-                    wait = denial.waitMilliseconds
-                    refusing = permit.key
-                case .failure: break
-                }
-            }
-            guard wait == 0 else { return .denied(waitMilliseconds: wait, key: refusing) }
-            for (key, arrival) in admitted { state.arrivals[key] = arrival }
-            return .allowed
-        }
+        try step { $0.take(permits, now: now) }
     }
 
     func release(_ permits: [RatePermit], now: Date) throws(StoreError) {
-        let milliseconds = StoreTime.milliseconds(now)
-        try step { state in
-            for permit in permits {
-                state.arrivals[permit.key] = permit.refund(
-                    storedArrival: state.arrivals[permit.key], now: milliseconds)
-            }
-        }
+        try step { $0.give(permits, now: now) }
     }
 
     func purgeExpired(now: Date) throws(StoreError) -> Int {
@@ -146,6 +160,58 @@ final class DictionaryStore: VerificationStore, @unchecked Sendable {
             state.open = false
             state.shutdowns += 1
         }
+    }
+
+    // This store records no lifecycle events, like a package store not opened to record them.
+
+    func claimEvents(now: Date, leaseUntil: Date, limit: Int) throws(StoreError) -> [OutboxEvent] {
+        try step { _ in [] }
+    }
+
+    func eventDelivered(id: String) throws(StoreError) { try step { _ in } }
+
+    func eventFailed(id: String, retryAt: Date) throws(StoreError) { try step { _ in } }
+
+    func noteExpiries(now: Date, limit: Int) throws(StoreError) -> Int { try step { _ in 0 } }
+
+    func undeliveredEventCount() throws(StoreError) -> Int { try step { _ in 0 } }
+
+    func insertFactor(_ factor: TOTPFactor) throws(StoreError) {
+        try step { $0.factors[factor.id] = factor }
+    }
+
+    func factor(id: String) throws(StoreError) -> TOTPFactor? { try step { $0.factors[id] } }
+
+    func judgeFactor(
+        id: String, matchedStep: Int64?, maxFailures: Int, now: Date
+    ) throws(StoreError) -> TOTPJudgement {
+        try step { state in
+            guard var factor = state.factors[id] else { return .notFound }
+            defer { state.factors[id] = factor }
+            return factor.judge(matchedStep: matchedStep, maxFailures: maxFailures, now: now)
+        }
+    }
+
+    func recoverFactor(
+        id: String, hash: [UInt8], maxFailures: Int, now: Date
+    ) throws(StoreError) -> TOTPRecovery {
+        try step { state in
+            guard var factor = state.factors[id] else { return .notFound }
+            defer { state.factors[id] = factor }
+            return factor.recover(hash: hash, maxFailures: maxFailures, now: now)
+        }
+    }
+
+    func replaceRecoveryCodes(id: String, hashes: [[UInt8]]) throws(StoreError) -> TOTPFactor? {
+        try step { state in
+            state.factors[id]?.recoveryHashes = hashes
+            state.factors[id]?.usedRecoveryHashes = []
+            return state.factors[id]
+        }
+    }
+
+    func deleteFactor(id: String) throws(StoreError) -> Bool {
+        try step { $0.factors.removeValue(forKey: id) != nil }
     }
 }
 
@@ -182,7 +248,7 @@ final class MemorySender: CodeSender, @unchecked Sendable {
             body: #"{"to":"+15555550100"}"#)
         #expect(started.status == 201)
         let id = try #require(started.json["id"] as? String)
-        #expect(try store.record(id: id)?.state == .pending)
+        #expect(try await store.record(id: id)?.state == .pending)
 
         let email = try await RawHTTP.request(
             port: server.port, method: "POST", path: "/v1/verifications", headers: auth,
@@ -202,7 +268,7 @@ final class MemorySender: CodeSender, @unchecked Sendable {
             body: "{\"code\":\"\(code)\"}")
         #expect(right.status == 200)
         #expect(right.json["status"] as? String == "approved")
-        #expect(try store.record(id: id)?.state == .approved)
+        #expect(try await store.record(id: id)?.state == .approved)
 
         await server.stop()
         #expect(store.shutdowns == 1)

@@ -90,7 +90,8 @@ import Testing
         let holder = try Self.holdWriteLock(path)
         defer { Self.release(holder) }
         let outcomes = await Self.parallelCalls(16) { index in
-            _ = try await store.takeAttempt(id: "vf_locked", now: StoreConformanceTests.at(Double(index)))
+            _ = try await store.check(
+                id: "vf_locked", candidateHash: [1], now: StoreConformanceTests.at(Double(index)))
         }
         #expect(outcomes.allSatisfy { $0.0 }, "a write went through a held lock")
         let slowest = outcomes.map(\.1).max() ?? .zero

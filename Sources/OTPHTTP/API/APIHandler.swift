@@ -231,20 +231,13 @@ public struct APIHandler: HTTPHandler {
                 return Self.refusal(error, route: route, metrics: metrics, events: events)
             }
         }
-        // Taken on this thread when the store and the sender can (no task, no suspension); a start
-        // the guard judges, or any other, runs as a task.
-        if judged == nil, let result = verifier.startImmediately(startRequest) {
-            return .now(answer(result))
-        }
         let screen = judged.map {
             Self.screen($0, proof: proof, keyName: caller?.publishableName, metrics: metrics)
         }
-        return .later {
-            do throws(VerifierError) {
-                return answer(.success(try await verifier.start(startRequest, screen: screen)))
-            } catch {
-                return answer(.failure(error))
-            }
+        // The verifier answers on the thread its store (or sender) answers on: this one for the
+        // memory store, with no suspension; the store's own thread for SQLite and Redis.
+        return .deferred { reply in
+            verifier.start(startRequest, screen: screen) { result in reply.send(answer(result)) }
         }
     }
 
@@ -305,21 +298,10 @@ public struct APIHandler: HTTPHandler {
                 return await Self.held(response, until: earliest)
             }
         case .success(let code):
-            // Judged on this thread when the store can, which saves two thread hops per check;
-            // still held to the floor like every other check answer.
-            if let result = verifier.checkImmediately(id: id, code: code, clientAddress: address) {
-                if let tokens, case .success(let verification) = result, verification.status == .approved {
-                    return .later {
-                        let response = await Self.approvalAnswer(
-                            verification, route: route, metrics: metrics, tokens: tokens, verifier: verifier)
-                        return await Self.held(response, until: earliest)
-                    }
-                }
-                let response = Self.checkAnswer(result, route: route, metrics: metrics)
-                return .at(earliest, response)
-            }
+            // Answered on the thread the store answers on (this one for the memory store, the
+            // store's own for SQLite and Redis), and still held to the floor like every other answer.
             return .deferred { answer in
-                let finish: @Sendable (Result<Verification, VerifierError>) -> Void = { result in
+                verifier.check(id: id, code: code, clientAddress: address) { result in
                     if let tokens, case .success(let verification) = result, verification.status == .approved
                     {
                         Task {
@@ -331,17 +313,6 @@ public struct APIHandler: HTTPHandler {
                         return
                     }
                     answer.send(Self.checkAnswer(result, route: route, metrics: metrics), notBefore: earliest)
-                }
-                // A store with its own thread answers there (no task); any other check runs as a task.
-                if verifier.checkQueued(id: id, code: code, clientAddress: address, completion: finish) {
-                    return
-                }
-                Task {
-                    do throws(VerifierError) {
-                        finish(.success(try await verifier.check(id: id, code: code, clientAddress: address)))
-                    } catch {
-                        finish(.failure(error))
-                    }
                 }
             }
         }

@@ -113,12 +113,8 @@ public enum OTPServerApp {
         }
         var deliverer: EventDeliverer?
         if let events = configuration.events {
-            guard let eventStore = store as? any LifecycleEventStore else {
-                throw ServerStartError(
-                    "this store keeps no lifecycle events; events need memory, SQLite or Redis")
-            }
             deliverer = EventDeliverer(
-                store: eventStore, settings: events.settings, deliver: events.deliver, now: configuration.now,
+                store: store, settings: events.settings, deliver: events.deliver, now: configuration.now,
                 report: { event, outcome in
                     metrics.recordEvent(type: event.kind.rawValue, result: outcome.rawValue)
                 })

@@ -53,8 +53,8 @@ public protocol CodeSender: Sendable {
 /// A sender that can deliver on the caller's thread, without suspending: a write to a file or a
 /// terminal, not a request to a provider.
 ///
-/// The server's HTTP threads use it, with an ``ImmediateStartStore``, to answer a start where the
-/// request arrived. ``sendImmediately(_:)`` means exactly what ``CodeSender/send(_:)`` means.
+/// The server's HTTP threads use it, with a store that answers inline (``MemoryStore``), to
+/// answer a start where the request arrived. ``sendImmediately(_:)`` means exactly what ``CodeSender/send(_:)`` means.
 public protocol ImmediateCodeSender: CodeSender {
     /// Whether messages of `channel` go out on the caller's thread; when `false`,
     /// ``sendImmediately(_:)`` is not called for them and ``CodeSender/send(_:)`` is.

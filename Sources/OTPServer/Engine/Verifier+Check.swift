@@ -14,140 +14,72 @@ extension Verifier {
     public func check(
         id: String, code: String, clientAddress: String
     ) async throws(VerifierError) -> Verification {
-        let now = currentTime()
-        if let attempt = knownAttempt(id: id, code: code, clientAddress: clientAddress) {
-            let outcome = try await storeCall { () async throws(StoreError) in
-                try await store.check(attempt, now: now)
-            }
-            return try judged(outcome, at: now)
+        let result = await withCheckedContinuation { continuation in
+            check(id: id, code: code, clientAddress: clientAddress) { continuation.resume(returning: $0) }
         }
-        let record = try await load(id)
-        switch try plan(record, code: code, clientAddress: clientAddress, now: now) {
-        case .malformed(let format, let permits, let failed):
-            // A malformed code is judged after the rate limits and takes no attempt: the permits
-            // are taken (every check counts per address) and the failed-check budget given back.
-            do {
-                try await acquire(permits, now: now)
-            } catch {
-                throw error.with(attemptsLeft: record.attemptsLeft)
-            }
-            await release(failed, now: now)
-            throw .invalidCodeFormat(format, attemptsLeft: record.attemptsLeft)
-        case .attempt(let attempt):
-            let outcome = try await storeCall { () async throws(StoreError) in
-                try await store.check(attempt, now: now)
-            }
-            return try judged(outcome, at: now)
-        }
+        return try result.get()
     }
 
-    /// ``check(id:code:clientAddress:)`` on the caller's thread, when the store is an
-    /// ``ImmediateCheckStore``; `nil` when the check needs the asynchronous path (another
-    /// store, or a code of the wrong format, whose permits are taken and given back in two steps).
+    /// ``check(id:code:clientAddress:)``, answered through `reply`: once, on the thread the store
+    /// answers on.
     ///
-    /// The answer, and every change to the store, is the one the asynchronous check makes.
-    /// The caller's thread may block for the store's step: call it from a thread that may.
-    public func checkImmediately(
-        id: String, code: String, clientAddress: String
-    ) -> Result<Verification, VerifierError>? {
-        // A memory store (always an immediate one) is looked for first: its path then copies no
-        // existential.
-        guard memoryStore != nil || immediateStore != nil else { return nil }
-        let now = currentTime()
-        do throws(VerifierError) {
-            if let memoryStore {
-                if let verdict = try knownVerdict(
-                    id: id, code: code, clientAddress: clientAddress, by: memoryStore, at: now)
-                {
-                    // A wrong code, the common answer, is returned as it is, not thrown and caught.
-                    if case .incorrect(let attemptsLeft) = verdict {
-                        return .failure(.incorrectCode(attemptsLeft: attemptsLeft))
-                    }
-                    return .success(try judged(verdict, at: now))
-                }
-            } else if let store = immediateStore,
-                let attempt = knownAttempt(id: id, code: code, clientAddress: clientAddress)
-            {
-                return .success(try judgedNow(attempt, by: store, at: now))
-            }
-            guard let store = immediateStore else { return nil }
-            guard VerificationID.isWellFormed(id) else { throw .notFound }
-            let found = try storeCallNow { () throws(StoreError) in try store.recordImmediately(id: id) }
-            guard let record = found else { throw .notFound }
-            guard
-                case .attempt(let attempt) = try plan(
-                    record, code: code, clientAddress: clientAddress, now: now)
-            else { return nil }
-            return .success(try judgedNow(attempt, by: store, at: now))
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    /// The memory store's verdict on a check whose verification was checked from the same client
-    /// address before and whose code fits its format, or `nil` for any other check.
-    ///
-    /// ``knownAttempt(id:code:clientAddress:)`` with nothing in between: the memory store judges
-    /// the remembered permits and the candidate's hash as they are, with no ``CheckAttempt`` made.
-    private func knownVerdict(
-        id: String, code: String, clientAddress: String, by store: MemoryStore, at now: Date
-    ) throws(VerifierError) -> CheckVerdict? {
-        guard let permits = checkPermits[CheckPair(id: id, clientAddress: clientAddress)],
-            let candidate = candidate(code, for: permits)
-        else { return nil }
-        return try storeCallNow { () throws(StoreError) in
-            try store.verdictImmediately(
-                id: permits.id, candidate: .digest(candidate), permits: permits.permits,
-                refunds: permits.failed,
-                now: now)
-        }
-    }
-
-    /// The store's one step for `attempt` on the caller's thread, and the answer it makes.
-    private func judgedNow(
-        _ attempt: CheckAttempt, by store: any ImmediateCheckStore, at now: Date
-    ) throws(VerifierError) -> Verification {
-        let outcome = try storeCallNow { () throws(StoreError) in
-            try store.checkImmediately(attempt, now: now)
-        }
-        return try judged(outcome, at: now)
-    }
-
-    /// The verification an approving verdict leaves, or the error any other verdict is.
-    private func judged(_ verdict: CheckVerdict, at now: Date) throws(VerifierError) -> Verification {
-        switch verdict {
-        case .incorrect(let attemptsLeft): throw .incorrectCode(attemptsLeft: attemptsLeft)
-        case .outcome(let outcome): return try judged(outcome, at: now)
-        }
-    }
-
-    /// ``check(id:code:clientAddress:)`` handed to a ``QueuedCheckStore``, whose thread calls
-    /// `completion` with the answer; `false`, with `completion` never called, when the check needs
-    /// the asynchronous path (another store, a verification not seen before, or a malformed code).
-    ///
-    /// The answer, and every change to the store, is the one the asynchronous check makes.
-    public func checkQueued(
+    /// A check is one store step when the verification was checked from the same client address
+    /// before: the permits are remembered, and the store judges the refusals, the permits and the
+    /// code at once. A check never seen reads the record first, so that every answer and its
+    /// order stay those of the API. With the memory store, `reply` runs before this returns; with
+    /// a store that has a queue or a connection of its own, on the store's thread. Only a code of
+    /// the wrong format, whose permits are taken and the failed-check ones given back in two
+    /// steps, runs as a task. `reply` must not block.
+    public func check(
         id: String, code: String, clientAddress: String,
-        completion: @escaping @Sendable (Result<Verification, VerifierError>) -> Void
-    ) -> Bool {
-        guard let store = queuedStore else { return false }
+        reply: @escaping @Sendable (Result<Verification, VerifierError>) -> Void
+    ) {
         let now = currentTime()
-        guard let attempt = knownAttempt(id: id, code: code, clientAddress: clientAddress) else {
-            return false
+        if let step = knownStep(id: id, code: code, clientAddress: clientAddress) {
+            store.check(step, now: now) { [self] answer in reply(judged(answer, at: now)) }
+            return
         }
-        store.check(attempt, now: now) { [self] (outcome: Result<CheckOutcome, StoreError>) in
-            switch outcome {
-            case .success(let judgedOutcome):
-                do throws(VerifierError) {
-                    completion(.success(try judged(judgedOutcome, at: now)))
-                } catch {
-                    completion(.failure(error))
+        guard VerificationID.isWellFormed(id) else { return reply(.failure(.notFound)) }
+        store.record(id: id) { [self] found in
+            let record: VerificationRecord
+            switch found {
+            case .failure(let error): return reply(.failure(.storeUnavailable(error)))
+            case .success(nil): return reply(.failure(.notFound))
+            case .success(let stored?): record = stored
+            }
+            let plan: CheckPlan
+            do throws(VerifierError) {
+                plan = try self.plan(record, code: code, clientAddress: clientAddress, now: now)
+            } catch {
+                return reply(.failure(error))
+            }
+            switch plan {
+            case .attempt(let step):
+                store.check(step, now: now) { [self] answer in reply(judged(answer, at: now)) }
+            case .malformed(let format, let permits, let failed):
+                let attemptsLeft = record.attemptsLeft
+                Task {
+                    reply(
+                        await malformed(
+                            format, permits: permits, failed: failed, attemptsLeft: attemptsLeft, now: now))
                 }
-            case .failure(let error):
-                completion(.failure(.storeUnavailable(error)))
             }
         }
-        return true
+    }
+
+    /// The answer to a code that does not fit its format, judged after the rate limits and taking
+    /// no attempt: the permits are taken (every check counts per address) and the failed-check
+    /// budget given back.
+    private func malformed(
+        _ format: CodeFormat, permits: [RatePermit], failed: [RatePermit], attemptsLeft: Int, now: Date
+    ) async -> Result<Verification, VerifierError> {
+        do throws(VerifierError) {
+            try await acquire(permits, now: now)
+        } catch {
+            return .failure(error.with(attemptsLeft: attemptsLeft))
+        }
+        await release(failed, now: now)
+        return .failure(.invalidCodeFormat(format, attemptsLeft: attemptsLeft))
     }
 
     /// What a check of a loaded record does next.
@@ -157,7 +89,7 @@ extension Verifier {
         /// One atomic step of the store: the permits (the failed-check one taken up front so
         /// parallel checks cannot overshoot it, and given back unless the code is wrong), the
         /// attempt, the constant-time comparison and the approval.
-        case attempt(CheckAttempt)
+        case attempt(CheckStep)
     }
 
     /// Judges what can be judged before the store's step: the refusals, the permits, the format.
@@ -195,7 +127,7 @@ extension Verifier {
             return .malformed(permits.format, permits: permits.permits, failed: permits.failed)
         }
         return .attempt(
-            CheckAttempt(
+            CheckStep(
                 idKey: permits.id, candidate: .digest(candidate), permits: permits.permits,
                 refundsOnApproval: permits.failed))
     }
@@ -213,7 +145,7 @@ extension Verifier {
     /// The store's step judges the refusals first, as ``plan(_:code:clientAddress:now:)`` would:
     /// one store call instead of two. A check never seen, or with a malformed code, takes the path
     /// that loads the record, so every answer and its order stay those of a first check.
-    private func knownAttempt(id: String, code: String, clientAddress: String) -> CheckAttempt? {
+    private func knownStep(id: String, code: String, clientAddress: String) -> CheckStep? {
         guard let permits = checkPermits[CheckPair(id: id, clientAddress: clientAddress)] else { return nil }
         guard case .attempt(let attempt) = plan(permits, code: code) else { return nil }
         return attempt
@@ -232,22 +164,27 @@ extension Verifier {
         return address
     }
 
-    /// The verification an approving outcome leaves, or the error any other outcome is.
-    private func judged(_ outcome: CheckOutcome, at now: Date) throws(VerifierError) -> Verification {
-        guard case .approved(let approved) = outcome else { throw Self.error(for: outcome) }
-        return view(approved, at: now)
+    /// The verification an approving answer leaves, or the error any other answer is.
+    private func judged(
+        _ answer: Result<CheckAnswer, StoreError>, at now: Date
+    ) -> Result<Verification, VerifierError> {
+        switch answer {
+        case .success(.approved(let approved)): .success(view(approved, at: now))
+        case .success(let refusal): .failure(Self.error(for: refusal))
+        case .failure(let error): .failure(.storeUnavailable(error))
+        }
     }
 
-    /// The engine's answer to every check outcome but an approval.
-    private static func error(for outcome: CheckOutcome) -> VerifierError {
-        switch outcome {
-        case .incorrect(let taken): .incorrectCode(attemptsLeft: taken.attemptsLeft)
-        case .rateLimited(let wait, let key, let current):
+    /// The engine's answer to every check answer but an approval.
+    private static func error(for answer: CheckAnswer) -> VerifierError {
+        switch answer {
+        case .incorrect(let attemptsLeft): .incorrectCode(attemptsLeft: attemptsLeft)
+        case .rateLimited(let wait, let key, let attemptsLeft):
             .rateLimited(
-                retryAfter: .milliseconds(wait), attemptsLeft: current.attemptsLeft, limit: limit(ofKey: key))
+                retryAfter: .milliseconds(wait), attemptsLeft: attemptsLeft, limit: limit(ofKey: key))
         case .notFound: .notFound
         case .notPending, .approved: .notPending
-        case .expired(let current): .expired(attemptsLeft: current.attemptsLeft)
+        case .expired(let attemptsLeft): .expired(attemptsLeft: attemptsLeft)
         case .locked: .locked
         }
     }

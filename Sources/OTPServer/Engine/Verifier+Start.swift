@@ -17,128 +17,216 @@ extension Verifier {
     public func start(
         _ request: StartRequest, screen: StartScreen? = nil
     ) async throws(VerifierError) -> StartResult {
+        let result = await withCheckedContinuation { continuation in
+            start(request, screen: screen) { continuation.resume(returning: $0) }
+        }
+        return try result.get()
+    }
+
+    /// ``start(_:screen:)``, answered through `reply`: once, on the thread the store (or the
+    /// sender) answers on.
+    ///
+    /// A start without a guard is one store step (``VerificationStore/start(_:now:reply:)``: the
+    /// idempotency key, the permits and the record at once) and a send; with the memory store and a
+    /// sender that delivers on the caller's thread (``ImmediateCodeSender``), `reply` runs before
+    /// this returns. A start the guard judges, and the undoing after a failed send or store, run
+    /// as a task. `reply` must not block.
+    public func start(
+        _ request: StartRequest, screen: StartScreen? = nil,
+        reply: @escaping @Sendable (Result<StartResult, VerifierError>) -> Void
+    ) {
         let now = currentTime()
-        let destination = try startDestination(request)
-        var claim: IdempotencyClaim?
-        if let clientKey = request.idempotencyKey, let key = request.scopedIdempotencyKey {
-            guard Self.isValidIdempotencyKey(clientKey) else { throw .invalidIdempotencyKey }
+        let plan: StartPlan
+        let claim: IdempotencyClaim?
+        do throws(VerifierError) {
+            let destination = try startDestination(request)
+            claim = try idempotencyClaim(for: request, now: now)
+            plan = try startPlan(request, destination: destination)
+        } catch {
+            return reply(.failure(error))
+        }
+        if let screen {
+            Task { [self] in
+                do throws(VerifierError) {
+                    reply(
+                        .success(
+                            try await screenedStart(
+                                request, screen: screen, plan: plan, claim: claim, now: now)))
+                } catch {
+                    reply(.failure(error))
+                }
+            }
+            return
+        }
+        let record: VerificationRecord
+        let code: String
+        do throws(VerifierError) {
+            (record, code) = try newRecord(plan, request: request, now: now)
+        } catch {
+            return reply(.failure(error))
+        }
+        let step = StartStep(record: record, claim: claim, permits: plan.permits)
+        store.start(step, now: now) { [self] answer in
+            switch answer {
+            case .success(.inserted):
+                send(record, code: code, plan: plan, claim: claim, request: request, now: now, reply: reply)
+            case .success(.denied(let wait, let key)):
+                reply(.failure(.rateLimited(retryAfter: .milliseconds(wait), limit: Self.limit(ofKey: key))))
+            case .success(.replay(let entry)):
+                replay(entry, request: request, now: now, reply: reply)
+            case .failure(let error):
+                // The step took and stored nothing; a store that lost its reply after writing is undone.
+                Task { [self] in
+                    await Self.waitAtMost(Self.undoWait) { [self] in
+                        await undoInsert(record, claim: claim, now: now)
+                    }
+                    reply(.failure(.storeUnavailable(error)))
+                }
+            }
+        }
+    }
+
+    /// A start the guard judges, in its order: a live idempotency key replays, then the permits,
+    /// then the guard, then the record is stored (one store step, the permits already taken).
+    ///
+    /// The guard is asked only once the start's own limits have passed, so starts those limits
+    /// refuse cost no guard call; a refused start keeps its place in the limits and gives back the
+    /// send caps, since nothing was sent.
+    private func screenedStart(
+        _ request: StartRequest, screen: StartScreen, plan: StartPlan, claim: IdempotencyClaim?, now: Date
+    ) async throws(VerifierError) -> StartResult {
+        if let claim {
             let entry = try await storeCall { () async throws(StoreError) in
-                try await store.idempotencyEntry(key: key, now: now)
+                try await store.idempotencyEntry(key: claim.key, now: now)
             }
             if let entry, let replay = try await replay(entry, request: request, now: now) {
                 return replay
             }
-            claim = IdempotencyClaim(
-                key: key, fingerprint: request.fingerprint, expiresAt: now.adding(policy.codeLifetime))
         }
-        let plan = try startPlan(request, destination: destination)
-        let record: VerificationRecord
-        let code: String
-        if let atomic = atomicStartStore, screen == nil {
-            (record, code) = try newRecord(plan, request: request, now: now)
-            if let replay = try await insertAtomically(
-                record, claim: claim, plan: plan, into: atomic, request: request, now: now)
-            {
-                return replay
-            }
-        } else {
-            try await acquire(plan.permits, now: now)
-            if let screen {
-                do {
-                    try await judge(
-                        screen, destination: plan.destination, clientAddress: request.clientAddress,
-                        owner: request.owner, isResend: false)
-                } catch {
-                    await release(plan.caps, now: now)
-                    throw error
-                }
-            }
-            (record, code) = try newRecord(plan, request: request, now: now)
-            let inserted: InsertOutcome
-            do {
-                inserted = try await storeCall { () async throws(StoreError) in
-                    try await store.insert(record, claim: claim, now: now)
-                }
-            } catch {
-                let (permits, claimed) = (plan.permits, claim)
-                await Self.waitAtMost(Self.undoWait) { [self] in
-                    await undoInsert(record, claim: claimed, now: now)
-                    await release(permits, now: now)
-                }
-                throw error
-            }
-            if case .replay(let entry) = inserted {
-                // Another start with the same key won the race; this one sends nothing.
-                await release(plan.permits, now: now)
-                return try await replayOrGone(entry, request: request, now: now)
-            }
+        try await acquire(plan.permits, now: now)
+        do {
+            try await judge(
+                screen, destination: plan.destination, clientAddress: request.clientAddress,
+                owner: request.owner, isResend: false)
+        } catch {
+            await release(plan.caps, now: now)
+            throw error
         }
-
+        let (record, code) = try newRecord(plan, request: request, now: now)
+        let answer: StartAnswer
+        do {
+            answer = try await storeCall { () async throws(StoreError) in
+                try await store.start(StartStep(record: record, claim: claim, permits: []), now: now)
+            }
+        } catch {
+            let permits = plan.permits
+            await Self.waitAtMost(Self.undoWait) { [self] in
+                await undoInsert(record, claim: claim, now: now)
+                await release(permits, now: now)
+            }
+            throw error
+        }
+        switch answer {
+        case .inserted: break
+        case .denied(let wait, let key):
+            // No permits were asked of this step; a store that refuses anyway is answered as it says.
+            await release(plan.permits, now: now)
+            throw .rateLimited(retryAfter: .milliseconds(wait), limit: Self.limit(ofKey: key))
+        case .replay(let entry):
+            // Another start with the same key won the race; this one sends nothing.
+            await release(plan.permits, now: now)
+            return try await replayOrGone(entry, request: request, now: now)
+        }
         do {
             try await deliver(
                 message(for: record, code: code, request: request), isTest: plan.fixedCode != nil)
         } catch {
-            _ = try? await store.cancel(id: record.id, now: now)
-            if let claim { try? await store.releaseIdempotencyKey(claim.key, verificationID: record.id) }
-            await release(plan.caps, now: now)
+            await undoSend(record, claim: claim, caps: plan.caps, now: now)
             throw .deliveryFailed(.start, error)
         }
         return StartResult(verification: view(record, at: now), created: true)
     }
 
-    /// ``start(_:)`` on the caller's thread, when the store is an ``ImmediateStartStore`` and the
-    /// sender of the request's channel an ``ImmediateCodeSender``; `nil`, with nothing done, when
-    /// the start needs the asynchronous path (another store or sender, or an idempotency key, whose
-    /// replays and races take several store calls).
+    /// Sends a stored start's first code and answers: on this thread when the message is a test
+    /// one or the sender delivers on the caller's thread, else from a task.
     ///
-    /// The answer, every change to the store and the message sent are those of ``start(_:)``:
-    /// the same judgements in the same order, and the same undoing when the store or the sender
-    /// fails. The caller's thread may block for the store's steps and the send: call it from a
-    /// thread that may.
-    public func startImmediately(_ request: StartRequest) -> Result<StartResult, VerifierError>? {
-        guard request.idempotencyKey == nil, let store = immediateStartStore,
-            let sender = immediateSender
-        else { return nil }
-        let now = currentTime()
-        do throws(VerifierError) {
-            let destination = try startDestination(request)
-            let plan = try startPlan(request, destination: destination)
-            guard plan.fixedCode != nil || sender.sendsImmediately(destination.channel) else { return nil }
-            if !plan.permits.isEmpty {
-                let decision = try storeCallNow { () throws(StoreError) in
-                    try store.acquireImmediately(plan.permits, now: now)
-                }
-                if case .denied(let wait, let key) = decision {
-                    throw .rateLimited(retryAfter: .milliseconds(wait), limit: Self.limit(ofKey: key))
-                }
-            }
-            let (record, code) = try newRecord(plan, request: request, now: now)
-            do throws(VerifierError) {
-                _ = try storeCallNow { () throws(StoreError) in
-                    try store.insertImmediately(record, claim: nil, now: now)
-                }
-            } catch {
-                _ = try? store.cancelImmediately(id: record.id, now: now)
-                if !plan.permits.isEmpty { try? store.releaseImmediately(plan.permits, now: now) }
-                throw error
-            }
+    /// A failed send cancels the verification, frees its idempotency key and gives the send caps
+    /// back before the answer.
+    private func send(
+        _ record: VerificationRecord, code: String, plan: StartPlan, claim: IdempotencyClaim?,
+        request: StartRequest, now: Date,
+        reply: @escaping @Sendable (Result<StartResult, VerifierError>) -> Void
+    ) {
+        let message = message(for: record, code: code, request: request)
+        let started = StartResult(verification: view(record, at: now), created: true)
+        if plan.fixedCode != nil {
+            testSink(message)
+            return reply(.success(started))
+        }
+        if let immediate = immediateSender, immediate.sendsImmediately(record.channel) {
             do throws(DeliveryError) {
-                let message = message(for: record, code: code, request: request)
-                if plan.fixedCode != nil {
-                    testSink(message)
-                } else {
-                    try sender.sendImmediately(message)
-                }
+                try immediate.sendImmediately(message)
+                return reply(.success(started))
             } catch {
-                _ = try? store.cancelImmediately(id: record.id, now: now)
-                if !plan.caps.isEmpty { try? store.releaseImmediately(plan.caps, now: now) }
-                throw .deliveryFailed(.start, error)
+                Task { [self] in
+                    await undoSend(record, claim: claim, caps: plan.caps, now: now)
+                    reply(.failure(.deliveryFailed(.start, error)))
+                }
+                return
             }
-            return .success(StartResult(verification: view(record, at: now), created: true))
-        } catch {
-            return .failure(error)
+        }
+        Task { [self] in
+            do throws(DeliveryError) {
+                try await sender.send(message)
+                reply(.success(started))
+            } catch {
+                await undoSend(record, claim: claim, caps: plan.caps, now: now)
+                reply(.failure(.deliveryFailed(.start, error)))
+            }
         }
     }
+
+    /// Undoes a start whose code was never delivered: the verification is canceled, its key freed
+    /// and the send caps given back.
+    private func undoSend(
+        _ record: VerificationRecord, claim: IdempotencyClaim?, caps: [RatePermit], now: Date
+    ) async {
+        _ = try? await store.cancel(id: record.id, now: now)
+        if let claim { try? await store.releaseIdempotencyKey(claim.key, verificationID: record.id) }
+        await release(caps, now: now)
+    }
+
+    /// The claim a start makes on its idempotency key, or `nil` without one.
+    private func idempotencyClaim(
+        for request: StartRequest, now: Date
+    ) throws(VerifierError) -> IdempotencyClaim? {
+        guard let clientKey = request.idempotencyKey, let key = request.scopedIdempotencyKey else {
+            return nil
+        }
+        guard Self.isValidIdempotencyKey(clientKey) else { throw .invalidIdempotencyKey }
+        return IdempotencyClaim(
+            key: key, fingerprint: request.fingerprint, expiresAt: now.adding(policy.codeLifetime))
+    }
+
+    /// Answers a start whose key the store found live: the verification it started, or a refusal
+    /// for another body.
+    private func replay(
+        _ entry: IdempotencyEntry, request: StartRequest, now: Date,
+        reply: @escaping @Sendable (Result<StartResult, VerifierError>) -> Void
+    ) {
+        guard entry.fingerprint == request.fingerprint else { return reply(.failure(.idempotencyKeyReused)) }
+        store.record(id: entry.verificationID) { [self] found in
+            switch found {
+            case .success(let record?):
+                reply(.success(StartResult(verification: view(record, at: now), created: false)))
+            case .success(nil): reply(.failure(.storeUnavailable(Self.goneBehindKey)))
+            case .failure(let error): reply(.failure(.storeUnavailable(error)))
+            }
+        }
+    }
+
+    /// The failure of a live idempotency key whose verification is gone.
+    private static let goneBehindKey = StoreError("the verification behind a live idempotency key is gone")
 
     /// Asks the start guard about a start or a resend to `destination`; returns when it allows.
     func judge(
@@ -155,32 +243,6 @@ extension Verifier {
         case .allow: return
         case .refuse(let reason): throw .startRefused(reason: reason)
         case .unavailable: throw .startGuardUnavailable
-        }
-    }
-
-    /// Takes a start's permits and stores its record in the store's one step; the answer to a live
-    /// idempotency key, or `nil` once stored.
-    private func insertAtomically(
-        _ record: VerificationRecord, claim: IdempotencyClaim?, plan: StartPlan,
-        into store: any AtomicStartStore,
-        request: StartRequest, now: Date
-    ) async throws(VerifierError) -> StartResult? {
-        let outcome: StartInsertOutcome
-        do {
-            outcome = try await storeCall { () async throws(StoreError) in
-                try await store.insert(record, claim: claim, taking: plan.permits, now: now)
-            }
-        } catch {
-            // The step took and stored nothing; a store that lost its reply after writing is undone.
-            await Self.waitAtMost(Self.undoWait) { [self] in await undoInsert(record, claim: claim, now: now)
-            }
-            throw error
-        }
-        switch outcome {
-        case .inserted: return nil
-        case .denied(let wait, let key):
-            throw .rateLimited(retryAfter: .milliseconds(wait), limit: Self.limit(ofKey: key))
-        case .replay(let entry): return try await replayOrGone(entry, request: request, now: now)
         }
     }
 
@@ -223,7 +285,7 @@ extension Verifier {
         _ entry: IdempotencyEntry, request: StartRequest, now: Date
     ) async throws(VerifierError) -> StartResult {
         if let replay = try await replay(entry, request: request, now: now) { return replay }
-        throw .storeUnavailable(StoreError("the verification behind a live idempotency key is gone"))
+        throw .storeUnavailable(Self.goneBehindKey)
     }
 
     /// What a start takes before its code is made: the rate permits, and the send caps among them

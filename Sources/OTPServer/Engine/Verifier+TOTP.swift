@@ -55,7 +55,6 @@ extension Verifier {
 
     /// Enrolls a factor: a fresh 160-bit secret, sealed at rest; the factor waits for a first right code.
     public func enrollTOTP(account: String, issuer: String) async throws(VerifierError) -> TOTPEnrollment {
-        let store = try factorStore()
         let now = currentTime()
         let id = random.withGenerator {
             Self.factorPrefix + VerificationID.base64URL(CodeGenerator.bytes(count: 16, using: &$0))
@@ -83,7 +82,6 @@ extension Verifier {
     public func checkTOTP(
         id: String, code: String, clientAddress: String
     ) async throws(VerifierError) -> (factor: TOTPFactorView, recoveryCodes: [String]?) {
-        let store = try factorStore()
         let now = currentTime()
         let factor = try await loadFactor(id, from: store, at: now)
         let left = attemptsLeft(factor)
@@ -122,7 +120,6 @@ extension Verifier {
     public func recoverTOTP(
         id: String, code: String, clientAddress: String
     ) async throws(VerifierError) -> TOTPFactorView {
-        let store = try factorStore()
         let now = currentTime()
         let factor = try await loadFactor(id, from: store, at: now, refusingLocked: false)
         guard factor.status == .active else { throw .factorNotConfirmed }
@@ -147,7 +144,6 @@ extension Verifier {
     /// (`factorNotConfirmed`).
     public func replaceTOTPRecoveryCodes(id: String) async throws(VerifierError) -> (TOTPFactorView, [String])
     {
-        let store = try factorStore()
         let factor = try await loadFactor(id, from: store, at: currentTime(), refusingLocked: false)
         guard factor.status == .active else { throw .factorNotConfirmed }
         let (codes, hashes) = newRecoveryCodes(for: id)
@@ -160,7 +156,6 @@ extension Verifier {
 
     /// Removes a factor.
     public func deleteTOTP(id: String) async throws(VerifierError) {
-        let store = try factorStore()
         guard Self.isFactorID(id) else { throw .notFound }
         let deleted = try await storeCall { () async throws(StoreError) in
             try await store.deleteFactor(id: id)
@@ -177,11 +172,6 @@ extension Verifier {
     }
 
     // MARK: - Parts
-
-    private func factorStore() throws(VerifierError) -> any TOTPFactorStore {
-        guard let store = store as? any TOTPFactorStore else { throw .internalFailure }
-        return store
-    }
 
     private static func isFactorID(_ id: String) -> Bool {
         id.hasPrefix(factorPrefix) && id.utf8.count == factorPrefix.utf8.count + 22

@@ -14,15 +14,6 @@ public final class Verifier: Sendable {
     /// The policy in force, with out-of-range values brought into range.
     public let policy: Policy
     let store: any VerificationStore
-    /// The store, when it can judge a check on the caller's thread.
-    let immediateStore: (any ImmediateCheckStore)?
-    /// The store, when it is a ``MemoryStore``: its verdict on a wrong code carries no record.
-    let memoryStore: MemoryStore?
-    let queuedStore: (any QueuedCheckStore)?
-    /// The store, when it can take a start's steps on the caller's thread.
-    let immediateStartStore: (any ImmediateStartStore)?
-    /// The store, when it takes a start's permits and stores its record in one step.
-    let atomicStartStore: (any AtomicStartStore)?
     /// The AES-256-GCM key TOTP factor secrets are sealed under, derived from the server's secret once.
     let factorBoxKey: [UInt8]
     /// What checks need of client addresses already seen, by the address as given (``CheckAddress``).
@@ -72,11 +63,6 @@ public final class Verifier: Sendable {
         if policy.codeLifetime <= .zero { policy.codeLifetime = .seconds(300) }
         self.policy = policy
         self.store = store
-        self.immediateStore = store as? any ImmediateCheckStore
-        self.memoryStore = store as? MemoryStore
-        self.queuedStore = store as? any QueuedCheckStore
-        self.immediateStartStore = store as? any ImmediateStartStore
-        self.atomicStartStore = store as? any AtomicStartStore
         self.sender = sender
         self.immediateSender = sender as? any ImmediateCodeSender
         self.hasher = CodeHasher(secret: secret)
@@ -169,15 +155,6 @@ public final class Verifier: Sendable {
         let found = try await storeCall { () async throws(StoreError) in try await store.record(id: id) }
         guard let found else { throw .notFound }
         return found
-    }
-
-    /// ``storeCall(_:)`` for a store call made on the caller's thread.
-    func storeCallNow<Result>(_ body: () throws(StoreError) -> Result) throws(VerifierError) -> Result {
-        do {
-            return try body()
-        } catch {
-            throw .storeUnavailable(error)
-        }
     }
 
     /// Runs a store call, turning its failure into ``VerifierError/Kind/storeUnavailable`` with the store's error.

@@ -109,7 +109,7 @@ public struct OutboxEvent: Sendable, Equatable {
 /// cancellation and last wrong attempt its event, and ``noteExpiries(now:limit:)`` writes
 /// `expired` for codes whose lifetime passed. Events of one verification are handed out in order,
 /// one at a time: the next only once the one before is delivered.
-public protocol LifecycleEventStore: VerificationStore {
+public protocol LifecycleEventStore: Sendable {
     /// Hands out at most `limit` events that are due at `now`: for each verification, its oldest
     /// undelivered event, when its retry time has come. Each is leased until `leaseUntil`, so no
     /// other deliverer (another server on the same store) takes it before then, atomically.

@@ -2,15 +2,11 @@ import Foundation
 
 /// A store in the process's memory: for tests, development and single-instance servers that may forget.
 ///
-/// Each method is one atomic step under one lock, and runs on the caller's thread: a check is
-/// judged, and a start's steps taken, without leaving it (``ImmediateCheckStore``,
-/// ``ImmediateStartStore``). The records are spread over 64 dictionaries, so that growing one
-/// never holds the lock for long. Expired records go when
+/// Each method is one atomic step under one lock, and runs on the caller's thread: a start, a
+/// check and a read answer their ``StoreReply`` before they return. The records are spread over 64
+/// dictionaries, so that growing one never holds the lock for long. Expired records go when
 /// ``purgeExpired(now:)`` runs; after ``shutdown()`` the store holds nothing and every call throws.
-public final class MemoryStore: VerificationStore, ImmediateCheckStore, ImmediateStartStore,
-    LifecycleEventStore,
-    TOTPFactorStore
-{
+public final class MemoryStore: VerificationStore {
     private let state: Locked<MemoryState>
 
     /// Creates an empty store; with `recordsEvents`, it keeps an outbox of ``LifecycleEvent``s.
@@ -23,21 +19,21 @@ public final class MemoryStore: VerificationStore, ImmediateCheckStore, Immediat
     /// The number of verifications held.
     public var count: Int { state.withLock { $0.records.count } }
 
-    /// Stores a new verification and its idempotency key, unless the key is live.
-    public func insert(
-        _ record: VerificationRecord, claim: IdempotencyClaim?, now: Date
-    ) throws(StoreError) -> InsertOutcome {
-        try state.withLock { (state) throws(StoreError) in try state.insert(record, claim: claim, now: now) }
+    /// Takes a start's one step (the idempotency key, the permits, the record), answering before
+    /// it returns.
+    public func start(_ step: StartStep, now: Date, reply: StoreReply<StartAnswer>) {
+        reply(state.withLock { state in Result { () throws(StoreError) in try state.start(step, now: now) } })
     }
 
-    /// The verification with an identifier.
-    public func record(id: String) throws(StoreError) -> VerificationRecord? {
-        try recordImmediately(id: id)
+    /// Judges a check in one step (refusal, permits, attempt, comparison, approval and refunds),
+    /// answering before it returns.
+    public func check(_ step: CheckStep, now: Date, reply: StoreReply<CheckAnswer>) {
+        reply(state.withLock { state in Result { () throws(StoreError) in try state.check(step, now: now) } })
     }
 
-    /// The verification with an identifier, on the caller's thread.
-    public func recordImmediately(id: String) throws(StoreError) -> VerificationRecord? {
-        try state.withLock { (state) throws(StoreError) in try state.record(id: id) }
+    /// Reads a verification, answering before it returns.
+    public func record(id: String, reply: StoreReply<VerificationRecord?>) {
+        reply(state.withLock { state in Result { () throws(StoreError) in try state.record(id: id) } })
     }
 
     /// The live entry of an idempotency key.
@@ -50,26 +46,6 @@ public final class MemoryStore: VerificationStore, ImmediateCheckStore, Immediat
         try state.withLock { (state) throws(StoreError) in
             try state.releaseIdempotencyKey(key, verificationID: verificationID)
         }
-    }
-
-    /// Takes one attempt.
-    public func takeAttempt(id: String, now: Date) throws(StoreError) -> AttemptOutcome {
-        try state.withLock { (state) throws(StoreError) in try state.takeAttempt(id: id, now: now) }
-    }
-
-    /// Approves a pending verification.
-    public func approve(id: String) throws(StoreError) -> TransitionOutcome {
-        try state.withLock { (state) throws(StoreError) in try state.approve(id: id, now: nil) }
-    }
-
-    /// Cancels a pending verification.
-    public func cancel(id: String) throws(StoreError) -> TransitionOutcome {
-        try state.withLock { (state) throws(StoreError) in try state.cancel(id: id, now: nil) }
-    }
-
-    /// Approves a pending verification, noting the event at `now`.
-    public func approve(id: String, now: Date) throws(StoreError) -> TransitionOutcome {
-        try state.withLock { (state) throws(StoreError) in try state.approve(id: id, now: now) }
     }
 
     /// Cancels a pending verification, noting the event at `now`.
@@ -202,57 +178,6 @@ public final class MemoryStore: VerificationStore, ImmediateCheckStore, Immediat
         try state.withLock { (state) throws(StoreError) in try state.release(permits, now: now) }
     }
 
-    /// Takes every permit or none, on the caller's thread.
-    public func acquireImmediately(_ permits: [RatePermit], now: Date) throws(StoreError) -> RateDecision {
-        try acquire(permits, now: now)
-    }
-
-    /// Gives permits back, on the caller's thread.
-    public func releaseImmediately(_ permits: [RatePermit], now: Date) throws(StoreError) {
-        try release(permits, now: now)
-    }
-
-    /// Stores a new verification and its idempotency key unless the key is live, on the caller's thread.
-    public func insertImmediately(
-        _ record: VerificationRecord, claim: IdempotencyClaim?, now: Date
-    ) throws(StoreError) -> InsertOutcome {
-        try insert(record, claim: claim, now: now)
-    }
-
-    /// Cancels a pending verification, noting the event at `now`, on the caller's thread.
-    public func cancelImmediately(id: String, now: Date) throws(StoreError) -> TransitionOutcome {
-        try cancel(id: id, now: now)
-    }
-
-    /// Judges a check in one step: refusal, permits, attempt, comparison, approval and refunds.
-    public func check(_ attempt: CheckAttempt, now: Date) throws(StoreError) -> CheckOutcome {
-        try checkImmediately(attempt, now: now)
-    }
-
-    /// Judges a check in one step, on the caller's thread.
-    public func checkImmediately(_ attempt: CheckAttempt, now: Date) throws(StoreError) -> CheckOutcome {
-        let verdict = try state.withLock { (state) throws(StoreError) in
-            try state.check(
-                attempt.idKey, attempt.candidate, permits: attempt.permits,
-                refunds: attempt.refundsOnApproval,
-                now: now, brief: false)
-        }
-        switch verdict {
-        case .outcome(let outcome): return outcome
-        case .incorrect: preconditionFailure("a check that is not brief answers with its record")
-        }
-    }
-
-    /// ``checkImmediately(_:now:)`` for the verifier, given the parts of a ``CheckAttempt``: a
-    /// wrong code's verdict carries no copy of the record.
-    func verdictImmediately(
-        id: HashedKey, candidate: CandidateHash, permits: [RatePermit], refunds: [RatePermit], now: Date
-    ) throws(StoreError) -> CheckVerdict {
-        try state.withLock { (state) throws(StoreError) in
-            try state.check(id, candidate, permits: permits, refunds: refunds, now: now, brief: true)
-        }
-    }
-
     /// Deletes what is no longer needed.
     public func purgeExpired(now: Date) throws(StoreError) -> Int {
         try state.withLock { (state) throws(StoreError) in try state.purgeExpired(now: now) }
@@ -287,15 +212,18 @@ private struct MemoryState {
         var dueAt: Date
     }
 
-    /// Stores a new verification and its idempotency key, unless the key is live.
-    mutating func insert(
-        _ record: VerificationRecord, claim: IdempotencyClaim?, now: Date
-    ) throws(StoreError) -> InsertOutcome {
+    /// A start's one step: a live idempotency key replays, then the permits all or none, then the
+    /// record is stored with its claim and its `pending` event.
+    mutating func start(_ step: StartStep, now: Date) throws(StoreError) -> StartAnswer {
         try open()
-        if let claim {
-            if let entry = idempotency[claim.key], entry.expiresAt > now {
-                return .replay(entry)
-            }
+        let record = step.record
+        if let claim = step.claim, let entry = idempotency[claim.key], entry.expiresAt > now {
+            return .replay(entry)
+        }
+        if case .denied(let wait, let key) = take(step.permits, now: now) {
+            return .denied(waitMilliseconds: wait, key: key)
+        }
+        if let claim = step.claim {
             idempotency[claim.key] = IdempotencyEntry(
                 verificationID: record.id, fingerprint: claim.fingerprint, expiresAt: claim.expiresAt)
         }
@@ -323,21 +251,6 @@ private struct MemoryState {
         if idempotency[key]?.verificationID == verificationID {
             idempotency[key] = nil
         }
-    }
-
-    /// Takes one attempt.
-    mutating func takeAttempt(id: String, now: Date) throws(StoreError) -> AttemptOutcome {
-        try open()
-        guard var record = records[id] else { return .notFound }
-        let outcome = record.takeAttempt(now: now)
-        records[id] = record
-        return outcome
-    }
-
-    /// Approves a pending verification.
-    mutating func approve(id: String, now: Date?) throws(StoreError) -> TransitionOutcome {
-        try open()
-        return transition(id, now: now) { $0.approve() }
     }
 
     /// Cancels a pending verification.
@@ -383,12 +296,8 @@ private struct MemoryState {
         give(permits, now: now)
     }
 
-    /// Judges a check in one step: refusal, permits, attempt, comparison, approval and refunds (the
-    /// parts of a ``CheckAttempt``); when `brief`, a wrong code's verdict leaves the record out.
-    mutating func check(
-        _ id: HashedKey, _ candidate: CandidateHash, permits: [RatePermit], refunds: [RatePermit], now: Date,
-        brief: Bool
-    ) throws(StoreError) -> CheckVerdict {
+    /// Judges a check in one step: refusal, permits, attempt, comparison, approval and refunds.
+    mutating func check(_ step: CheckStep, now: Date) throws(StoreError) -> CheckAnswer {
         try open()
         // The record is judged where it is stored: one lookup and no copy to write back. The rate
         // counters are moved out for the while, so the judging can take their permits.
@@ -397,28 +306,28 @@ private struct MemoryState {
         defer { swap(&counters, &arrivals) }
         let keepsEvents = recordsEvents
         var event: LifecycleEvent?
-        let verdict = records.update(id) { record -> CheckVerdict in
-            if let refusal = record.checkRefusal(at: now) { return .outcome(refusal) }
-            if case .denied(let wait, let key) = Self.take(permits, from: &counters, now: now) {
-                return .outcome(.rateLimited(waitMilliseconds: wait, key: key, record))
+        let answer = records.update(step.idKey) { record -> CheckAnswer in
+            if let refusal = record.checkRefusal(at: now) { return refusal }
+            if case .denied(let wait, let key) = Self.take(step.permits, from: &counters, now: now) {
+                return .rateLimited(waitMilliseconds: wait, key: key, attemptsLeft: record.attemptsLeft)
             }
             let approved: Bool
             if keepsEvents {
                 let before = record
-                approved = record.takeAttempt(comparing: candidate)
+                approved = record.takeAttempt(comparing: step.candidate)
                 event = LifecycleEvent.caused(from: before, to: record, at: now)
             } else {
-                approved = record.takeAttempt(comparing: candidate)
+                approved = record.takeAttempt(comparing: step.candidate)
             }
             if approved {
-                Self.give(refunds, to: &counters, now: now)
-                return .outcome(.approved(record))
+                Self.give(step.refundsOnApproval, to: &counters, now: now)
+                return .approved(record)
             }
-            return brief ? .incorrect(attemptsLeft: record.attemptsLeft) : .outcome(.incorrect(record))
+            return .incorrect(attemptsLeft: record.attemptsLeft)
         }
-        guard let verdict else { return .outcome(.notFound) }
+        guard let answer else { return .notFound }
         note(event)
-        return verdict
+        return answer
     }
 
     private mutating func take(_ permits: [RatePermit], now: Date) -> RateDecision {

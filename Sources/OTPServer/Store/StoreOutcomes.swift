@@ -1,22 +1,5 @@
 import Foundation
 
-/// What taking an attempt found, judged atomically inside the store.
-///
-/// Closed on purpose, like the other store outcomes: each case is one result of a
-/// ``VerificationRecord`` transition, and every store must return exactly these.
-public enum AttemptOutcome: Sendable, Equatable {
-    /// No such verification.
-    case notFound
-    /// The verification is approved or canceled.
-    case notPending(VerificationRecord)
-    /// The current code's lifetime has passed (this wins over locked).
-    case expired(VerificationRecord)
-    /// The current code has no attempts left.
-    case locked(VerificationRecord)
-    /// One attempt was taken; the record is as stored afterwards, with the hash to compare against.
-    case taken(VerificationRecord)
-}
-
 /// What a change of state found: approve, cancel or finishing a resend.
 public enum TransitionOutcome: Sendable, Equatable {
     /// The change was made; the record is as stored afterwards.
@@ -77,17 +60,29 @@ public struct IdempotencyEntry: Sendable, Equatable {
     }
 }
 
-/// What inserting a new verification found.
-public enum InsertOutcome: Sendable, Equatable {
-    /// The record was stored, and its idempotency key with it.
-    case inserted
-    /// The idempotency key already belongs to a live verification; nothing was stored.
-    case replay(IdempotencyEntry)
+/// A start as the store performs it in one atomic step: the idempotency key, the permits, the record.
+public struct StartStep: Sendable, Equatable {
+    /// The new pending verification, with its code's hash.
+    public var record: VerificationRecord
+    /// The start's idempotency key, when it has one.
+    public var claim: IdempotencyClaim?
+    /// Rate permits taken, all or none, before the record is stored.
+    public var permits: [RatePermit]
+
+    /// Creates a start.
+    public init(record: VerificationRecord, claim: IdempotencyClaim?, permits: [RatePermit]) {
+        self.record = record
+        self.claim = claim
+        self.permits = permits
+    }
 }
 
-/// What a start's one store step found (``AtomicStartStore``).
-public enum StartInsertOutcome: Sendable, Equatable {
-    /// The permits were taken and the record stored, with its idempotency key.
+/// What a start's one store step found.
+///
+/// Closed on purpose, like the other store answers: each case is one outcome of the order a
+/// ``StartStep`` is judged in, and every store must answer exactly these.
+public enum StartAnswer: Sendable, Equatable {
+    /// The permits were taken and the record stored, with its idempotency key and `pending` event.
     case inserted
     /// The idempotency key belongs to a live verification; nothing was taken or stored.
     case replay(IdempotencyEntry)

@@ -5,18 +5,6 @@ import Foundation
 /// The memory and SQLite stores run them inside their atomic step; the Redis store runs the
 /// same rules in Lua. The shared conformance suite holds all three to them.
 extension VerificationRecord {
-    /// Takes one attempt when the code can still be judged.
-    public mutating func takeAttempt(now: Date) -> AttemptOutcome {
-        switch status(at: now) {
-        case .approved, .canceled: return .notPending(self)
-        case .expired: return .expired(self)
-        case .locked: return .locked(self)
-        case .pending:
-            attemptsLeft -= 1
-            return .taken(self)
-        }
-    }
-
     /// Marks the verification approved when it is still pending.
     public mutating func approve() -> TransitionOutcome {
         guard state == .pending else { return .notPending(self) }

@@ -1,26 +1,52 @@
 import Foundation
 
-/// Where verifications, idempotency keys and rate-limit counters live.
+/// How a store answers one of its steps: once, with the step's answer or the store's failure.
 ///
-/// Every method that reads and then writes is one atomic step of the store, so any number
-/// of ``Verifier``s sharing a store (threads, processes, servers) stay consistent. Stores
-/// never read the clock: every time comes from the verifier as `now`, and every rule is a
-/// transition of ``VerificationRecord``. ``MemoryStore`` is the reference; the SQLite and
-/// Redis stores live in `OTPSQLite` and `OTPRedis`. Failures throw ``StoreError``.
+/// The store chooses the thread: the ``MemoryStore`` answers on the caller's, before the call
+/// returns; the SQLite store on its connection's queue once the step is committed; the Redis store
+/// on its connection's thread once Redis has replied. A reply must not block: work that may wait
+/// goes to a task of its own.
+public typealias StoreReply<Answer: Sendable> = @Sendable (Result<Answer, StoreError>) -> Void
+
+/// Where verifications, idempotency keys, rate-limit counters, authenticator factors and the
+/// lifecycle event outbox live.
+///
+/// The ``Verifier`` decides; the store executes. Each operation is planned by the engine as a
+/// value (a ``StartStep``, a ``CheckStep``, a resend's lease, a ``TOTPFactor``'s judgement) and
+/// the store performs it as one atomic step, answering a small value: a wrong code answers its
+/// attempts left (``CheckAnswer/incorrect(attemptsLeft:)``), not a record, and nothing is thrown
+/// but the store's own failure. Any number of verifiers (threads, processes, servers) sharing a
+/// store stay consistent. Stores never read the clock: every time comes from the verifier as `now`,
+/// and every rule is a transition of ``VerificationRecord`` or ``TOTPFactor``.
+///
+/// The three steps every request takes (``start(_:now:reply:)``, ``check(_:now:reply:)`` and
+/// ``record(id:reply:)``) answer through a ``StoreReply``, on a thread the store chooses, so
+/// that one signature serves a store that answers inline (memory), one with a queue (SQLite) and
+/// one with a connection of its own (Redis), and a request that needs no waiting never leaves the
+/// thread it arrived on. Awaiting forms of them are in an extension. The other steps are
+/// `async`.
+///
+/// The protocol has 25 requirements: 14 here, 5 of ``LifecycleEventStore`` and 6 of
+/// ``TOTPFactorStore``. ``MemoryStore`` is the reference; the SQLite and Redis stores live in
+/// `OTPSQLite` and `OTPRedis`, and the shared conformance suite holds every store to the same
+/// answers.
 ///
 /// A store's life is explicit: it is open from its initializer until ``shutdown()``.
-/// Nothing is purged behind the caller's back: records, idempotency keys and rate
-/// counters past their time go when ``purgeExpired(now:)`` runs, which
-/// ``Verifier/purgeExpired(every:)`` does on a timer.
-public protocol VerificationStore: Sendable {
-    /// Stores a new verification and, with a claim, its idempotency key; a live key wins and nothing is stored.
-    func insert(
-        _ record: VerificationRecord, claim: IdempotencyClaim?, now: Date
-    ) async throws(StoreError)
-        -> InsertOutcome
+/// Nothing is purged behind the caller's back: records, idempotency keys and rate counters
+/// past their time go when ``purgeExpired(now:)`` runs, which ``Verifier/purgeExpired(every:)``
+/// does on a timer.
+public protocol VerificationStore: LifecycleEventStore, TOTPFactorStore {
+    /// A start's one step: a live idempotency key replays (nothing taken or stored); else every
+    /// permit or none; then the record is stored with its claim and its `pending` event.
+    func start(_ step: StartStep, now: Date, reply: @escaping StoreReply<StartAnswer>)
+
+    /// A check's one step: ``VerificationRecord/checkRefusal(at:)``, then the permits all or none,
+    /// then ``VerificationRecord/check(candidateHash:now:)`` with its event, then the refunds when
+    /// approved.
+    func check(_ step: CheckStep, now: Date, reply: @escaping StoreReply<CheckAnswer>)
 
     /// The verification with an identifier, or `nil`.
-    func record(id: String) async throws(StoreError) -> VerificationRecord?
+    func record(id: String, reply: @escaping StoreReply<VerificationRecord?>)
 
     /// The live entry of an idempotency key at a time, or `nil`.
     func idempotencyEntry(key: String, now: Date) async throws(StoreError) -> IdempotencyEntry?
@@ -28,30 +54,7 @@ public protocol VerificationStore: Sendable {
     /// Frees an idempotency key when it still belongs to the verification.
     func releaseIdempotencyKey(_ key: String, verificationID: String) async throws(StoreError)
 
-    /// Runs ``VerificationRecord/takeAttempt(now:)`` atomically.
-    func takeAttempt(id: String, now: Date) async throws(StoreError) -> AttemptOutcome
-
-    /// Judges a check in one atomic step: ``VerificationRecord/checkRefusal(at:)``, then the
-    /// permits all or none, then ``VerificationRecord/check(candidateHash:now:)``, then the refunds
-    /// when approved.
-    ///
-    /// A default built from the other steps exists, so a store of your own need not write it.
-    func check(_ attempt: CheckAttempt, now: Date) async throws(StoreError) -> CheckOutcome
-
-    /// Runs ``VerificationRecord/approve()`` atomically.
-    func approve(id: String) async throws(StoreError) -> TransitionOutcome
-
-    /// Runs ``VerificationRecord/cancel()`` atomically.
-    func cancel(id: String) async throws(StoreError) -> TransitionOutcome
-
-    /// ``approve(id:)`` at a time, which a store that records events gives the `approved` event.
-    ///
-    /// The default calls ``approve(id:)``.
-    func approve(id: String, now: Date) async throws(StoreError) -> TransitionOutcome
-
-    /// ``cancel(id:)`` at a time, which a store that records events gives the `canceled` event.
-    ///
-    /// The default calls ``cancel(id:)``.
+    /// Runs ``VerificationRecord/cancel()`` atomically, with the `canceled` event at `now`.
     func cancel(id: String, now: Date) async throws(StoreError) -> TransitionOutcome
 
     /// Runs ``VerificationRecord/beginResend(lease:maxSends:now:)`` atomically.
@@ -88,79 +91,28 @@ public protocol VerificationStore: Sendable {
 }
 
 extension VerificationStore {
-    /// Calls ``approve(id:)``: a store that records no events needs no time.
-    public func approve(id: String, now: Date) async throws(StoreError) -> TransitionOutcome {
-        try await approve(id: id)
+    /// ``start(_:now:reply:)``, awaited.
+    public func start(_ step: StartStep, now: Date) async throws(StoreError) -> StartAnswer {
+        try await Self.awaiting { start(step, now: now, reply: $0) }
     }
 
-    /// Calls ``cancel(id:)``: a store that records no events needs no time.
-    public func cancel(id: String, now: Date) async throws(StoreError) -> TransitionOutcome {
-        try await cancel(id: id)
+    /// ``check(_:now:reply:)``, awaited.
+    public func check(_ step: CheckStep, now: Date) async throws(StoreError) -> CheckAnswer {
+        try await Self.awaiting { check(step, now: now, reply: $0) }
     }
-}
 
-/// A store that can judge a check on the caller's thread, without suspending.
-///
-/// The server's HTTP threads use it to answer a check where the request arrived, instead of
-/// handing it to Swift's task pool and back: the hop costs more than the check itself on the
-/// memory and SQLite stores. The two methods mean exactly what ``VerificationStore/record(id:)``
-/// and ``VerificationStore/check(_:now:)`` mean; they may block the calling thread for as long
-/// as the store's own step takes, so only threads that may block call them.
-public protocol ImmediateCheckStore: VerificationStore {
-    /// ``VerificationStore/record(id:)``, on the caller's thread.
-    func recordImmediately(id: String) throws(StoreError) -> VerificationRecord?
+    /// ``record(id:reply:)``, awaited.
+    public func record(id: String) async throws(StoreError) -> VerificationRecord? {
+        try await Self.awaiting { record(id: id, reply: $0) }
+    }
 
-    /// ``VerificationStore/check(_:now:)``, on the caller's thread.
-    func checkImmediately(_ attempt: CheckAttempt, now: Date) throws(StoreError) -> CheckOutcome
-}
-
-/// A store that can take a start's steps on the caller's thread, without suspending.
-///
-/// The server's HTTP threads use it, with an ``ImmediateCodeSender``, to answer a start where the
-/// request arrived. Each method means exactly what the ``VerificationStore`` method of the same
-/// name means; they may block the calling thread for as long as the store's own step takes, so
-/// only threads that may block call them.
-public protocol ImmediateStartStore: VerificationStore {
-    /// ``VerificationStore/acquire(_:now:)``, on the caller's thread.
-    func acquireImmediately(_ permits: [RatePermit], now: Date) throws(StoreError) -> RateDecision
-
-    /// ``VerificationStore/release(_:now:)``, on the caller's thread.
-    func releaseImmediately(_ permits: [RatePermit], now: Date) throws(StoreError)
-
-    /// ``VerificationStore/insert(_:claim:now:)``, on the caller's thread.
-    func insertImmediately(
-        _ record: VerificationRecord, claim: IdempotencyClaim?, now: Date
-    ) throws(StoreError) -> InsertOutcome
-
-    /// ``VerificationStore/cancel(id:now:)``, on the caller's thread.
-    func cancelImmediately(id: String, now: Date) throws(StoreError) -> TransitionOutcome
-}
-
-/// A store that takes a start's permits and stores its verification in one atomic step.
-///
-/// A start otherwise makes two store calls, ``VerificationStore/acquire(_:now:)`` and then
-/// ``VerificationStore/insert(_:claim:now:)``; a store whose calls each cost a commit or a round
-/// trip (SQLite) answers both in one. The step judges in the start's order: a live idempotency key
-/// replays, then the permits all or none, then the record is stored with its claim. When it
-/// throws, it has taken and stored nothing.
-public protocol AtomicStartStore: VerificationStore {
-    /// Takes every permit or none and, when all are taken and no live key replays, stores `record`
-    /// (and `claim`), atomically.
-    func insert(
-        _ record: VerificationRecord, claim: IdempotencyClaim?, taking permits: [RatePermit], now: Date
-    ) async throws(StoreError) -> StartInsertOutcome
-}
-
-/// A store that judges a check on its own thread and calls back with the outcome.
-///
-/// Stores that queue their work (SQLite's connection queue, a Redis connection's pipeline) answer
-/// a check this way without a task: the server hands the check over on its HTTP thread and the
-/// store's thread answers the request. The outcome means exactly what
-/// ``VerificationStore/check(_:now:)`` returns; `completion` runs once, on the store's thread, after
-/// the step it reports is durable as the store makes any write durable, and it must not block.
-public protocol QueuedCheckStore: VerificationStore {
-    /// ``VerificationStore/check(_:now:)``, answered through `completion`.
-    func check(
-        _ attempt: CheckAttempt, now: Date,
-        completion: @escaping @Sendable (Result<CheckOutcome, StoreError>) -> Void)
+    /// The answer of a step that replies through a ``StoreReply``.
+    static func awaiting<Answer: Sendable>(
+        _ step: (@escaping StoreReply<Answer>) -> Void
+    ) async throws(StoreError) -> Answer {
+        let answer: Result<Answer, StoreError> = await withCheckedContinuation { continuation in
+            step { continuation.resume(returning: $0) }
+        }
+        return try answer.get()
+    }
 }

@@ -7,8 +7,8 @@ import Testing
 @Suite struct EventOutboxTests {
     typealias T = StoreConformanceTests
 
-    static func attempt(_ id: String, right: Bool) -> CheckAttempt {
-        CheckAttempt(
+    static func attempt(_ id: String, right: Bool) -> CheckStep {
+        CheckStep(
             id: id, candidateHash: Array(repeating: right ? 0xAB : 0xCD, count: 32), permits: [],
             refundsOnApproval: [])
     }
@@ -153,7 +153,7 @@ import Testing
 
     @Test("a store not opened to record events keeps none", arguments: StoreKind.allCases)
     func off(kind: StoreKind) async throws {
-        let store = try #require(try await kind.makeStore() as? any LifecycleEventStore)
+        let store = try await kind.makeStore()
         _ = try await store.insert(T.sample(), claim: nil, now: T.t0)
         _ = try await store.cancel(id: "vf_sample", now: T.at(1))
         #expect(try await store.noteExpiries(now: T.at(1000), limit: 10) == 0)

@@ -42,9 +42,8 @@ import Testing
     @Test("every step on an unknown verification answers not found", arguments: StoreKind.allCases)
     func unknown(kind: StoreKind) async throws {
         let store = try await kind.makeStore()
-        #expect(try await store.takeAttempt(id: "vf_none", now: Self.t0) == .notFound)
-        #expect(try await store.approve(id: "vf_none") == .notFound)
-        #expect(try await store.cancel(id: "vf_none") == .notFound)
+        #expect(try await store.check(id: "vf_none", candidateHash: [1], now: Self.t0) == .notFound)
+        #expect(try await store.cancel(id: "vf_none", now: Self.t0) == .notFound)
         let lease = ResendLease(token: "t", until: Self.at(60))
         #expect(
             try await store.beginResend(id: "vf_none", lease: lease, maxSends: 5, now: Self.t0) == .notFound)
@@ -88,63 +87,60 @@ import Testing
     }
 
     @Test(
-        "taking an attempt judges state, expiry before lock, and counts down", arguments: StoreKind.allCases)
+        "a wrong code judges state, expiry before lock, and counts down", arguments: StoreKind.allCases)
     func attempts(kind: StoreKind) async throws {
         let store = try await kind.makeStore()
         _ = try await store.insert(Self.sample(attempts: 2), claim: nil, now: Self.t0)
-        guard case .taken(let first) = try await store.takeAttempt(id: "vf_sample", now: Self.at(1)) else {
-            Issue.record("no attempt taken")
-            return
-        }
-        #expect(first.attemptsLeft == 1)
-        #expect(first.codeHash == Self.sample().codeHash)
-        guard case .taken(let second) = try await store.takeAttempt(id: "vf_sample", now: Self.at(2)) else {
-            Issue.record("no second attempt taken")
-            return
-        }
-        #expect(second.attemptsLeft == 0)
-        guard case .locked(let locked) = try await store.takeAttempt(id: "vf_sample", now: Self.at(3)) else {
-            Issue.record("not locked")
-            return
-        }
-        #expect(locked.attemptsLeft == 0)
-        guard case .expired = try await store.takeAttempt(id: "vf_sample", now: Self.at(300)) else {
-            Issue.record("expiry does not win over lock")
-            return
-        }
+        let wrong = Array(repeating: UInt8(0xCD), count: 32)
+        #expect(
+            try await store.check(id: "vf_sample", candidateHash: wrong, now: Self.at(1))
+                == .incorrect(attemptsLeft: 1))
+        #expect(try await store.record(id: "vf_sample")?.codeHash == Self.sample().codeHash)
+        #expect(
+            try await store.check(id: "vf_sample", candidateHash: wrong, now: Self.at(2))
+                == .incorrect(attemptsLeft: 0))
+        // Locked: the right code no longer counts.
+        let right = Self.sample().codeHash
+        #expect(try await store.check(id: "vf_sample", candidateHash: right, now: Self.at(3)) == .locked)
+        #expect(
+            try await store.check(id: "vf_sample", candidateHash: wrong, now: Self.at(300))
+                == .expired(attemptsLeft: 0),
+            "expiry wins over lock")
         #expect(try await store.record(id: "vf_sample")?.attemptsLeft == 0)
+        #expect(try await store.record(id: "vf_sample")?.state == .pending)
 
         _ = try await store.insert(Self.sample("vf_expired"), claim: nil, now: Self.t0)
-        guard case .expired = try await store.takeAttempt(id: "vf_expired", now: Self.at(300)) else {
-            Issue.record("not expired")
-            return
-        }
+        #expect(
+            try await store.check(id: "vf_expired", candidateHash: right, now: Self.at(300))
+                == .expired(attemptsLeft: 3))
         #expect(try await store.record(id: "vf_expired")?.attemptsLeft == 3)
     }
 
-    @Test("approve and cancel move only a pending verification", arguments: StoreKind.allCases)
+    @Test("a right code approves and cancel moves only a pending verification", arguments: StoreKind.allCases)
     func transitions(kind: StoreKind) async throws {
         let store = try await kind.makeStore()
         _ = try await store.insert(Self.sample("vf_a"), claim: nil, now: Self.t0)
         _ = try await store.insert(Self.sample("vf_c"), claim: nil, now: Self.t0)
-        guard case .done(let approved) = try await store.approve(id: "vf_a") else {
+        let right = Self.sample().codeHash
+        guard
+            case .approved(let approved) = try await store.check(
+                id: "vf_a", candidateHash: right, now: Self.at(1))
+        else {
             Issue.record("not approved")
             return
         }
         #expect(approved.state == .approved)
-        #expect(try await store.approve(id: "vf_a") == .notPending(approved))
-        #expect(try await store.cancel(id: "vf_a") == .notPending(approved))
-        guard case .notPending = try await store.takeAttempt(id: "vf_a", now: Self.at(1)) else {
-            Issue.record("an approved verification took an attempt")
-            return
-        }
-        guard case .done(let canceled) = try await store.cancel(id: "vf_c") else {
+        #expect(approved.attemptsLeft == 2)
+        #expect(try await store.record(id: "vf_a") == approved)
+        #expect(try await store.check(id: "vf_a", candidateHash: right, now: Self.at(2)) == .notPending)
+        #expect(try await store.cancel(id: "vf_a", now: Self.at(2)) == .notPending(approved))
+        guard case .done(let canceled) = try await store.cancel(id: "vf_c", now: Self.at(2)) else {
             Issue.record("not canceled")
             return
         }
         #expect(canceled.state == .canceled)
-        #expect(try await store.approve(id: "vf_c") == .notPending(canceled))
-        #expect(try await store.record(id: "vf_c")?.state == .canceled)
+        #expect(try await store.check(id: "vf_c", candidateHash: right, now: Self.at(3)) == .notPending)
+        #expect(try await store.record(id: "vf_c") == canceled)
     }
 
     @Test(
@@ -232,7 +228,7 @@ import Testing
         }
         // A canceled verification cannot finish a resend in progress.
         _ = try await store.beginResend(id: "vf_sample", lease: first, maxSends: 5, now: Self.at(200))
-        _ = try await store.cancel(id: "vf_sample")
+        _ = try await store.cancel(id: "vf_sample", now: Self.at(200))
         guard
             case .notPending = try await store.finishResend(
                 id: "vf_sample", token: "first", update: update, now: Self.at(95))
@@ -369,7 +365,9 @@ import Testing
         await #expect(throws: StoreError.self) {
             try await store.insert(Self.sample("vf_after"), claim: nil, now: Self.t0)
         }
-        await #expect(throws: StoreError.self) { try await store.takeAttempt(id: "vf_closing", now: Self.t0) }
+        await #expect(throws: StoreError.self) {
+            try await store.check(id: "vf_closing", candidateHash: [1], now: Self.t0)
+        }
         await #expect(throws: StoreError.self) {
             try await store.acquire(
                 [RatePermit(key: "r", limit: RateLimit(limit: 1, window: .seconds(60)))], now: Self.t0)
@@ -401,29 +399,19 @@ import Testing
         _ = try await store.insert(Self.sample("vf_check"), claim: nil, now: Self.t0)
         let perAddress = RatePermit(key: "ca:check", limit: RateLimit(limit: 10, window: .seconds(300)))
         let failed = RatePermit(key: "fd:check", limit: RateLimit(limit: 2, window: .seconds(3600)))
-        let wrong = CheckAttempt(
+        let wrong = CheckStep(
             id: "vf_check", candidateHash: Array(repeating: 0xCD, count: 32), permits: [perAddress, failed],
             refundsOnApproval: [failed])
         for left in [2, 1] {
             let outcome = try await store.check(wrong, now: Self.t0)
-            guard case .incorrect(let record) = outcome else {
-                Issue.record("expected incorrect, got \(outcome)")
-                return
-            }
-            #expect(record.attemptsLeft == left)
+            #expect(outcome == .incorrect(attemptsLeft: left))
         }
         // The failed-check permit is spent: refused, and nothing taken (the attempt stays).
         let limited = try await store.check(wrong, now: Self.t0)
-        guard case .rateLimited(let wait, let key, let record) = limited else {
-            Issue.record("expected rateLimited, got \(limited)")
-            return
-        }
-        #expect(wait == 1_800_000)
-        #expect(key == "fd:check")
-        #expect(record.attemptsLeft == 1)
+        #expect(limited == .rateLimited(waitMilliseconds: 1_800_000, key: "fd:check", attemptsLeft: 1))
 
         let budget = RatePermit(key: "fd:refund", limit: RateLimit(limit: 1, window: .seconds(3600)))
-        let right = CheckAttempt(
+        let right = CheckStep(
             id: "vf_check", candidateHash: Array(repeating: 0xAB, count: 32), permits: [perAddress, budget],
             refundsOnApproval: [budget])
         let approved = try await store.check(right, now: Self.t0)
@@ -442,20 +430,16 @@ import Testing
         }
         #expect(
             try await store.check(
-                CheckAttempt(id: "vf_none", candidateHash: [], permits: [], refundsOnApproval: []),
+                CheckStep(id: "vf_none", candidateHash: [], permits: [], refundsOnApproval: []),
                 now: Self.t0) == .notFound)
 
         var old = Self.sample("vf_old_check")
         old.expiresAt = Self.at(10)
         _ = try await store.insert(old, claim: nil, now: Self.t0)
         let untouched = RatePermit(key: "ca:untouched", limit: RateLimit(limit: 1, window: .seconds(60)))
-        let late = CheckAttempt(
+        let late = CheckStep(
             id: "vf_old_check", candidateHash: old.codeHash, permits: [untouched], refundsOnApproval: [])
-        guard case .expired(let expired) = try await store.check(late, now: Self.at(11)) else {
-            Issue.record("a check after expiry was judged")
-            return
-        }
-        #expect(expired.attemptsLeft == 3)
+        #expect(try await store.check(late, now: Self.at(11)) == .expired(attemptsLeft: 3))
         #expect(try await store.acquire([untouched], now: Self.at(11)) == .allowed)
     }
 
@@ -466,14 +450,14 @@ import Testing
         let stores = try await kind.makeStores(count: 2)
         let (checking, other) = (stores[0], stores[1])
         _ = try await checking.insert(Self.sample("vf_handles", attempts: 6), claim: nil, now: Self.t0)
-        let wrong = CheckAttempt(
+        let wrong = CheckStep(
             id: "vf_handles", candidateHash: Array(repeating: 0xCD, count: 32), permits: [],
             refundsOnApproval: [])
-        // The record each wrong check must answer with: the one the store then holds.
+        // Each wrong check answers the attempts left that the store then holds.
         func expectIncorrect(at now: Date, attemptsLeft: Int) async throws {
             let outcome = try await checking.check(wrong, now: now)
             let stored = try #require(try await other.record(id: "vf_handles"))
-            #expect(outcome == .incorrect(stored))
+            #expect(outcome == .incorrect(attemptsLeft: attemptsLeft))
             #expect(stored.attemptsLeft == attemptsLeft)
         }
         try await expectIncorrect(at: Self.at(1), attemptsLeft: 5)
@@ -507,13 +491,16 @@ import Testing
         // The old code no longer works; a check past the old expiry is judged by the new one.
         try await expectIncorrect(at: Self.at(400), attemptsLeft: 1)
 
-        // Approved elsewhere: the next check is refused with the approved record.
-        guard case .done = try await other.approve(id: "vf_handles", now: Self.at(401)) else {
+        // Approved elsewhere with the new code: the next check is refused.
+        guard
+            case .approved = try await other.check(
+                id: "vf_handles", candidateHash: update.codeHash, now: Self.at(401))
+        else {
             Issue.record("the approval failed")
             return
         }
-        let refused = try await checking.check(wrong, now: Self.at(402))
-        #expect(try refused == .notPending(#require(try await other.record(id: "vf_handles"))))
+        #expect(try await checking.check(wrong, now: Self.at(402)) == .notPending)
+        #expect(try await checking.record(id: "vf_handles")?.state == .approved)
     }
 
     @Test(
@@ -536,16 +523,14 @@ import Testing
         _ = try await store.insert(record, claim: nil, now: Self.t0)
         for (index, candidate) in near.enumerated() {
             let outcome = try await store.check(
-                CheckAttempt(id: "vf_near", candidateHash: candidate, permits: [], refundsOnApproval: []),
+                CheckStep(id: "vf_near", candidateHash: candidate, permits: [], refundsOnApproval: []),
                 now: Self.t0)
-            guard case .incorrect(let left) = outcome else {
-                Issue.record("candidate \(index) (\(candidate.count) bytes) was judged \(outcome)")
-                continue
-            }
-            #expect(left.attemptsLeft == near.count - index)
+            #expect(
+                outcome == .incorrect(attemptsLeft: near.count - index),
+                "candidate \(index) (\(candidate.count) bytes)")
         }
         let right = try await store.check(
-            CheckAttempt(id: "vf_near", candidateHash: kept, permits: [], refundsOnApproval: []), now: Self.t0
+            CheckStep(id: "vf_near", candidateHash: kept, permits: [], refundsOnApproval: []), now: Self.t0
         )
         guard case .approved = right else {
             Issue.record("the kept hash itself was judged \(right)")

@@ -32,7 +32,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 
     /// `count` handles on one fresh, empty store that records lifecycle events.
-    func makeEventStores(count: Int) async throws -> [any LifecycleEventStore] {
+    func makeEventStores(count: Int) async throws -> [any VerificationStore] {
         switch self {
         case .memory:
             let store = MemoryStore(recordsEvents: true)
@@ -46,7 +46,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 
     /// One fresh, empty store that records lifecycle events.
-    func makeEventStore() async throws -> any LifecycleEventStore {
+    func makeEventStore() async throws -> any VerificationStore {
         try await makeEventStores(count: 1)[0]
     }
 }

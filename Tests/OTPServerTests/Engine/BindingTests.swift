@@ -35,7 +35,7 @@ import Testing
         let tamperedStore = MemoryStore()
         var record = try #require(try await h.store.record(id: id))
         record.transaction?.payee = "Mallory Ltd"
-        _ = try tamperedStore.insert(record, claim: nil, now: h.clock.date)
+        _ = try await tamperedStore.insert(record, claim: nil, now: h.clock.date)
         let tampered = h.sibling(store: tamperedStore, policy: relaxedPolicy())
         await #expect(throws: VerifierError.incorrectCode(attemptsLeft: 2)) {
             _ = try await tampered.check(id: id, code: code, clientAddress: "192.0.2.1")

@@ -3,8 +3,8 @@ import OTPCore
 import OTPServer
 import Testing
 
-/// The start the HTTP threads take without suspending (`Verifier.startImmediately`) must answer,
-/// change the store and send exactly as the asynchronous start does.
+/// Starts on a store and sender that both answer inline: the reply comes on the caller's thread, and a
+/// failed send is undone as on every other path.
 @Suite struct ImmediateStartTests {
     /// A sender that delivers on the caller's thread, records what it sent, and refuses the
     /// destinations it is told to, or every channel it is not told is immediate.
@@ -46,64 +46,12 @@ import Testing
         }
     }
 
-    /// The starts of a script: destinations that parse or not, on both channels, one whose sends
-    /// fail, one of a publishable key, repeated so the limits per destination and address bite.
-    static let requests: [StartRequest] = {
-        var requests: [StartRequest] = []
-        let destinations = [
-            "+15555550100", "+15555550101", "ada@example.com", "not a number", "+15555550199",
-            "+15555550100", "+4930123456", "+15555550100", "ada@example.com", "+15555550101",
-        ]
-        for (index, to) in destinations.enumerated() {
-            requests.append(
-                StartRequest(
-                    to: to, clientAddress: index % 3 == 0 ? "192.0.2.1" : "198.51.100.7",
-                    owner: index == 4 ? "app" : nil, locale: index == 2 ? .german : nil))
-        }
-        return requests + requests
-    }()
-
-    static let policy = relaxedPolicy {
-        $0.startsPerDestination = RateLimit(limit: 3, window: .seconds(3600))
-        $0.startsPerAddress = RateLimit(limit: 9, window: .seconds(3600))
-        $0.ownerStartsPerAddress = RateLimit(limit: 1, window: .seconds(3600))
-        $0.allowedCallingCodes = ["1"]
-        $0.sendsPerCallingCodePerHour = 12
-        $0.channels = [.sms, .email]
-    }
-
-    /// Runs the script on a fresh store, immediately or not, and writes down every answer, every
-    /// message and every record.
-    static func transcript(
-        immediate: Bool
-    ) async throws -> (answers: [String], messages: [OutgoingMessage], records: [VerificationRecord]) {
-        let store = MemoryStore()
-        let clock = ManualClock()
-        let sender = ImmediateSender(refusing: ["+15555550199"])
-        let verifier = Verifier(
-            store: store, sender: sender, policy: policy, secret: testSecret, now: { clock.date },
-            random: SeededGenerator(seed: 7))
-        var answers: [String] = []
-        var ids: [String] = []
-        for request in requests {
-            clock.advance(by: .milliseconds(250))
-            let result: Result<StartResult, VerifierError>
-            if immediate {
-                result = try #require(verifier.startImmediately(request), "\(request.to) fell back")
-            } else {
-                do throws(VerifierError) {
-                    result = .success(try await verifier.start(request))
-                } catch {
-                    result = .failure(error)
-                }
-            }
-            if case .success(let started) = result { ids.append(started.verification.id) }
-            answers.append("\(result)")
-        }
-        var records: [VerificationRecord] = []
-        for id in ids + sender.refusedIDs { records.append(try #require(try store.record(id: id))) }
-        #expect(records.count == store.count, "every verification of the script is looked at")
-        return (answers, sender.messages, records)
+    /// Starts `request` through the callback and answers what was replied before the call returned,
+    /// or `nil` when the reply had not come yet.
+    static func inline(_ verifier: Verifier, _ request: StartRequest) -> Result<StartResult, VerifierError>? {
+        let answer = TestLocked<Result<StartResult, VerifierError>?>(nil)
+        verifier.start(request) { result in answer.withLock { $0 = result } }
+        return answer.withLock { $0 }
     }
 
     /// The kind of a start's refusal, or `nil` for a start that succeeded.
@@ -112,23 +60,32 @@ import Testing
         return error.kind
     }
 
-    @Test("a script of starts gives the same answers, messages and records, immediate or not")
-    func sameAsAsynchronous() async throws {
-        let queued = try await Self.transcript(immediate: false)
-        let immediate = try await Self.transcript(immediate: true)
-        #expect(immediate.answers == queued.answers)
-        #expect(immediate.messages == queued.messages)
-        #expect(immediate.records == queued.records)
-        // The script reaches every kind of answer it is meant to.
-        let all = queued.answers.joined(separator: "\n")
-        for kind in ["success", "rateLimited", "deliveryFailed", "callingCodeNotAllowed", "invalid"] {
-            #expect(all.contains(kind), "no \(kind) in the script's answers")
+    /// Starts `request` and answers what it ended with, waiting for it.
+    static func result(
+        _ verifier: Verifier, _ request: StartRequest
+    ) async -> Result<StartResult, VerifierError> {
+        do throws(VerifierError) {
+            return .success(try await verifier.start(request))
+        } catch {
+            return .failure(error)
         }
-        #expect(queued.records.contains { $0.state == .canceled }, "a failed send cancels its verification")
+    }
+
+    @Test("on the memory store with a sender that sends immediately, a start answers before it returns")
+    func answersInline() async throws {
+        let store = MemoryStore()
+        let sender = ImmediateSender()
+        let verifier = Verifier(store: store, sender: sender, policy: relaxedPolicy(), secret: testSecret)
+        let started = try #require(
+            Self.inline(verifier, StartRequest(to: "+15555550100", clientAddress: "192.0.2.1")))
+        let result = try started.get()
+        #expect(result.created)
+        #expect(sender.messages.map(\.verificationID) == [result.verification.id])
+        #expect(try await store.record(id: result.verification.id)?.state == .pending)
     }
 
     @Test("a failed send cancels the verification and gives the send cap back, not the start limits")
-    func failedSend() throws {
+    func failedSend() async throws {
         let store = MemoryStore()
         let sender = ImmediateSender(refusing: ["+15555550199"])
         let clock = ManualClock()
@@ -138,58 +95,17 @@ import Testing
         }
         let verifier = Verifier(
             store: store, sender: sender, policy: policy, secret: testSecret, now: { clock.date })
-        let failed = try #require(
-            verifier.startImmediately(StartRequest(to: "+15555550199", clientAddress: "192.0.2.1")))
+        let failed = await Self.result(verifier, StartRequest(to: "+15555550199", clientAddress: "192.0.2.1"))
         #expect(Self.kind(of: failed) == .deliveryFailed, "\(failed)")
         // The global cap of one send was given back, so another destination is sent to.
-        let next = try #require(
-            verifier.startImmediately(StartRequest(to: "+15555550100", clientAddress: "192.0.2.1")))
+        let next = await Self.result(verifier, StartRequest(to: "+15555550100", clientAddress: "192.0.2.1"))
         #expect((try? next.get())?.created == true)
         // The failed destination's own start limit was kept.
-        let again = try #require(
-            verifier.startImmediately(StartRequest(to: "+15555550199", clientAddress: "192.0.2.1")))
+        let again = await Self.result(verifier, StartRequest(to: "+15555550199", clientAddress: "192.0.2.1"))
         #expect(Self.kind(of: again) == .rateLimited, "\(again)")
         #expect(sender.callCount == 2)
         #expect(store.count == 2)
         #expect(sender.messages.map(\.to) == ["+15555550100"])
-    }
-
-    @Test(
-        "an idempotency key, a store or a channel that is not immediate leaves the start to the asynchronous path"
-    )
-    func fallsBack() async throws {
-        let clock = ManualClock()
-        let onePerDestination = relaxedPolicy {
-            $0.startsPerDestination = RateLimit(limit: 1, window: .seconds(3600))
-        }
-        let store = MemoryStore()
-        let emailLater = ImmediateSender(immediateChannels: [.sms])
-        let verifier = Verifier(
-            store: store, sender: emailLater, policy: onePerDestination, secret: testSecret,
-            now: { clock.date })
-        #expect(
-            verifier.startImmediately(
-                StartRequest(to: "+15555550100", clientAddress: "192.0.2.1", idempotencyKey: "k-1")) == nil)
-        #expect(
-            verifier.startImmediately(StartRequest(to: "ada@example.com", clientAddress: "192.0.2.1")) == nil)
-        // Nothing was taken by the starts that fell back: the limit of one start per destination is whole.
-        #expect(store.count == 0)
-        #expect(emailLater.callCount == 0)
-        let started = try await verifier.start(
-            StartRequest(to: "ada@example.com", clientAddress: "192.0.2.1"))
-        #expect(started.created)
-
-        // A sender that awaits, or a store that does, leaves the start to the asynchronous path.
-        let others: [(any VerificationStore, any CodeSender)] = [
-            (MemoryStore(), RecordingSender()), (FaultyStore(), ImmediateSender()),
-        ]
-        for (store, sender) in others {
-            let other = Verifier(
-                store: store, sender: sender, policy: onePerDestination, secret: testSecret,
-                now: { clock.date })
-            #expect(
-                other.startImmediately(StartRequest(to: "+15555550100", clientAddress: "192.0.2.1")) == nil)
-        }
     }
 
     @Test("a shut-down store answers store_unavailable, and nothing is sent")
@@ -198,8 +114,7 @@ import Testing
         let sender = ImmediateSender()
         let verifier = Verifier(store: store, sender: sender, policy: relaxedPolicy(), secret: testSecret)
         await store.shutdown()
-        let answer = try #require(
-            verifier.startImmediately(StartRequest(to: "+15555550100", clientAddress: "192.0.2.1")))
+        let answer = await Self.result(verifier, StartRequest(to: "+15555550100", clientAddress: "192.0.2.1"))
         #expect(Self.kind(of: answer) == .storeUnavailable, "\(answer)")
         #expect(sender.callCount == 0)
     }

@@ -100,16 +100,18 @@ import Testing
     static let unavailable = VerifierError.Kind.storeUnavailable
 
     @Test(
-        "a store failure on any step of start is store_unavailable",
+        "a store failure on any step of start is store_unavailable, screened or not",
         arguments: [
-            FaultyStore.Operation.idempotencyEntry, .acquire, .insert,
+            (FaultyStore.Operation.start, false), (.idempotencyEntry, true), (.acquire, true), (.start, true),
         ])
-    func start(failing: FaultyStore.Operation) async {
+    func start(failing: FaultyStore.Operation, screened: Bool) async {
         let store = FaultyStore(failing: [failing])
         let h = Harness(store: store)
+        let screen: StartScreen? = screened ? { @Sendable _ in .allow } : nil
         let error = await verifierError { () async throws(VerifierError) in
             try await h.verifier.start(
-                StartRequest(to: "+15555550100", clientAddress: "192.0.2.1", idempotencyKey: "k"))
+                StartRequest(to: "+15555550100", clientAddress: "192.0.2.1", idempotencyKey: "k"),
+                screen: screen)
         }
         #expect(error?.kind == Self.unavailable)
         #expect(await h.sender.messages.isEmpty)
@@ -118,7 +120,7 @@ import Testing
     @Test(
         "a store failure on any step of check is store_unavailable",
         arguments: [
-            FaultyStore.Operation.record, .acquire, .takeAttempt, .approve,
+            FaultyStore.Operation.record, .check,
         ])
     func check(failing: FaultyStore.Operation) async throws {
         let store = FaultyStore()

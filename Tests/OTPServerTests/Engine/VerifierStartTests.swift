@@ -230,7 +230,7 @@ import Testing
             try await h.verifier.start(request)
         }
         #expect(error?.kind == .storeUnavailable)
-        #expect(error?.storeError?.reason == "insert reply lost (test)")
+        #expect(error?.storeError?.reason == "start reply lost (test)")
         #expect(await h.sender.messages.isEmpty)
         store.losesInsertReplies.withLock { $0 = false }
         let retry = try await h.verifier.start(request)

@@ -54,23 +54,20 @@ import Testing
     }
 
     @Test("a check whose id is set anew is judged against the verification of the new id")
-    func renamedCheck() throws {
+    func renamedCheck() async throws {
         let store = MemoryStore()
         let now = Date(timeIntervalSince1970: 1_700_000_100)
         let record = RecordShardsTests.record("vf_held", purgeAt: 3_600)
-        #expect(try store.insert(record, claim: nil, now: now) == .inserted)
-        var attempt = CheckAttempt(
+        #expect(try await store.insert(record, claim: nil, now: now) == .inserted)
+        var attempt = CheckStep(
             id: "vf_other", candidateHash: [9, 9, 9], permits: [], refundsOnApproval: [])
-        #expect(try store.checkImmediately(attempt, now: now) == .notFound)
+        #expect(try await store.check(attempt, now: now) == .notFound)
         attempt.id = "vf_held"
         #expect(attempt.id == "vf_held")
-        guard case .incorrect(let taken) = try store.checkImmediately(attempt, now: now) else {
-            Issue.record("a wrong code against the held verification was not judged incorrect")
-            return
-        }
-        #expect(taken.id == "vf_held" && taken.attemptsLeft == 4)
+        #expect(try await store.check(attempt, now: now) == .incorrect(attemptsLeft: 4))
+        #expect(try await store.record(id: "vf_held")?.attemptsLeft == 4)
         attempt.candidateHash = record.codeHash
-        guard case .approved = try store.checkImmediately(attempt, now: now) else {
+        guard case .approved = try await store.check(attempt, now: now) else {
             Issue.record("the right code was not approved")
             return
         }

@@ -4,7 +4,7 @@ import Testing
 
 @testable import OTPRedis
 
-/// Commands written in the Redis protocol's own form, and a wrong code's short reply read back.
+/// Commands written in the Redis protocol's own form, and the scripts' small replies read back.
 @Suite struct RedisProtocolTests {
     private static func command(_ build: (inout RedisArguments) -> Void) -> [UInt8] {
         var arguments = RedisArguments(capacity: 4)
@@ -61,33 +61,56 @@ import Testing
         .array(parts.map { .string(Array($0.utf8)) })
     }
 
-    @Test("a wrong code's short reply gives the attempts left and the lease; a token may hold colons")
-    func shortReply() throws {
-        let plain = try #require(try RedisStore.shortIncorrect(Self.reply(["incorrect", "held", "4::"])))
-        #expect(plain.attemptsLeft == 4)
-        #expect(plain.lease == nil)
-        let leased = try #require(
-            try RedisStore.shortIncorrect(Self.reply(["incorrect", "held", "0:1796177454913:tok:en"])))
-        #expect(leased.attemptsLeft == 0)
+    private static let permits = [
+        RatePermit(key: "ca:one", limit: RateLimit(limit: 5, window: .seconds(60))),
+        RatePermit(key: "fd:two", limit: RateLimit(limit: 2, window: .seconds(3600))),
+    ]
+
+    private static let step = CheckStep(
+        id: "vf_1", candidateHash: [1, 2], permits: permits, refundsOnApproval: [])
+
+    @Test("a check's small replies read as their answers; a permit is named by its index from 1")
+    func checkReplies() throws {
         #expect(
-            leased.lease
-                == ResendLease(token: "tok:en", until: StoreTime.date(milliseconds: 1_796_177_454_913)))
+            try RedisStore.checkAnswer(Self.reply(["incorrect", "4"]), step: Self.step)
+                == .incorrect(attemptsLeft: 4))
+        #expect(
+            try RedisStore.checkAnswer(Self.reply(["expired", "0"]), step: Self.step)
+                == .expired(attemptsLeft: 0))
+        #expect(try RedisStore.checkAnswer(Self.reply(["locked", ""]), step: Self.step) == .locked)
+        #expect(try RedisStore.checkAnswer(Self.reply(["notPending", ""]), step: Self.step) == .notPending)
+        #expect(try RedisStore.checkAnswer(Self.reply(["notFound", ""]), step: Self.step) == .notFound)
+        #expect(
+            try RedisStore.checkAnswer(Self.reply(["rateLimited", "1500:2:3"]), step: Self.step)
+                == .rateLimited(waitMilliseconds: 1500, key: "fd:two", attemptsLeft: 3))
     }
 
-    @Test("replies that are not a short wrong-code reply read nil; a malformed one is an error")
-    func otherReplies() throws {
-        #expect(try RedisStore.shortIncorrect(Self.reply(["incorrect", "", "id", "vf_1"])) == nil)
-        #expect(try RedisStore.shortIncorrect(Self.reply(["approved", "held", "4::"])) == nil)
-        #expect(try RedisStore.shortIncorrect(.array([])) == nil)
-        #expect(try RedisStore.shortIncorrect(.error("NOSCRIPT")) == nil)
-        for packed in ["", "4", "4:", "x::", ":1:t"] {
-            #expect(throws: StoreError.self, "\(packed)") {
-                _ = try RedisStore.shortIncorrect(Self.reply(["incorrect", "held", packed]))
+    @Test(
+        "a start's refusal names its permit; a malformed or unknown reply is a store error, never an answer")
+    func malformedReplies() throws {
+        #expect(
+            try RedisStore.startAnswer(Self.reply(["denied", "60000:1"]), permits: Self.permits)
+                == .denied(waitMilliseconds: 60000, key: "ca:one"))
+        #expect(try RedisStore.startAnswer(Self.reply(["inserted", ""]), permits: Self.permits) == .inserted)
+        for wait in ["", "60000", "60000:0", "60000:3", "x:1", "60000:1:2:3"] {
+            #expect(throws: StoreError.self, "denied \(wait)") {
+                _ = try RedisStore.startAnswer(Self.reply(["denied", wait]), permits: Self.permits)
             }
         }
         #expect(throws: StoreError.self) {
-            _ = try RedisStore.shortIncorrect(
-                .array([.string(Array("incorrect".utf8)), .string(Array("held".utf8)), .integer(4)]))
+            _ = try RedisStore.startAnswer(Self.reply(["replay", "", "vid", "vf_1"]), permits: Self.permits)
+        }
+        for (outcome, extra) in [
+            ("incorrect", ""), ("incorrect", "x"), ("expired", ""), ("rateLimited", "1500:2"),
+            ("rateLimited", "1500:9:1"), ("rateLimited", "1500:2:x"), ("approved", ""), ("maybe", ""),
+        ] {
+            #expect(throws: StoreError.self, "\(outcome) \(extra)") {
+                _ = try RedisStore.checkAnswer(Self.reply([outcome, extra]), step: Self.step)
+            }
+        }
+        #expect(throws: StoreError.self) { _ = try RedisStore.checkAnswer(.array([]), step: Self.step) }
+        #expect(throws: StoreError.self) {
+            _ = try RedisStore.checkAnswer(.error("NOSCRIPT"), step: Self.step)
         }
     }
 }

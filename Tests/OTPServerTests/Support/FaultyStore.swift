@@ -4,14 +4,13 @@ import OTPServer
 /// A memory store whose chosen operations fail, for the `store_unavailable` paths.
 final class FaultyStore: VerificationStore {
     enum Operation: String, CaseIterable, Sendable {
-        case insert, record, idempotencyEntry, releaseIdempotencyKey, takeAttempt, approve, cancel,
-            beginResend
+        case start, check, record, idempotencyEntry, releaseIdempotencyKey, cancel, beginResend
         case finishResend, abandonResend, acquire, release, purge, ping
     }
 
-    let base: any VerificationStore = MemoryStore()
+    let base = MemoryStore()
     private let failing: TestLocked<Set<Operation>>
-    /// When set, an insert is written and then throws, as when the store's reply is lost to a timeout.
+    /// When set, a start's step is written and then fails, as when the store's reply is lost to a timeout.
     let losesInsertReplies = TestLocked(false)
 
     /// When set, a cancel waits until ``releaseCancels()``, as on a store that is blocked.
@@ -38,24 +37,30 @@ final class FaultyStore: VerificationStore {
         failing.withLock { $0 = operations }
     }
 
+    private func failure(_ operation: Operation) -> StoreError? {
+        failing.withLock { $0.contains(operation) } ? StoreError("\(operation) failed (test)") : nil
+    }
+
     private func check(_ operation: Operation) throws(StoreError) {
-        if failing.withLock({ $0.contains(operation) }) { throw StoreError("\(operation) failed (test)") }
+        if let error = failure(operation) { throw error }
     }
 
-    func insert(
-        _ record: VerificationRecord, claim: IdempotencyClaim?, now: Date
-    ) async throws(StoreError)
-        -> InsertOutcome
-    {
-        try check(.insert)
-        let outcome = try await base.insert(record, claim: claim, now: now)
-        if losesInsertReplies.withLock({ $0 }) { throw StoreError("insert reply lost (test)") }
-        return outcome
+    func start(_ step: StartStep, now: Date, reply: @escaping StoreReply<StartAnswer>) {
+        if let error = failure(.start) { return reply(.failure(error)) }
+        let loses = losesInsertReplies.withLock { $0 }
+        base.start(step, now: now) { answer in
+            reply(loses ? .failure(StoreError("start reply lost (test)")) : answer)
+        }
     }
 
-    func record(id: String) async throws(StoreError) -> VerificationRecord? {
-        try check(.record)
-        return try await base.record(id: id)
+    func check(_ step: CheckStep, now: Date, reply: @escaping StoreReply<CheckAnswer>) {
+        if let error = failure(.check) { return reply(.failure(error)) }
+        base.check(step, now: now, reply: reply)
+    }
+
+    func record(id: String, reply: @escaping StoreReply<VerificationRecord?>) {
+        if let error = failure(.record) { return reply(.failure(error)) }
+        base.record(id: id, reply: reply)
     }
 
     func idempotencyEntry(key: String, now: Date) async throws(StoreError) -> IdempotencyEntry? {
@@ -68,24 +73,14 @@ final class FaultyStore: VerificationStore {
         try await base.releaseIdempotencyKey(key, verificationID: verificationID)
     }
 
-    func takeAttempt(id: String, now: Date) async throws(StoreError) -> AttemptOutcome {
-        try check(.takeAttempt)
-        return try await base.takeAttempt(id: id, now: now)
-    }
-
-    func approve(id: String) async throws(StoreError) -> TransitionOutcome {
-        try check(.approve)
-        return try await base.approve(id: id)
-    }
-
-    func cancel(id: String) async throws(StoreError) -> TransitionOutcome {
+    func cancel(id: String, now: Date) async throws(StoreError) -> TransitionOutcome {
         try check(.cancel)
         if blocksCancels.withLock({ $0 }) {
             await withCheckedContinuation { continuation in
                 blockedCancels.withLock { $0.append(continuation) }
             }
         }
-        return try await base.cancel(id: id)
+        return try await base.cancel(id: id, now: now)
     }
 
     func beginResend(
@@ -130,6 +125,56 @@ final class FaultyStore: VerificationStore {
 
     func shutdown() async {
         await base.shutdown()
+    }
+
+    // Events and factors are the memory store's, never failing.
+
+    func claimEvents(now: Date, leaseUntil: Date, limit: Int) async throws(StoreError) -> [OutboxEvent] {
+        try await base.claimEvents(now: now, leaseUntil: leaseUntil, limit: limit)
+    }
+
+    func eventDelivered(id: String) async throws(StoreError) {
+        try await base.eventDelivered(id: id)
+    }
+
+    func eventFailed(id: String, retryAt: Date) async throws(StoreError) {
+        try await base.eventFailed(id: id, retryAt: retryAt)
+    }
+
+    func noteExpiries(now: Date, limit: Int) async throws(StoreError) -> Int {
+        try await base.noteExpiries(now: now, limit: limit)
+    }
+
+    func undeliveredEventCount() async throws(StoreError) -> Int {
+        try await base.undeliveredEventCount()
+    }
+
+    func insertFactor(_ factor: TOTPFactor) async throws(StoreError) {
+        try await base.insertFactor(factor)
+    }
+
+    func factor(id: String) async throws(StoreError) -> TOTPFactor? {
+        try await base.factor(id: id)
+    }
+
+    func judgeFactor(
+        id: String, matchedStep: Int64?, maxFailures: Int, now: Date
+    ) async throws(StoreError) -> TOTPJudgement {
+        try await base.judgeFactor(id: id, matchedStep: matchedStep, maxFailures: maxFailures, now: now)
+    }
+
+    func recoverFactor(
+        id: String, hash: [UInt8], maxFailures: Int, now: Date
+    ) async throws(StoreError) -> TOTPRecovery {
+        try await base.recoverFactor(id: id, hash: hash, maxFailures: maxFailures, now: now)
+    }
+
+    func replaceRecoveryCodes(id: String, hashes: [[UInt8]]) async throws(StoreError) -> TOTPFactor? {
+        try await base.replaceRecoveryCodes(id: id, hashes: hashes)
+    }
+
+    func deleteFactor(id: String) async throws(StoreError) -> Bool {
+        try await base.deleteFactor(id: id)
     }
 }
 

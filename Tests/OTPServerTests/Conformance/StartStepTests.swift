@@ -3,22 +3,20 @@ import OTPSQLite
 import OTPServer
 import Testing
 
-/// A start's one store step (``AtomicStartStore``): all of it or none of it.
-@Suite struct AtomicStartTests {
+/// A start's one store step (`VerificationStore.start(_:now:reply:)`), on every store: all of it or none of it.
+@Suite struct StartStepTests {
     private static let t0 = StoreConformanceTests.t0
-
-    private static func store() throws -> SQLiteStore {
-        try SQLiteStore(path: temporaryDirectory() + "/atomic-start.sqlite3")
-    }
 
     /// A permit of one per hour: a second take within the hour is refused, so it shows whether the first was taken.
     private static func once(_ key: String) -> RatePermit {
         RatePermit(key: key, limit: RateLimit(limit: 1, window: .seconds(3600)))
     }
 
-    @Test("a start's step takes every permit and stores the record with its claim")
-    func inserted() async throws {
-        let store = try Self.store()
+    @Test(
+        "a start's step takes every permit and stores the record with its claim",
+        arguments: StoreKind.allCases)
+    func inserted(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
         let claim = IdempotencyClaim(key: "k-in", fingerprint: "fp", expiresAt: StoreConformanceTests.at(300))
         let record = StoreConformanceTests.sample("vf_in")
         let outcome = try await store.insert(
@@ -37,9 +35,11 @@ import Testing
         await store.shutdown()
     }
 
-    @Test("a refused permit leaves the record unstored, the claim free and the other permits untaken")
-    func denied() async throws {
-        let store = try Self.store()
+    @Test(
+        "a refused permit leaves the record unstored, the claim free and the other permits untaken",
+        arguments: StoreKind.allCases)
+    func denied(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
         #expect(try await store.acquire([Self.once("sa:busy")], now: Self.t0) == .allowed)
         let claim = IdempotencyClaim(
             key: "k-denied", fingerprint: "fp", expiresAt: StoreConformanceTests.at(300))
@@ -58,9 +58,11 @@ import Testing
         await store.shutdown()
     }
 
-    @Test("a live idempotency key replays before any permit is judged, and nothing is taken or stored")
-    func replay() async throws {
-        let store = try Self.store()
+    @Test(
+        "a live idempotency key replays before any permit is judged, and nothing is taken or stored",
+        arguments: StoreKind.allCases)
+    func replay(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
         let claim = IdempotencyClaim(
             key: "k-live", fingerprint: "fp", expiresAt: StoreConformanceTests.at(300))
         #expect(
@@ -83,9 +85,9 @@ import Testing
         await store.shutdown()
     }
 
-    @Test("a failed step takes and stores nothing: a record whose id is already stored fails the whole step")
+    @Test("a failed SQLite step takes and stores nothing: a record whose id is already stored fails it all")
     func failedStep() async throws {
-        let store = try Self.store()
+        let store = try SQLiteStore(path: temporaryDirectory() + "/start-step.sqlite3")
         let record = StoreConformanceTests.sample("vf_twice")
         #expect(try await store.insert(record, claim: nil, now: Self.t0) == .inserted)
         await #expect(throws: StoreError.self) {
@@ -96,9 +98,10 @@ import Testing
     }
 
     @Test(
-        "starts on SQLite take their permits in the store's one step: the limits hold, refusals send nothing")
-    func verifierUsesTheStep() async throws {
-        let store = try Self.store()
+        "starts take their permits in the store's one step: the limits hold, refusals send nothing",
+        arguments: StoreKind.allCases)
+    func verifierUsesTheStep(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
         let sender = RecordingSender()
         let policy = Policy(startsPerDestination: RateLimit(limit: 2, window: .seconds(3600)))
         let verifier = Verifier(
