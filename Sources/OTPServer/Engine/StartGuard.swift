@@ -50,7 +50,7 @@ public enum StartGuardVerdict: Sendable, Equatable {
     /// Send nothing; the start answers 403 `start_refused` with the reason.
     case refuse(reason: String)
     /// The guard could not answer in time (down, slow, or an answer that is not one); what then
-    /// happens depends on ``StartGuardSettings/failOpen``.
+    /// happens depends on `StartGuardSettings.failOpen` (in `OTPHTTP`).
     case unavailable(String)
 }
 

@@ -33,7 +33,7 @@ public typealias StoreReply<Answer: Sendable> = @Sendable (Result<Answer, StoreE
 ///
 /// A store's life is explicit: it is open from its initializer until ``shutdown()``.
 /// Nothing is purged behind the caller's back: records, idempotency keys and rate counters
-/// past their time go when ``purgeExpired(now:)`` runs, which ``Verifier/purgeExpired(every:)``
+/// past their time go when ``purgeExpired(now:)`` runs, which ``Verifier/purgeExpired(every:clock:)``
 /// does on a timer.
 public protocol VerificationStore: LifecycleEventStore, TOTPFactorStore {
     /// A start's one step: a live idempotency key replays (nothing taken or stored); else every
