@@ -1,4 +1,5 @@
 import Foundation
+import OTPHTTP
 
 /// A command-line mistake: `otp` prints it on one line and exits with status 2.
 struct UsageError: Error, Equatable {
@@ -85,6 +86,16 @@ extension Option where Value == String {
 }
 
 extension Option where Value == Int {
+    /// The option of a server setting: its name, its bounds and its default come from the setting.
+    static func integer(
+        _ setting: ServerSetting<Int>, _ valueName: String, defaultText: String? = nil, _ help: String
+    ) -> Option<Int> {
+        integer(
+            setting.name, valueName, in: setting.bounds, default: setting.defaultValue,
+            defaultText: defaultText,
+            help)
+    }
+
     /// A whole number within `range`; every number an option takes has an upper bound.
     static func integer(
         _ name: String, _ valueName: String, in range: ClosedRange<Int>, default defaultValue: Int? = nil,
@@ -286,4 +297,26 @@ enum OptionValue {
 /// Writes a line to standard error.
 func printError(_ line: String) {
     FileHandle.standardError.write(Data((line + "\n").utf8))
+}
+
+extension Option where Value == Duration {
+    /// The option of a server setting that is a time, given as a whole number of `unit`s: its
+    /// name, its bounds and its default come from the setting.
+    static func duration(
+        _ setting: ServerSetting<Duration>, _ valueName: String, unit: Duration, _ help: String
+    ) -> Option<Duration> {
+        let range = Int(setting.bounds.lowerBound / unit)...Int(setting.bounds.upperBound / unit)
+        return Option(
+            setting.name, valueName, default: setting.defaultValue,
+            defaultText: String(Int(setting.defaultValue / unit)), help
+        ) { text throws(UsageError) in unit * (try OptionValue.integer(text, setting.name, in: range)) }
+    }
+}
+
+extension ServerStartError {
+    /// The error as the command line says it: each setting named by its flag, `--threads is 0; …`.
+    var commandLineDescription: String {
+        ([message] + problems.map { "--\($0.setting) \($0.fact)." }).filter { !$0.isEmpty }.joined(
+            separator: " ")
+    }
 }

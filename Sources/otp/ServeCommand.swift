@@ -48,7 +48,7 @@ enum ServeCommand {
         do {
             server = try await ServeAssembly.start(settings)
         } catch {
-            printError("otp serve: \(error.description)")
+            printError("otp serve: \(error.commandLineDescription)")
             return 1
         }
         // Exactly one line on standard output, written at once so a pipe sees it immediately.
@@ -85,17 +85,19 @@ enum ServeCommand {
             }
         }
         let metrics = try options.value(O.metricsAddress)
-        let proxies = try options.value(O.trustProxy, or: 0)
+        let proxies = try options.value(O.trustProxy, or: ServerSettings.trustedProxies.defaultValue)
         let perAddress =
             try options.value(O.maxConnectionsPerAddress)
             ?? (proxies > 0 ? 0 : O.defaultConnectionsPerAddress)
+        let s = ServerSettings.self
         var server = ServerConfiguration(
-            host: try options.value(O.host, or: "127.0.0.1"), port: try options.value(O.port, or: 8080),
+            host: try options.value(O.host, or: s.host),
+            port: try options.value(O.port, or: s.port.defaultValue),
             apiKeys: keys, policy: policy, trustedProxies: proxies,
-            metricsAddress: metrics, threads: try options.value(O.threads, or: 2),
+            metricsAddress: metrics, threads: try options.value(O.threads, or: s.threads.defaultValue),
             maxConnectionsPerAddress: perAddress,
-            connectionTimeout: try options.value(O.connectionTimeout, or: .seconds(10)),
-            checkFloor: try options.value(O.checkFloor, or: ServerConfiguration.defaultCheckFloor))
+            connectionTimeout: try options.value(O.connectionTimeout, or: s.connectionTimeout.defaultValue),
+            checkFloor: try options.value(O.checkFloor, or: s.checkFloor.defaultValue))
         var publishable: [String: String] = [:]
         for (name, key) in try options.all(O.publishableKey).flatMap({ $0 })
             + (try options.value(O.publishableKeyFile) ?? [])

@@ -22,9 +22,8 @@ enum ServeOptions {
         }
     }
 
-    static let host = Option.text("host", "HOST", default: "127.0.0.1", "the IP address to listen on")
-    static let port = Option.integer(
-        "port", "PORT", in: 0...65535, default: 8080, "the port to listen on; 0 picks a free one")
+    static let host = Option.text("host", "HOST", default: ServerSettings.host, "the IP address to listen on")
+    static let port = Option.integer(ServerSettings.port, "PORT", "the port to listen on; 0 picks a free one")
     static let apiKey = Option.text(
         "api-key", "KEY", defaultText: "none (required unless --dev)",
         "an API key clients send as Authorization: Bearer KEY; repeatable", repeatable: true,
@@ -318,7 +317,7 @@ enum ServeOptions {
         return Set(codes)
     }
     static let trustProxy = Option.integer(
-        "trust-proxy", "N", in: 0...16, default: 0, defaultText: "0 (the socket's peer)",
+        ServerSettings.trustedProxies, "N", defaultText: "0 (the socket's peer)",
         "N proxies of your own in front: the client address is X-Forwarded-For's Nth entry from the right")
     static let secretFile = Option.text(
         "secret-file", "PATH", defaultText: "STORE.secret next to a SQLite store",
@@ -347,19 +346,15 @@ enum ServeOptions {
             throw UsageError(error.description)
         }
     }
-    static let connectionTimeout = Option(
-        "connection-timeout", "SECONDS", default: Duration.seconds(10), defaultText: "10",
-        "drop a connection that stalls this long"
-    ) { text throws(UsageError) in .seconds(try OptionValue.integer(text, "connection-timeout", in: 1...3600))
-    }
-    static let checkFloor = Option(
-        "check-floor", "MILLISECONDS", default: ServerConfiguration.defaultCheckFloor,
-        defaultText: String(Int(ServerConfiguration.defaultCheckFloor / .milliseconds(1))),
-        "the least time a check takes to answer, so right and wrong codes take as long (0: off)"
-    ) { text throws(UsageError) in .milliseconds(try OptionValue.integer(text, "check-floor", in: 0...5000)) }
-    static let threads = Option.integer("threads", "N", in: 1...64, default: 2, "HTTP worker threads")
+    static let connectionTimeout = Option.duration(
+        ServerSettings.connectionTimeout, "SECONDS", unit: .seconds(1),
+        "drop a connection that stalls this long")
+    static let checkFloor = Option.duration(
+        ServerSettings.checkFloor, "MILLISECONDS", unit: .milliseconds(1),
+        "the least time a check takes to answer, so right and wrong codes take as long (0: off)")
+    static let threads = Option.integer(ServerSettings.threads, "N", "HTTP worker threads")
     static let maxConnectionsPerAddress = Option.integer(
-        "max-connections-per-address", "N", in: 0...100_000,
+        ServerSettings.maxConnectionsPerAddress.name, "N", in: ServerSettings.maxConnectionsPerAddress.bounds,
         defaultText: "\(ServeOptions.defaultConnectionsPerAddress), or 0 (no limit) behind --trust-proxy",
         "open connections one client address may hold, so one host cannot take every slot (0: no limit)")
 

@@ -90,8 +90,9 @@ struct RecordingIssuer: ApprovalTokenIssuing {
                 json:
                     #"{"to":"+15550100","hosted":{"returnUrl":"\#(Self.returnOrigin)/","nonce":"\#(Self.nonce)"}}"#
             )
-            #expect(response.status == 400, "a server without --public-url refuses hosted starts")
-            #expect(response.text.contains("--public-url"))
+            #expect(response.status == 400, "a server without a public URL refuses hosted starts")
+            #expect(response.text.contains("This server hosts no verification page"))
+            #expect(!response.text.contains("--"), "an API client is not told about the server's flags")
         }
     }
 
@@ -256,7 +257,16 @@ struct RecordingIssuer: ApprovalTokenIssuing {
         let badOrigin = HostedPages(
             publicURL: "https://verify.example", returnOrigins: ["https://app.example/path"],
             issuer: RecordingIssuer())
-        #expect(badOrigin.problems.count == 1)
+        #expect(
+            badOrigin.problems
+                == [
+                    ConfigurationProblem(
+                        setting: "hosted-return-origins",
+                        fact:
+                            "takes exact origins such as https://app.example (https, or http on loopback, no path), "
+                            + "not https://app.example/path")
+                ])
+        #expect(Self.pages(publicURL: "http://verify.example").problems.map(\.setting) == ["public-url"])
         let none = HostedPages(
             publicURL: "https://verify.example", returnOrigins: [], issuer: RecordingIssuer())
         #expect(none.problems.count == 1)

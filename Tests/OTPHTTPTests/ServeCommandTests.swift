@@ -267,20 +267,20 @@ import Testing
         for (extra, reason) in [
             (
                 ["--public-url", "http://verify.example", "--hosted-return-origins", "https://app.example"],
-                "--public-url"
+                "--public-url must be an https:// address"
             ),
             (
                 [
                     "--public-url", "https://verify.example/x", "--hosted-return-origins",
                     "https://app.example",
-                ], "--public-url"
+                ], "--public-url must be an origin without a path"
             ),
             (
                 [
                     "--public-url", "https://verify.example", "--hosted-return-origins",
                     "https://app.example/p",
                 ],
-                "--hosted-return-origins"
+                "--hosted-return-origins takes exact origins"
             ),
         ] {
             let (status, _, stderr) = await (try ServeProcess(base + extra)).finish()

@@ -199,13 +199,13 @@ public struct APIHandler: HTTPHandler {
             }
             guard let hosted else {
                 let error = APIResponses.invalidRequest(
-                    "This server hosts no verification page; start it with --public-url to use \"hosted\".")
+                    "This server hosts no verification page, so a start cannot ask for \"hosted\".")
                 return .now(APIResponses.error(error, route: route.template))
             }
             guard hosted.pages.allowsReturn(to: wanted.returnURL) else {
                 let error = APIResponses.invalidRequest(
-                    "\"hosted.returnUrl\" must be an absolute URL whose origin is one of the server's "
-                        + "--hosted-return-origins.")
+                    "\"hosted.returnUrl\" must be an absolute URL whose origin is one the server allows "
+                        + "the page to return to.")
                 return .now(APIResponses.error(error, route: route.template))
             }
             wantedLink = wanted

@@ -56,8 +56,15 @@ public enum OTPServerApp {
             throw ServerStartError("publishable keys need a signer for their approval tokens")
         }
         guard !configuration.apiKeys.filter({ !$0.isEmpty }).isEmpty else {
-            throw ServerStartError("no API key: give --api-key (or OTP_API_KEYS), or run with --dev")
+            throw ServerStartError(
+                "",
+                problems: [
+                    ConfigurationProblem(
+                        setting: "api-key", fact: "is missing: the API needs at least one key")
+                ])
         }
+        let settingProblems = ServerSettings.problems(of: configuration)
+        guard settingProblems.isEmpty else { throw ServerStartError("", problems: settingProblems) }
         guard !senders.isEmpty else { throw ServerStartError("at least one sender is needed") }
         guard secret.count >= SecretKey.minimumByteCount else {
             throw ServerStartError("the HMAC secret must have at least \(SecretKey.minimumByteCount) bytes")
@@ -66,8 +73,11 @@ public enum OTPServerApp {
         let router = ChannelRouter(routes: senders)
         var policy = configuration.policy
         policy.channels = policy.channels.intersection(router.channels)
-        let problems = policy.problems() + (configuration.hosted?.problems ?? [])
-        guard problems.isEmpty else { throw ServerStartError(problems.joined(separator: " ")) }
+        let policyProblems = policy.problems()
+        let hostedProblems = configuration.hosted?.problems ?? []
+        guard policyProblems.isEmpty, hostedProblems.isEmpty else {
+            throw ServerStartError(policyProblems.joined(separator: " "), problems: hostedProblems)
+        }
         let verifier = Verifier(
             store: store,
             sender: MetricsSender(base: router, metrics: metrics), policy: policy,

@@ -54,16 +54,16 @@ public struct ServerConfiguration: Sendable {
     /// ``LifecycleEventStore`` opened to record events.
     public var events: EventsConfiguration?
 
-    /// The default ``checkFloor``: well above a check's own time on a busy server (a few
-    /// milliseconds at p99), and well below what a person notices.
-    public static let defaultCheckFloor: Duration = .milliseconds(50)
-
-    /// Creates a configuration; the defaults are those of `otp serve`.
+    /// Creates a configuration; the defaults and bounds are those of ``ServerSettings``, which
+    /// `otp serve` reads too.
     public init(
-        host: String = "127.0.0.1", port: Int = 8080, apiKeys: [String] = [], policy: Policy = .default,
-        trustedProxies: Int = 0, metricsAddress: (host: String, port: Int)? = nil, threads: Int = 2,
-        maxConnectionsPerAddress: Int = 0,
-        connectionTimeout: Duration = .seconds(10), checkFloor: Duration = Self.defaultCheckFloor,
+        host: String = ServerSettings.host, port: Int = ServerSettings.port.defaultValue,
+        apiKeys: [String] = [],
+        policy: Policy = .default, trustedProxies: Int = ServerSettings.trustedProxies.defaultValue,
+        metricsAddress: (host: String, port: Int)? = nil, threads: Int = ServerSettings.threads.defaultValue,
+        maxConnectionsPerAddress: Int = ServerSettings.maxConnectionsPerAddress.defaultValue,
+        connectionTimeout: Duration = ServerSettings.connectionTimeout.defaultValue,
+        checkFloor: Duration = ServerSettings.checkFloor.defaultValue,
         purgeInterval: Duration = .seconds(60), requestLog: RequestLog = .standardError,
         now: @escaping @Sendable () -> Date = { Date() }, hosted: HostedPages? = nil,
         publishableKeys: [String: String] = [:], approvalTokens: (any ApprovalTokenIssuing)? = nil,

@@ -51,24 +51,36 @@ public struct HostedPages: Sendable {
 
     private let givenOrigins: [String]
 
-    /// What is wrong with the settings, one sentence each; empty when they can be used.
-    public var problems: [String] {
-        var problems: [String] = []
+    /// What is wrong with the settings, a fact about each (`public-url`, `hosted-return-origins`);
+    /// empty when they can be used.
+    public var problems: [ConfigurationProblem] {
+        var problems: [ConfigurationProblem] = []
         if Self.origin(of: publicURL) == nil {
             problems.append(
-                "--public-url must be an https:// address (http:// only on loopback), not \(publicURL).")
+                ConfigurationProblem(
+                    setting: "public-url",
+                    fact: "must be an https:// address (http:// only on loopback), not \(publicURL)"))
         } else if let url = URL(string: publicURL), !url.path.isEmpty, url.path != "/" {
             problems.append(
-                "--public-url must be an origin without a path, such as https://verify.example.com.")
+                ConfigurationProblem(
+                    setting: "public-url",
+                    fact:
+                        "must be an origin without a path, such as https://verify.example.com, not \(publicURL)"
+                ))
         }
         if givenOrigins.isEmpty {
-            problems.append("--hosted-return-origins needs at least one origin the page may return to.")
+            problems.append(
+                ConfigurationProblem(
+                    setting: "hosted-return-origins", fact: "needs at least one origin the page may return to"
+                ))
         }
         for given in givenOrigins {
             guard let origin = Self.origin(of: given), origin == given.lowercased() else {
                 problems.append(
-                    "--hosted-return-origins takes exact origins such as https://app.example "
-                        + "(https, or http on loopback, no path), not \(given).")
+                    ConfigurationProblem(
+                        setting: "hosted-return-origins",
+                        fact: "takes exact origins such as https://app.example "
+                            + "(https, or http on loopback, no path), not \(given)"))
                 continue
             }
         }

@@ -36,10 +36,13 @@ public struct HTTPServerConfiguration: Sendable {
 
     /// Creates a configuration; the defaults are those of `otp serve`.
     public init(
-        host: String = "127.0.0.1", port: Int = 8080, threads: Int = 2,
-        connectionTimeout: Duration = .seconds(10),
+        host: String = ServerSettings.host, port: Int = ServerSettings.port.defaultValue,
+        threads: Int = ServerSettings.threads.defaultValue,
+        connectionTimeout: Duration = ServerSettings.connectionTimeout.defaultValue,
         bodyLimit: Int = 16 * 1024, connectionMemoryLimit: Int = 16 * 1024, headerNames: [String] = [],
-        maxConnections: Int = 10_000, maxConnectionsPerAddress: Int = 0, queryNames: [String] = [],
+        maxConnections: Int = 10_000,
+        maxConnectionsPerAddress: Int = ServerSettings.maxConnectionsPerAddress.defaultValue,
+        queryNames: [String] = [],
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.clock = clock

@@ -267,7 +267,7 @@ public struct Policy: Sendable, Hashable {
                     problems.append(
                         "the sms.\(language.rawValue) template takes \(segments) SMS segments even without the app name "
                             + "(\(MessageTemplate.gsmSeptets(text) == nil ? "70 UCS-2" : "160 GSM-7") characters fit one): "
-                            + "shorten it, or allow it with --allow-multipart-sms")
+                            + "shorten it, or allow messages of several segments (allowMultipartSMS)")
                 }
             }
         }

@@ -76,7 +76,7 @@ final class Harness: @unchecked Sendable {
         store: StoreKind = .memory, policy: Policy = Policy(), senders: [SenderSpec]? = nil,
         trustedProxies: Int = 0, connectionTimeout: Duration = .seconds(10),
         metricsAddress: (host: String, port: Int)? = nil, environment: [String: String] = [:],
-        redisPort: Int? = nil, checkFloor: Duration = ServerConfiguration.defaultCheckFloor,
+        redisPort: Int? = nil, checkFloor: Duration = ServerSettings.checkFloor.defaultValue,
         hosted: HostedPages? = nil, publishableKeys: [String: String] = [:],
         startGuard: StartGuardSettings? = nil, eventsURL: String? = nil,
         eventDelivery: EventDeliverySettings = EventDeliverySettings()
@@ -179,7 +179,7 @@ extension Harness {
         store: StoreKind = .memory, policy: Policy = Policy(), senders: [SenderSpec]? = nil,
         trustedProxies: Int = 0, connectionTimeout: Duration = .seconds(10),
         metricsAddress: (host: String, port: Int)? = nil, environment: [String: String] = [:],
-        redisPort: Int? = nil, checkFloor: Duration = ServerConfiguration.defaultCheckFloor,
+        redisPort: Int? = nil, checkFloor: Duration = ServerSettings.checkFloor.defaultValue,
         hosted: HostedPages? = nil, publishableKeys: [String: String] = [:],
         startGuard: StartGuardSettings? = nil, eventsURL: String? = nil,
         eventDelivery: EventDeliverySettings = EventDeliverySettings(),
