@@ -30,7 +30,7 @@ mapfile -t core < <(find Sources/OTPCore -name '*.swift' | sort)
 snapshot "$work/normalizer" "${core[@]}" Fuzz/Normalizer/FuzzNormalizer.swift
 snapshot "$work/bodies" "${core[@]}" Fuzz/RequestBodies/FuzzRequestBodies.swift \
   Sources/OTPHTTP/API/RequestBodies.swift Sources/OTPHTTP/API/APIResponses.swift \
-  Sources/OTPHTTP/API/ResponseJSON.swift Sources/OTPHTTP/API/Route.swift \
+  Sources/OTPHTTP/API/ResponseJSON.swift Sources/OTPHTTP/API/Route.swift Sources/OTPHTTP/API/RouteTable.swift \
   Sources/OTPHTTP/Server/HTTPResponse.swift Sources/OTPHTTP/Server/HTTPRequest.swift \
   Sources/OTPServer/Destination/Destination.swift Sources/OTPServer/Destination/CallingCodes.swift \
   Sources/OTPServer/Engine/VerifierError.swift Sources/OTPServer/Store/StoreError.swift \

@@ -1,6 +1,7 @@
 import OTPCore
 
-/// The answers each operation of the API may give: the server's side of `openapi.yaml`.
+/// The answers each operation of the API may give, from ``RouteTable``: the server's side of
+/// `openapi.yaml`.
 ///
 /// A test keeps `openapi.yaml` equal to this table, and the black-box tests check every answer
 /// they see against it. Besides these, any path answers 404 `not_found` when it names no route and
@@ -22,81 +23,13 @@ enum APIContract {
         var statuses: Set<Int> { Set(success + errors.map(\.httpStatus)) }
     }
 
-    private static let always: [OTPErrorCode] = [.unauthorized, .storeUnavailable, .internalError]
-
-    static let operations: [Operation] = [
-        Operation(
-            method: "POST", template: "/v1/verifications", success: [200, 201],
-            errors: always + [
-                .invalidRequest, .invalidDestination, .channelNotSupported, .payloadTooLarge,
-                .idempotencyKeyReused,
-                .rateLimited, .deliveryFailed, .startRefused, .forbidden,
-            ]),
-        Operation(
-            method: "GET", template: "/v1/verifications/{id}", success: [200], errors: always + [.notFound]),
-        Operation(
-            method: "POST", template: "/v1/verifications/{id}/check", success: [200],
-            errors: always + [
-                .invalidRequest, .invalidCodeFormat, .notFound, .notPending, .expired, .payloadTooLarge,
-                .incorrectCode, .locked, .rateLimited,
-            ]),
-        Operation(
-            method: "POST", template: "/v1/verifications/{id}/resend", success: [200],
-            errors: always + [
-                .notFound, .notPending, .payloadTooLarge, .rateLimited, .resendTooSoon, .maxSendsReached,
-                .deliveryFailed, .startRefused,
-            ]),
-        Operation(
-            method: "POST", template: "/v1/verifications/{id}/cancel", success: [200],
-            errors: always + [.notFound, .notPending, .payloadTooLarge, .forbidden]),
-        Operation(
-            method: "POST", template: "/v1/totp", success: [201],
-            errors: always + [.invalidRequest, .payloadTooLarge, .forbidden]),
-        Operation(
-            method: "DELETE", template: "/v1/totp/{id}", success: [204],
-            errors: always + [.notFound, .forbidden]),
-        Operation(
-            method: "POST", template: "/v1/totp/{id}/check", success: [200],
-            errors: always + [
-                .invalidRequest, .invalidCodeFormat, .notFound, .codeAlreadyUsed, .payloadTooLarge,
-                .incorrectCode,
-                .locked, .rateLimited, .forbidden,
-            ]),
-        Operation(
-            method: "POST", template: "/v1/totp/{id}/recover", success: [200],
-            errors: always + [
-                .invalidRequest, .notFound, .payloadTooLarge, .incorrectCode, .locked, .rateLimited,
-                .forbidden, .codeAlreadyUsed, .notPending,
-            ]),
-        Operation(
-            method: "POST", template: "/v1/totp/{id}/recovery-codes", success: [200],
-            errors: always + [.notFound, .payloadTooLarge, .forbidden, .notPending]),
-        Operation(method: "GET", template: "/healthz", success: [200, 503], errors: []),
-        Operation(method: "GET", template: "/metrics", success: [200], errors: []),
-        // The hosted page: no API key; a page token in the path instead. 414 is libmicrohttpd's answer
-        // to a request line longer than it takes, before any route.
-        Operation(method: "GET", template: "/v/{token}", success: [200, 404, 414], errors: []),
-        Operation(
-            method: "GET", template: "/v/{token}/state", success: [200, 414],
-            errors: [.notFound, .storeUnavailable, .internalError]),
-        Operation(
-            method: "POST", template: "/v/{token}/check", success: [200, 303, 414],
-            errors: [
-                .invalidRequest, .invalidCodeFormat, .notFound, .notPending, .expired, .payloadTooLarge,
-                .incorrectCode, .locked, .rateLimited, .storeUnavailable, .internalError,
-            ]),
-        Operation(
-            method: "POST", template: "/v/{token}/resend", success: [200, 414],
-            errors: [
-                .notFound, .notPending, .payloadTooLarge, .rateLimited, .resendTooSoon, .maxSendsReached,
-                .deliveryFailed, .storeUnavailable, .internalError,
-            ]),
-        Operation(method: "GET", template: "/v/assets/{file}", success: [200], errors: [.notFound]),
-        Operation(method: "GET", template: "/.well-known/jwks.json", success: [200], errors: []),
-    ]
+    /// Every operation, read from ``RouteTable``.
+    static let operations: [Operation] = RouteTable.entries.map {
+        Operation(method: $0.method, template: $0.template, success: $0.success, errors: $0.errors)
+    }
 
     /// Every route template the server answers, `/v1` and the hosted page's.
-    static let templates = Route.templates + HostedRoute.templates
+    static let templates = RouteTable.entries.map(\.template)
 
     /// Errors any request may get before its route is known.
     static let routeErrors: [OTPErrorCode] = [.unauthorized, .notFound, .methodNotAllowed, .payloadTooLarge]

@@ -52,7 +52,7 @@ public struct APIHandler: HTTPHandler {
         self.startGuard = startGuard
         self.hosted = hosted.map {
             HostedHandler(
-                pages: $0, pageKey: hostedKey, verifier: verifier, metrics: metrics, checkFloor: checkFloor)
+                pages: $0, pageKey: hostedKey, verifier: verifier, metrics: metrics)
         }
         self.verifier = verifier
         self.keys = keys
@@ -70,6 +70,8 @@ public struct APIHandler: HTTPHandler {
 
     /// Answers one request.
     public func handle(_ request: HTTPRequest) -> HTTPReply {
+        // The check floor counts from here, so a held answer takes as long whatever work it needed.
+        let arrival = ContinuousClock.now
         if request.path == "/.well-known/jwks.json", let approvalTokens {
             guard request.method == "GET" || request.method == "HEAD" else {
                 var response = APIResponses.error(
@@ -90,7 +92,9 @@ public struct APIHandler: HTTPHandler {
             if request.bodyTooLarge {
                 return .now(APIResponses.error(APIResponses.payloadTooLarge, route: route.template))
             }
-            return hosted.handle(route, request: request, address: clientAddress(of: request))
+            return held(
+                hosted.handle(route, request: request, address: clientAddress(of: request)), on: route.name,
+                since: arrival)
         }
         let caller = keys.caller(authorization: request.headers["authorization"])
         if Route.needsKey(request.path), caller == nil {
@@ -110,6 +114,24 @@ public struct APIHandler: HTTPHandler {
             return .now(APIResponses.error(APIResponses.payloadTooLarge, route: route.template))
         }
         let address = clientAddress(of: request)
+        return held(
+            dispatch(route, request: request, address: address, caller: caller), on: route.name,
+            since: arrival)
+    }
+
+    /// What the route's entry in ``RouteTable`` asks of every one of its answers, applied once:
+    /// the check floor for the routes that judge a code.
+    private func held(
+        _ reply: HTTPReply, on name: RouteTable.Name, since arrival: ContinuousClock.Instant
+    ) -> HTTPReply {
+        guard checkFloor > .zero, RouteTable.entry(name).isHeldToCheckFloor else { return reply }
+        return reply.notBefore(arrival.advanced(by: checkFloor))
+    }
+
+    /// The answer of a route to a request that passed the checks every request goes through.
+    private func dispatch(
+        _ route: Route, request: HTTPRequest, address: String, caller: APIKeys.Caller?
+    ) -> HTTPReply {
         switch route {
         case .health:
             let verifier = self.verifier
@@ -273,11 +295,11 @@ public struct APIHandler: HTTPHandler {
         let route = Route.check(id: id)
         let verifier = self.verifier
         let metrics = self.metrics
-        // Every check answer, right, wrong, unknown or malformed, leaves no earlier than this.
-        let earliest = ContinuousClock.now.advanced(by: checkFloor)
+        // Every answer here, right, wrong, unknown or malformed, is held to the check floor by the
+        // dispatcher (`RouteTable.Entry.isHeldToCheckFloor`).
         if let denied = denial(caller, id: id, route: route) {
             metrics.recordCheck(outcome: OTPErrorCode.notFound.rawValue)
-            return .later { await Self.held(denied, until: earliest) }
+            return .now(denied)
         }
         let tokens = caller?.publishableName.flatMap { name in approvalTokens.map { (name, $0) } }
         switch RequestBodies.check(request.body) {
@@ -295,11 +317,11 @@ public struct APIHandler: HTTPHandler {
                     metrics.recordCheck(outcome: error.code.rawValue)
                     response = Self.failure(error, route: route, metrics: metrics)
                 }
-                return await Self.held(response, until: earliest)
+                return response
             }
         case .success(let code):
             // Answered on the thread the store answers on (this one for the memory store, the
-            // store's own for SQLite and Redis), and still held to the floor like every other answer.
+            // store's own for SQLite and Redis).
             return .deferred { answer in
                 verifier.check(id: id, code: code, clientAddress: address) { result in
                     if let tokens, case .success(let verification) = result, verification.status == .approved
@@ -308,11 +330,11 @@ public struct APIHandler: HTTPHandler {
                             let response = await Self.approvalAnswer(
                                 verification, route: route, metrics: metrics, tokens: tokens,
                                 verifier: verifier)
-                            answer.send(response, notBefore: earliest)
+                            answer.send(response)
                         }
                         return
                     }
-                    answer.send(Self.checkAnswer(result, route: route, metrics: metrics), notBefore: earliest)
+                    answer.send(Self.checkAnswer(result, route: route, metrics: metrics))
                 }
             }
         }
@@ -380,21 +402,6 @@ public struct APIHandler: HTTPHandler {
             }
             return verdict
         }
-    }
-
-    /// Returns `response` once `earliest` has come, sleeping (not spinning) until then.
-    ///
-    /// The answer is built before the wait, so the work that differs between outcomes (the
-    /// approval's writes, a longer body) all falls inside the floor. A cancelled task answers at once.
-    private static func held(
-        _ response: HTTPResponse, until earliest: ContinuousClock.Instant
-    ) async
-        -> HTTPResponse
-    {
-        if ContinuousClock.now < earliest {
-            try? await Task.sleep(until: earliest, tolerance: .zero, clock: .continuous)
-        }
-        return response
     }
 
     private func answer(

@@ -9,7 +9,6 @@ struct HostedHandler: Sendable {
     let pageKey: [UInt8]
     let verifier: Verifier
     let metrics: ServerMetrics
-    let checkFloor: Duration
 
     /// The headers of every answer on the page's routes: no caching, no referrer (the token is in the
     /// path), no framing, and a policy that allows only the page's own script and stylesheet.
@@ -29,14 +28,23 @@ struct HostedHandler: Sendable {
         PageToken.make(link, key: pageKey).map(pages.pageURL(token:))
     }
 
-    /// Answers one request on a page route.
+    /// Answers one request on a page route; every answer of the page's own routes carries the
+    /// page's security headers (``RouteTable/Entry/hasPageHeaders``), added here once.
     func handle(_ route: HostedRoute, request: HTTPRequest, address: String) -> HTTPReply {
         guard route.methods.contains(request.method) else {
             var response = APIResponses.error(
                 APIResponses.methodNotAllowed(route.methods), route: route.template)
             response.headers.append(("Allow", route.methods.joined(separator: ", ")))
-            return .now(secured(response))
+            return .now(withPageHeaders(response))
         }
+        let reply = dispatch(route, request: request, address: address)
+        guard RouteTable.entry(route.name).hasPageHeaders else { return reply }
+        let headers = securityHeaders
+        return reply.map { Self.withPageHeaders($0, headers) }
+    }
+
+    /// The answer of a page route to a request it takes.
+    private func dispatch(_ route: HostedRoute, request: HTTPRequest, address: String) -> HTTPReply {
         let text = ScreenText(HostedPageHTML.language(acceptLanguage: request.headers["accept-language"]))
         switch route {
         case .asset(let asset):
@@ -61,17 +69,16 @@ struct HostedHandler: Sendable {
             }
             return .later { await state(link: link, text: text, route: route) }
         case .check(let token):
-            let earliest = ContinuousClock.now.advanced(by: checkFloor)
+            // Every answer here is held to the check floor by the API's dispatcher.
             guard let link = PageToken.open(token, key: pageKey) else {
-                return .later { await Self.held(notFound(route, text: text), until: earliest) }
+                return .now(notFound(route, text: text))
             }
             let isForm = Self.isForm(request)
             let code = isForm ? FormEncoding.value(of: "code", in: request.body) : Self.jsonCode(request.body)
             return .later {
-                let response = await check(
+                await check(
                     link: link, token: token, code: code, isForm: isForm, address: address, text: text,
                     route: route)
-                return await Self.held(response, until: earliest)
             }
         case .resend(let token):
             guard let link = PageToken.open(token, key: pageKey) else {
@@ -122,12 +129,12 @@ struct HostedHandler: Sendable {
                 Array(#","verification":"#.utf8) + ResponseJSON.verification(verification) + [
                     UInt8(ascii: "}")
                 ]
-            return secured(
-                HTTPResponse(
+            return
+                (HTTPResponse(
                     status: 200, headers: APIResponses.jsonHeaders, body: body, route: route.template,
                     note: APIResponses.idPrefix(verification.id)))
         } catch {
-            return secured(APIResponses.error(APIError(error), route: route.template))
+            return (APIResponses.error(APIError(error), route: route.template))
         }
     }
 
@@ -161,8 +168,8 @@ struct HostedHandler: Sendable {
                 if isForm {
                     return await page(link: link, token: token, text: text, route: route, status: nil)
                 }
-                return secured(
-                    HTTPResponse(
+                return
+                    (HTTPResponse(
                         status: 200, headers: APIResponses.jsonHeaders,
                         body: ResponseJSON.verification(verification),
                         route: route.template, note: APIResponses.idPrefix(verification.id)))
@@ -174,8 +181,8 @@ struct HostedHandler: Sendable {
             }
             switch (link.responseMode, isForm) {
             case (.query, true):
-                return secured(
-                    HTTPResponse(
+                return
+                    (HTTPResponse(
                         status: 303,
                         headers: [
                             (
@@ -206,8 +213,8 @@ struct HostedHandler: Sendable {
                 ResponseJSON.add("returnState", link.state, to: &body)
                 ResponseJSON.add("approvalToken", approval, to: &body)
             }
-            return secured(
-                HTTPResponse(
+            return
+                (HTTPResponse(
                     status: 200, headers: APIResponses.jsonHeaders, body: body, route: route.template,
                     note: APIResponses.idPrefix(verification.id)))
         case .failure(let error):
@@ -225,8 +232,8 @@ struct HostedHandler: Sendable {
                     link: link, token: token, text: text, route: route,
                     status: StatusMessage(text.newCodeSent, role: .success))
             }
-            return secured(
-                HTTPResponse(
+            return
+                (HTTPResponse(
                     status: 200, headers: APIResponses.jsonHeaders,
                     body: ResponseJSON.verification(verification),
                     route: route.template, note: APIResponses.idPrefix(verification.id)))
@@ -245,7 +252,7 @@ struct HostedHandler: Sendable {
     private func failure(
         _ error: APIError, link: HostedLink, token: String, isForm: Bool, text: ScreenText, route: HostedRoute
     ) async -> HTTPResponse {
-        guard isForm else { return secured(APIResponses.error(error, route: route.template)) }
+        guard isForm else { return (APIResponses.error(error, route: route.template)) }
         let length =
             (try? await verifier.status(id: link.verificationID))?.codeLength ?? CodeFormat.default.length
         let sentence = HostedPageHTML.sentence(for: error, format: CodeFormat(length: length), text: text)
@@ -303,8 +310,8 @@ struct HostedHandler: Sendable {
         case .page:
             return htmlResponse(HostedPageHTML.notFoundPage(text: text), status: 404, route: route, note: nil)
         default:
-            return secured(
-                APIResponses.error(
+            return
+                (APIResponses.error(
                     APIError(code: .notFound, message: "This verification page does not exist."),
                     route: route.template))
         }
@@ -312,18 +319,24 @@ struct HostedHandler: Sendable {
 
     private func htmlResponse(_ html: String, status: Int, route: HostedRoute, note: String?) -> HTTPResponse
     {
-        secured(
-            HTTPResponse(
-                status: status, headers: [("Content-Type", "text/html; charset=utf-8")],
-                body: Array(html.utf8),
-                route: route.template, note: note.map(APIResponses.idPrefix)))
+        (HTTPResponse(
+            status: status, headers: [("Content-Type", "text/html; charset=utf-8")],
+            body: Array(html.utf8),
+            route: route.template, note: note.map(APIResponses.idPrefix)))
     }
 
     /// Adds the page's security headers, replacing any `Cache-Control`.
-    private func secured(_ response: HTTPResponse) -> HTTPResponse {
+    private func withPageHeaders(_ response: HTTPResponse) -> HTTPResponse {
+        Self.withPageHeaders(response, securityHeaders)
+    }
+
+    /// Adds `headers`, replacing any `Cache-Control`.
+    private static func withPageHeaders(
+        _ response: HTTPResponse, _ headers: [(name: String, value: String)]
+    ) -> HTTPResponse {
         var response = response
         response.headers.removeAll { $0.name == "Cache-Control" }
-        response.headers += securityHeaders
+        response.headers += headers
         return response
     }
 
@@ -337,14 +350,5 @@ struct HostedHandler: Sendable {
 
     private static func jsonCode(_ body: [UInt8]) -> String? {
         (try? JSONDecoder().decode(CodeBody.self, from: Data(body)))?.code
-    }
-
-    private static func held(
-        _ response: HTTPResponse, until earliest: ContinuousClock.Instant
-    ) async -> HTTPResponse {
-        if ContinuousClock.now < earliest {
-            try? await Task.sleep(until: earliest, tolerance: .zero, clock: .continuous)
-        }
-        return response
     }
 }

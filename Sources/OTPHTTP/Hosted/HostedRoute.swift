@@ -22,56 +22,41 @@ enum HostedRoute: Equatable {
         case normalization = "normalize.json"
     }
 
-    /// Every template, for the metrics page and the OpenAPI test.
-    static let templates = [
-        "/v/{token}", "/v/{token}/state", "/v/{token}/check", "/v/{token}/resend", "/v/assets/{file}",
-        "/.well-known/jwks.json",
-    ]
-
-    /// The template for logs and metrics: never the token, which is a bearer secret.
-    var template: String {
+    /// The route's name in ``RouteTable``.
+    var name: RouteTable.Name {
         switch self {
-        case .page: "/v/{token}"
-        case .state: "/v/{token}/state"
-        case .check: "/v/{token}/check"
-        case .resend: "/v/{token}/resend"
-        case .asset: "/v/assets/{file}"
-        case .keySet: "/.well-known/jwks.json"
+        case .page: .page
+        case .state: .pageState
+        case .check: .pageCheck
+        case .resend: .pageResend
+        case .asset: .pageAsset
+        case .keySet: .keySet
         }
     }
+
+    /// Every template, for the metrics page and the OpenAPI test.
+    static let templates = RouteTable.entries.filter(\.isHosted).map(\.template)
+
+    /// The template for logs and metrics, from ``RouteTable``: never the token, which is a bearer
+    /// secret.
+    var template: String { RouteTable.entry(name).template }
 
     /// The methods the route answers; HEAD goes with GET.
-    var methods: [String] {
-        switch self {
-        case .page, .state, .asset, .keySet: ["GET", "HEAD"]
-        case .check, .resend: ["POST"]
-        }
-    }
+    var methods: [String] { RouteTable.entry(name).methods }
 
-    /// The route a path names, or `nil` when it is not one of the page's.
+    /// The route a path names in ``RouteTable``, or `nil` when it is not one of the page's.
     init?(path: String) {
-        if path == "/.well-known/jwks.json" {
-            self = .keySet
-            return
-        }
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count >= 3, parts.count <= 4, parts[0].isEmpty, parts[1] == "v", !parts[2].isEmpty else {
-            return nil
-        }
-        if parts[2] == "assets" {
-            guard parts.count == 4, let asset = Asset(rawValue: String(parts[3])) else { return nil }
+        guard let (name, parameter) = RouteTable.match(path) else { return nil }
+        let token = String(parameter)
+        switch name {
+        case .pageAsset:
+            guard let asset = Asset(rawValue: token) else { return nil }
             self = .asset(asset)
-            return
-        }
-        let token = String(parts[2])
-        if parts.count == 3 {
-            self = .page(token: token)
-            return
-        }
-        switch parts[3] {
-        case "state": self = .state(token: token)
-        case "check": self = .check(token: token)
-        case "resend": self = .resend(token: token)
+        case .page: self = .page(token: token)
+        case .pageState: self = .state(token: token)
+        case .pageCheck: self = .check(token: token)
+        case .pageResend: self = .resend(token: token)
+        case .keySet: self = .keySet
         default: return nil
         }
     }

@@ -1,0 +1,174 @@
+import OTPCore
+
+/// Every route the server answers, declared once: its method, its path template and the answers
+/// it may give.
+///
+/// The dispatcher matches paths against this table (``Route`` for `/v1`, `/healthz` and
+/// `/metrics`; ``HostedRoute`` for the hosted page), logs and metrics label requests with its
+/// templates, and ``APIContract`` is this table read as the server's side of `openapi.yaml`. A
+/// template's `{name}` segment takes any non-empty segment; the first entry that matches a path
+/// wins, so a literal segment is listed before a parameter in the same place.
+enum RouteTable {
+    /// The routes, by name.
+    enum Name: Int, CaseIterable, Sendable {
+        case start, status, check, resend, cancel
+        case totpEnroll, totpFactor, totpCheck, totpRecover, totpRecoveryCodes
+        case health, metrics
+        case pageAsset, page, pageState, pageCheck, pageResend, keySet
+    }
+
+    /// One route: a method on a template, and the answers it may give.
+    struct Entry: Sendable {
+        let name: Name
+        let method: String
+        let template: String
+        /// Statuses of answers that are not errors.
+        let success: [Int]
+        /// Error codes the route may answer with.
+        let errors: [OTPErrorCode]
+        /// The template's segments after its leading `/`: a literal, or `nil` for a parameter.
+        fileprivate let segments: [[UInt8]?]
+
+        /// The methods the route answers; HEAD goes with GET.
+        var methods: [String] { method == "GET" ? ["GET", "HEAD"] : [method] }
+
+        /// Whether the route is one of the hosted page's (no API key; a page token instead).
+        var isHosted: Bool { template.hasPrefix("/v/") || template.hasPrefix("/.well-known/") }
+
+        /// Whether every answer of the route is held to the check floor, so that right, wrong,
+        /// unknown and malformed codes take as long: the routes that judge a code.
+        var isHeldToCheckFloor: Bool { [.check, .totpCheck, .totpRecover, .pageCheck].contains(name) }
+
+        /// Whether every answer of the route carries the hosted page's security headers: the
+        /// page's own routes, not its cacheable assets or the key set.
+        var hasPageHeaders: Bool { [.page, .pageState, .pageCheck, .pageResend].contains(name) }
+
+        fileprivate init(
+            _ name: Name, _ method: String, _ template: String, _ success: [Int], _ errors: [OTPErrorCode]
+        ) {
+            self.name = name
+            self.method = method
+            self.template = template
+            self.success = success
+            self.errors = errors
+            segments = template.utf8.dropFirst().split(
+                separator: UInt8(ascii: "/"), omittingEmptySubsequences: false
+            )
+            .map { part in part.first == UInt8(ascii: "{") ? nil : Array(part) }
+        }
+    }
+
+    private static let always: [OTPErrorCode] = [.unauthorized, .storeUnavailable, .internalError]
+
+    /// The declaration of each route.
+    private static func declaration(_ name: Name) -> Entry {
+        switch name {
+        case .start:
+            Entry(
+                name, "POST", "/v1/verifications", [200, 201],
+                always + [
+                    .invalidRequest, .invalidDestination, .channelNotSupported, .payloadTooLarge,
+                    .idempotencyKeyReused, .rateLimited, .deliveryFailed, .startRefused, .forbidden,
+                ])
+        case .status: Entry(name, "GET", "/v1/verifications/{id}", [200], always + [.notFound])
+        case .check:
+            Entry(
+                name, "POST", "/v1/verifications/{id}/check", [200],
+                always + [
+                    .invalidRequest, .invalidCodeFormat, .notFound, .notPending, .expired, .payloadTooLarge,
+                    .incorrectCode, .locked, .rateLimited,
+                ])
+        case .resend:
+            Entry(
+                name, "POST", "/v1/verifications/{id}/resend", [200],
+                always + [
+                    .notFound, .notPending, .payloadTooLarge, .rateLimited, .resendTooSoon, .maxSendsReached,
+                    .deliveryFailed, .startRefused,
+                ])
+        case .cancel:
+            Entry(
+                name, "POST", "/v1/verifications/{id}/cancel", [200],
+                always + [.notFound, .notPending, .payloadTooLarge, .forbidden])
+        case .totpEnroll:
+            Entry(name, "POST", "/v1/totp", [201], always + [.invalidRequest, .payloadTooLarge, .forbidden])
+        case .totpFactor: Entry(name, "DELETE", "/v1/totp/{id}", [204], always + [.notFound, .forbidden])
+        case .totpCheck:
+            Entry(
+                name, "POST", "/v1/totp/{id}/check", [200],
+                always + [
+                    .invalidRequest, .invalidCodeFormat, .notFound, .codeAlreadyUsed, .payloadTooLarge,
+                    .incorrectCode, .locked, .rateLimited, .forbidden,
+                ])
+        case .totpRecover:
+            Entry(
+                name, "POST", "/v1/totp/{id}/recover", [200],
+                always + [
+                    .invalidRequest, .notFound, .payloadTooLarge, .incorrectCode, .locked, .rateLimited,
+                    .forbidden, .codeAlreadyUsed, .notPending,
+                ])
+        case .totpRecoveryCodes:
+            Entry(
+                name, "POST", "/v1/totp/{id}/recovery-codes", [200],
+                always + [.notFound, .payloadTooLarge, .forbidden, .notPending])
+        case .health: Entry(name, "GET", "/healthz", [200, 503], [])
+        case .metrics: Entry(name, "GET", "/metrics", [200], [])
+        // The hosted page: no API key; a page token in the path instead. 414 is libmicrohttpd's answer
+        // to a request line longer than it takes, before any route.
+        case .pageAsset: Entry(name, "GET", "/v/assets/{file}", [200], [.notFound])
+        case .page: Entry(name, "GET", "/v/{token}", [200, 404, 414], [])
+        case .pageState:
+            Entry(
+                name, "GET", "/v/{token}/state", [200, 414], [.notFound, .storeUnavailable, .internalError])
+        case .pageCheck:
+            Entry(
+                name, "POST", "/v/{token}/check", [200, 303, 414],
+                [
+                    .invalidRequest, .invalidCodeFormat, .notFound, .notPending, .expired, .payloadTooLarge,
+                    .incorrectCode, .locked, .rateLimited, .storeUnavailable, .internalError,
+                ])
+        case .pageResend:
+            Entry(
+                name, "POST", "/v/{token}/resend", [200, 414],
+                [
+                    .notFound, .notPending, .payloadTooLarge, .rateLimited, .resendTooSoon, .maxSendsReached,
+                    .deliveryFailed, .storeUnavailable, .internalError,
+                ])
+        case .keySet: Entry(name, "GET", "/.well-known/jwks.json", [200], [])
+        }
+    }
+
+    /// Every route, in matching order (the order of ``Name``).
+    static let entries: [Entry] = Name.allCases.map(declaration)
+
+    /// The route of a name.
+    static func entry(_ name: Name) -> Entry { entries[name.rawValue] }
+
+    /// The first route whose template matches `path`, with the value of its one parameter (empty
+    /// for a template without one); `nil` when none matches.
+    static func match(_ path: String) -> (name: Name, parameter: Substring)? {
+        var utf8 = Substring(path).utf8
+        guard utf8.first == UInt8(ascii: "/") else { return nil }
+        utf8 = utf8.dropFirst()
+        let parts = utf8.split(separator: UInt8(ascii: "/"), maxSplits: 4, omittingEmptySubsequences: false)
+        for entry in entries where entry.segments.count == parts.count {
+            var parameter: Substring.UTF8View?
+            var matches = true
+            for (segment, part) in zip(entry.segments, parts) {
+                if let literal = segment {
+                    guard part.elementsEqual(literal) else {
+                        matches = false
+                        break
+                    }
+                } else {
+                    guard !part.isEmpty else {
+                        matches = false
+                        break
+                    }
+                    parameter = part
+                }
+            }
+            if matches { return (entry.name, Substring(parameter ?? utf8.prefix(0))) }
+        }
+        return nil
+    }
+}
