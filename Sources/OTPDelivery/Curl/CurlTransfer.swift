@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import OTPCore
 import OTPServer
 
 /// libcurl's process-wide set-up, done once before the first transfer.

@@ -1,4 +1,5 @@
 import Foundation
+import OTPCore
 import OTPServer
 
 #if canImport(Glibc)

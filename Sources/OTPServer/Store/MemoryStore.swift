@@ -1,4 +1,5 @@
 import Foundation
+import OTPCore
 
 /// A store in the process's memory: for tests, development and single-instance servers that may forget.
 ///

@@ -1,3 +1,4 @@
+import OTPCore
 /// What a hot path remembers by key, up to a bound, behind a lock: the verifier's check permits and
 /// client addresses, a Redis store's records held for short replies.
 ///

@@ -1,6 +1,5 @@
+import OTPCore
 import Testing
-
-@testable import OTPServer
 
 @Suite struct LockedTests {
     final class Tracked: Sendable {}
