@@ -92,7 +92,7 @@ build_stub() {
 }
 build_stub >"$work/stub.log" 2>&1 &
 stub_job=$!
-step "build OTPCore" "$swiftc" -emit-module -wmo -module-name OTPCore -swift-version 6 -parse-as-library \
+step "build OTPCore" "$swiftc" -emit-module -wmo -module-name OTPCore -package-name OTPKit -swift-version 6 -parse-as-library \
     "${core_sources[@]}" -emit-module-path "$work/core/OTPCore.swiftmodule"
 wait "$stub_job" || {
     cat "$work/stub.log" >&2
@@ -108,21 +108,21 @@ if [ -n "${TYPECHECK_UI_MODULES_OUT:-}" ]; then
 fi
 
 # 2. Without SwiftUI or UIKit (as on Linux) OTPUI must compile to nothing: only OTPCore is on the path.
-step "OTPUI without SwiftUI" "$swiftc" -typecheck -wmo -swift-version 6 -parse-as-library -I "$work/core" \
+step "OTPUI without SwiftUI" "$swiftc" -typecheck -wmo -package-name OTPKit -swift-version 6 -parse-as-library -I "$work/core" \
     "${ui_sources[@]}"
 
 # 3. OTPUI against the stubs; building its module type-checks every body.
 typecheck_ui() {
     "$swiftc" -typecheck -wmo -swift-version 6 -parse-as-library -warnings-as-errors -I "$work/ui" "${plugin[@]}" "$@"
 }
-step "type-check OTPUI" "$swiftc" -emit-module -wmo -module-name OTPUI -swift-version 6 -parse-as-library \
+step "type-check OTPUI" "$swiftc" -emit-module -wmo -module-name OTPUI -package-name OTPKit -swift-version 6 -parse-as-library \
     -warnings-as-errors -I "$work/ui" "${plugin[@]}" "${ui_sources[@]}" -emit-module-path "$work/ui/OTPUI.swiftmodule"
 say "OTPUI: ${#ui_sources[@]} files type-checked against the stubs, no errors or warnings"
 
 # 4. The example app, against OTPUI, OTPClient and the stubs.
 if [ ${#example_sources[@]} -gt 0 ]; then
     if [ ${#client_sources[@]} -gt 0 ]; then
-        step "build OTPClient" "$swiftc" -emit-module -wmo -module-name OTPClient -swift-version 6 -parse-as-library \
+        step "build OTPClient" "$swiftc" -emit-module -wmo -module-name OTPClient -package-name OTPKit -swift-version 6 -parse-as-library \
             -I "$work/core" "${client_sources[@]}" -emit-module-path "$work/ui/OTPClient.swiftmodule"
     fi
     step "type-check Examples" typecheck_ui "${example_sources[@]}"
@@ -135,7 +135,7 @@ mapfile -t kit_sources < <(find Sources/OTPKit -name '*.swift' 2>/dev/null | sor
 mapfile -t umbrella_sources < <(find Tests/UITypecheck/umbrella -name '*.swift' 2>/dev/null | sort)
 if [ ${#kit_sources[@]} -gt 0 ]; then
     [ -f "$work/ui/OTPClient.swiftmodule" ] ||
-        step "build OTPClient" "$swiftc" -emit-module -wmo -module-name OTPClient -swift-version 6 \
+        step "build OTPClient" "$swiftc" -emit-module -wmo -module-name OTPClient -package-name OTPKit -swift-version 6 \
             -parse-as-library -I "$work/core" "${client_sources[@]}" -emit-module-path "$work/ui/OTPClient.swiftmodule"
     step "build OTPKit" "$swiftc" -emit-module -wmo -module-name OTPKit -swift-version 6 -parse-as-library \
         -warnings-as-errors -I "$work/ui" "${plugin[@]}" "${kit_sources[@]}" \
