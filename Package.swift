@@ -8,7 +8,7 @@ let package = Package(
         // One import for apps: OTPCore, OTPUI and OTPClient re-exported.
         .library(name: "OTPKit", targets: ["OTPKit"]),
         .library(name: "OTPCore", targets: ["OTPCore"]),
-        .library(name: "OTPServer", targets: ["OTPServer"]),
+        .library(name: "OTPEngine", targets: ["OTPEngine"]),
         .library(name: "OTPSQLite", targets: ["OTPSQLite"]),
         .library(name: "OTPRedis", targets: ["OTPRedis"]),
         .library(name: "OTPClient", targets: ["OTPClient"]),
@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "OTPClient", dependencies: ["OTPCore"]),
         .testTarget(
             name: "OTPClientTests",
-            dependencies: ["OTPClient", "OTPCore", "OTPHTTP", "OTPServe", "OTPServer", "OTPTestSupport"]),
+            dependencies: ["OTPClient", "OTPCore", "OTPHTTP", "OTPServe", "OTPEngine", "OTPTestSupport"]),
 
         // MARK: Terminal rendering (Linux and macOS)
         .target(name: "OTPTerminal", dependencies: ["OTPCore"]),
@@ -45,22 +45,22 @@ let package = Package(
 
         // MARK: Server engine
         .target(
-            name: "OTPServer",
+            name: "OTPEngine",
             dependencies: ["OTPCore", .target(name: "CCrypto", condition: .when(platforms: [.linux]))]
         ),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
-        .target(name: "OTPSQLite", dependencies: ["OTPServer", "OTPCore", "CSQLite"]),
+        .target(name: "OTPSQLite", dependencies: ["OTPEngine", "OTPCore", "CSQLite"]),
         .systemLibrary(
             name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"]), .brew(["hiredis"])]),
-        .target(name: "OTPRedis", dependencies: ["OTPServer", "OTPCore", "CHiredis"]),
+        .target(name: "OTPRedis", dependencies: ["OTPEngine", "OTPCore", "CHiredis"]),
         .testTarget(
-            name: "OTPServerTests",
-            dependencies: ["OTPServer", "OTPCore", "OTPSQLite", "OTPRedis", "OTPTestSupport"]),
+            name: "OTPEngineTests",
+            dependencies: ["OTPEngine", "OTPCore", "OTPSQLite", "OTPRedis", "OTPTestSupport"]),
         .executableTarget(
             name: "OTPBenchmarks",
-            dependencies: ["OTPServer", "OTPCore", "OTPSQLite", "OTPRedis", "CSQLite", "CHiredis"],
+            dependencies: ["OTPEngine", "OTPCore", "OTPSQLite", "OTPRedis", "CSQLite", "CHiredis"],
             path: "Benchmarks/OTPBenchmarks"),
 
         // MARK: Signed approval tokens (EdDSA JWS an app's backend verifies offline)
@@ -74,17 +74,17 @@ let package = Package(
             name: "CQRencode", pkgConfig: "libqrencode",
             providers: [.apt(["libqrencode-dev"]), .brew(["qrencode"])]),
         .target(name: "OTPQR", dependencies: ["CQRencode"]),
-        .testTarget(name: "OTPQRTests", dependencies: ["OTPQR", "OTPServer", "OTPTestSupport"]),
+        .testTarget(name: "OTPQRTests", dependencies: ["OTPQR", "OTPEngine", "OTPTestSupport"]),
 
         // MARK: Delivery and the HTTP front
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
-        .target(name: "OTPDelivery", dependencies: ["OTPServer", "CCurl"]),
+        .target(name: "OTPDelivery", dependencies: ["OTPEngine", "CCurl"]),
         .testTarget(
             name: "OTPDeliveryTests", dependencies: ["OTPDelivery", "OTPTestSupport"], exclude: ["Receivers"]),
         .target(
-            name: "OTPHTTP", dependencies: ["OTPServer", "OTPCore", "OTPTokens", "OTPQR", "CMicroHTTPD"],
+            name: "OTPHTTP", dependencies: ["OTPEngine", "OTPCore", "OTPTokens", "OTPQR", "CMicroHTTPD"],
             exclude: ["Hosted/Assets"], plugins: ["EmbedHostedAssets"]),
         // The hosted page's script and stylesheet are files; this plugin builds them into OTPHTTP.
         .executableTarget(name: "EmbedAssets"),
@@ -94,18 +94,18 @@ let package = Package(
         .target(
             name: "OTPServe",
             dependencies: [
-                "OTPHTTP", "OTPServer", "OTPCore", "OTPDelivery", "OTPSQLite", "OTPRedis", "OTPTokens",
+                "OTPHTTP", "OTPEngine", "OTPCore", "OTPDelivery", "OTPSQLite", "OTPRedis", "OTPTokens",
             ]),
         .testTarget(
             name: "OTPHTTPTests",
             dependencies: [
-                "OTPHTTP", "OTPServe", "OTPServer", "OTPCore", "OTPDelivery", "otp", "OTPTestSupport",
+                "OTPHTTP", "OTPServe", "OTPEngine", "OTPCore", "OTPDelivery", "otp", "OTPTestSupport",
                 "OTPTokens",
             ]),
         .executableTarget(
             name: "otp",
             dependencies: [
-                "OTPServe", "OTPHTTP", "OTPServer", "OTPCore", "OTPClient", "OTPTerminal", "OTPTokens",
+                "OTPServe", "OTPHTTP", "OTPEngine", "OTPCore", "OTPClient", "OTPTerminal", "OTPTokens",
                 "OTPQR",
             ]),
     ],

@@ -1,4 +1,4 @@
-import OTPServer
+import OTPEngine
 
 /// HMAC-SHA256 with nothing around it: the benchmark's measure of a check's one unavoidable cost.
 ///

@@ -1,6 +1,6 @@
 import Foundation
 import OTPCore
-import OTPServer
+import OTPEngine
 
 /// A verifier over a store with verifications that take wrong codes for as long as the benchmark runs.
 ///

@@ -1,8 +1,8 @@
 import Foundation
 import OTPCore
+import OTPEngine
 import OTPRedis
 import OTPSQLite
-import OTPServer
 
 /// Measures, per store, the engine's checks per second beside the store's raw read-modify-write rate.
 ///

@@ -3,7 +3,7 @@
 // start, CodeNormalizer for a check), and the hand-written response writer (ResponseJSON) against
 // Foundation's encoder for any text that can reach a response.
 //
-// Built by scripts/reliability/fuzz.sh with OTPCore's sources and the few OTPHTTP and OTPServer
+// Built by scripts/reliability/fuzz.sh with OTPCore's sources and the few OTPHTTP and OTPEngine
 // files these need, in one module. The first byte picks what the rest of the input is; every
 // property below must hold, or the target traps and libFuzzer saves the input.
 

@@ -1,4 +1,4 @@
-// The parts of OpenSSL's libcrypto that OTPServer and OTPTokens use, behind typed inline wrappers.
+// The parts of OpenSSL's libcrypto that OTPEngine and OTPTokens use, behind typed inline wrappers.
 #ifndef OTPKIT_CCRYPTO_SHIM_H
 #define OTPKIT_CCRYPTO_SHIM_H
 

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import OTPCore
-import OTPServer
+import OTPEngine
 
 // The store's connections, each used from its own serial queue: scripts that wait together are
 // written as one pipeline.

@@ -1,6 +1,6 @@
 import Foundation
 import OTPCore
-import OTPServer
+import OTPEngine
 
 // Records as hash fields, and the scripts' replies read back.
 

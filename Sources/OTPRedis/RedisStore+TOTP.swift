@@ -1,6 +1,6 @@
 import Foundation
 import OTPCore
-import OTPServer
+import OTPEngine
 
 // Authenticator factors: one hash each, judged by one script.
 

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import OTPCore
-import OTPServer
+import OTPEngine
 
 /// The shared store: Redis, so several server instances judge the same verifications.
 ///

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import OTPCore
-import OTPServer
+import OTPEngine
 
 /// Checkpoints the WAL on a queue and a connection of its own, when a commit asks
 /// (``SQLiteConnection/checkpointAside(with:)``): nothing runs while the store is idle.

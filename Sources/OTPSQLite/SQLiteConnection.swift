@@ -1,6 +1,6 @@
 import CSQLite
 import Foundation
-import OTPServer
+import OTPEngine
 
 /// One SQLite connection with its prepared statements.
 ///

@@ -1,6 +1,6 @@
 import Foundation
 import OTPCore
-import OTPServer
+import OTPEngine
 
 // The lifecycle event outbox: events written in the same transaction as the change that caused
 // them, claimed under a lease, and marked delivered or due again.

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import OTPCore
-import OTPServer
+import OTPEngine
 
 // The store's one connection and its queue: calls that wait together run as one transaction.
 

@@ -1,6 +1,6 @@
 import Foundation
 import OTPCore
-import OTPServer
+import OTPEngine
 
 // Verifications, idempotency keys and rate counters as rows, and the statements that read and
 // write them.

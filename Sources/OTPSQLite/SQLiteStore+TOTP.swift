@@ -1,6 +1,6 @@
 import Foundation
 import OTPCore
-import OTPServer
+import OTPEngine
 
 // Authenticator factors: one row each, judged in one transaction.
 

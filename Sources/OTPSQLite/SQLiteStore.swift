@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import OTPCore
-import OTPServer
+import OTPEngine
 
 /// The embedded store: one SQLite file, shared safely by any number of connections and processes.
 ///

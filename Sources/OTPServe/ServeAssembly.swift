@@ -1,8 +1,8 @@
 import Foundation
 import OTPCore
 import OTPDelivery
+import OTPEngine
 import OTPHTTP
-import OTPServer
 import OTPTokens
 
 /// Turns ``ServeSettings`` into the values a server runs on (a store, senders by channel, the

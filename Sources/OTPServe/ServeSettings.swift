@@ -1,5 +1,5 @@
+import OTPEngine
 import OTPHTTP
-import OTPServer
 
 /// What `otp serve` was told: the HTTP front's configuration and, as text-level choices, the store,
 /// the senders and where their secrets are.

@@ -1,7 +1,7 @@
+import OTPEngine
 import OTPHTTP
 import OTPRedis
 import OTPSQLite
-import OTPServer
 
 extension StoreSpec {
     /// Opens the store this names; the caller owns it and shuts it down.

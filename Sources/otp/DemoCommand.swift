@@ -1,8 +1,8 @@
 import Foundation
 import OTPClient
 import OTPCore
+import OTPEngine
 import OTPQR
-import OTPServer
 import OTPTerminal
 
 /// `otp demo`: the whole system on one terminal screen.

@@ -1,7 +1,7 @@
 import Foundation
+import OTPEngine
 import OTPHTTP
 import OTPServe
-import OTPServer
 
 /// The demo's own server: in this process, on a free loopback port, with a temporary store and outbox.
 struct EmbeddedServer {

@@ -1,9 +1,9 @@
 import Dispatch
 import Foundation
 import OTPCore
+import OTPEngine
 import OTPHTTP
 import OTPServe
-import OTPServer
 
 /// `otp serve`: the verification server, configured by options or `OTP_*` environment variables.
 enum ServeCommand {

@@ -1,8 +1,8 @@
 import Foundation
 import OTPCore
+import OTPEngine
 import OTPHTTP
 import OTPServe
-import OTPServer
 
 /// Every option of `otp serve`, each declared once with its parser, bounds and default.
 enum ServeOptions {

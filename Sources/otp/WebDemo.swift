@@ -1,7 +1,7 @@
 import Foundation
+import OTPEngine
 import OTPHTTP
 import OTPServe
-import OTPServer
 import OTPTokens
 
 #if canImport(FoundationNetworking)

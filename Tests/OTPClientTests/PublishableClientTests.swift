@@ -1,8 +1,8 @@
 import Foundation
 import OTPCore
+import OTPEngine
 import OTPHTTP
 import OTPServe
-import OTPServer
 import Testing
 
 @testable import OTPClient

@@ -1,9 +1,9 @@
 import Foundation
 import OTPCore
 import OTPDelivery
+import OTPEngine
 import OTPHTTP
 import OTPServe
-import OTPServer
 import Testing
 
 /// Lifecycle events posted to the operator's endpoint, black-box through HTTP on every store.

@@ -1,7 +1,7 @@
 import Foundation
 import OTPCore
+import OTPEngine
 import OTPHTTP
-import OTPServer
 import Testing
 
 @Suite struct ObservabilityTests {

@@ -1,7 +1,7 @@
 import Foundation
 import OTPCore
 import OTPDelivery
-import OTPServer
+import OTPEngine
 import OTPTokens
 import Testing
 

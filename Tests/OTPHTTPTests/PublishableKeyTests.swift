@@ -1,8 +1,8 @@
 import Foundation
 import OTPCore
 import OTPDelivery
+import OTPEngine
 import OTPHTTP
-import OTPServer
 import OTPTokens
 import Testing
 

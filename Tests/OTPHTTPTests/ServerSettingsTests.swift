@@ -1,5 +1,5 @@
 import Foundation
-import OTPServer
+import OTPEngine
 import Testing
 
 @testable import OTPHTTP

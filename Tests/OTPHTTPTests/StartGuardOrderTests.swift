@@ -1,8 +1,8 @@
 import Foundation
 import OTPCore
 import OTPDelivery
+import OTPEngine
 import OTPHTTP
-import OTPServer
 import Testing
 
 /// The start guard is asked only when a start (or a publishable key's resend) would send a code.

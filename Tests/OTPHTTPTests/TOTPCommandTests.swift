@@ -1,5 +1,5 @@
 import Foundation
-import OTPServer
+import OTPEngine
 import Testing
 
 /// `otp totp` against a server in this process, as a user runs it.

@@ -1,6 +1,6 @@
 import Foundation
 import OTPCore
-import OTPServer
+import OTPEngine
 import Testing
 
 /// Authenticator factors black-box through HTTP, on every store.

@@ -1,7 +1,7 @@
 import Foundation
 import OTPCore
+import OTPEngine
 import OTPServe
-import OTPServer
 import Testing
 
 @testable import OTPHTTP

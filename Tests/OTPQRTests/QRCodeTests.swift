@@ -1,6 +1,6 @@
 import Foundation
+import OTPEngine
 import OTPQR
-import OTPServer
 import OTPTestSupport
 import Testing
 

@@ -20,7 +20,7 @@ snapshot() {  # $1: target directory; the rest: source files
   shift
   mkdir -p "$into"
   for file in "$@"; do
-    sed -e '/^import OTPCore$/d' -e '/^import OTPServer$/d' -e '/^import OTPTokens$/d' \
+    sed -e '/^import OTPCore$/d' -e '/^import OTPEngine$/d' -e '/^import OTPTokens$/d' \
       -e '/^@testable import/d' "$file" \
       >"$into/$(echo "$file" | tr '/' '_')"
   done
@@ -32,10 +32,10 @@ snapshot "$work/bodies" "${core[@]}" Fuzz/RequestBodies/FuzzRequestBodies.swift 
   Sources/OTPHTTP/API/RequestBodies.swift Sources/OTPHTTP/API/APIResponses.swift \
   Sources/OTPHTTP/API/ResponseJSON.swift Sources/OTPHTTP/API/Route.swift Sources/OTPHTTP/API/RouteTable.swift \
   Sources/OTPHTTP/Server/HTTPResponse.swift Sources/OTPHTTP/Server/HTTPRequest.swift \
-  Sources/OTPServer/Destination/Destination.swift Sources/OTPServer/Destination/CallingCodes.swift \
-  Sources/OTPServer/Engine/VerifierError.swift Sources/OTPServer/Store/StoreError.swift \
-  Sources/OTPServer/Delivery/CodeSender.swift Sources/OTPServer/Engine/StartRequest.swift \
-  Sources/OTPServer/Store/StoreTime.swift Sources/OTPHTTP/API/APIError+Verifier.swift \
+  Sources/OTPEngine/Destination/Destination.swift Sources/OTPEngine/Destination/CallingCodes.swift \
+  Sources/OTPEngine/Engine/VerifierError.swift Sources/OTPEngine/Store/StoreError.swift \
+  Sources/OTPEngine/Delivery/CodeSender.swift Sources/OTPEngine/Engine/StartRequest.swift \
+  Sources/OTPEngine/Store/StoreTime.swift Sources/OTPHTTP/API/APIError+Verifier.swift \
   Sources/OTPTokens/Encoding/StrictJSON.swift
 
 build() {  # $1: name

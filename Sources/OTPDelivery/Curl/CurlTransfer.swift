@@ -1,7 +1,7 @@
 import CCurl
 import Foundation
 import OTPCore
-import OTPServer
+import OTPEngine
 
 /// libcurl's process-wide set-up, done once before the first transfer.
 private let curlGlobalSetUp: CURLcode = curl_global_init(Int(CURL_GLOBAL_ALL))

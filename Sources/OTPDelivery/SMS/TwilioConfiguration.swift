@@ -1,4 +1,4 @@
-import OTPServer
+import OTPEngine
 
 /// The account and sender of a Twilio-compatible Messages API.
 public struct TwilioConfiguration: Sendable, Equatable {

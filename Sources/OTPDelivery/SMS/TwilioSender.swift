@@ -1,6 +1,6 @@
 import CCurl
 import OTPCore
-import OTPServer
+import OTPEngine
 
 /// Sends SMS codes through a Twilio-compatible Messages API: a form POST with basic auth.
 public struct TwilioSender: CodeSender {

@@ -1,5 +1,5 @@
 import Foundation
-import OTPServer
+import OTPEngine
 
 /// Builds an RFC 5322 message with a plain-text and an HTML alternative, both quoted-printable UTF-8.
 enum MailComposer {

@@ -1,5 +1,5 @@
 import Foundation
-import OTPServer
+import OTPEngine
 
 /// Where and how the SMTP sender hands email over: server, transport security, account, sender address.
 public struct SMTPConfiguration: Sendable, Equatable {

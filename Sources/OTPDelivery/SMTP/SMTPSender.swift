@@ -1,7 +1,7 @@
 import CCurl
 import Foundation
 import OTPCore
-import OTPServer
+import OTPEngine
 
 /// Sends email codes through an SMTP server with libcurl: plain, STARTTLS or TLS.
 public struct SMTPSender: CodeSender {

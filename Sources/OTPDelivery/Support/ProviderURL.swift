@@ -1,5 +1,5 @@
 import CCurl
-import OTPServer
+import OTPEngine
 
 /// Which provider URLs a sender accepts: HTTPS anywhere, plain HTTP only to this machine.
 ///

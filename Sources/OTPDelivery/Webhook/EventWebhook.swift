@@ -1,6 +1,6 @@
 import Foundation
 import OTPCore
-import OTPServer
+import OTPEngine
 
 /// Posts lifecycle events to the operator's endpoint, signed like the delivery webhook with the
 /// purpose `event`.

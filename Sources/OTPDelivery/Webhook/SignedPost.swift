@@ -1,6 +1,6 @@
 import CCurl
 import Foundation
-import OTPServer
+import OTPEngine
 
 /// An operator's endpoint that receives signed JSON POSTs: how the delivery webhook, the start
 /// guard and the event webhook all call out.

@@ -1,6 +1,6 @@
 import Foundation
 import OTPCore
-import OTPServer
+import OTPEngine
 
 /// Hands each message to an HTTP endpoint of your own: one signed JSON POST, no retries.
 ///

@@ -1,6 +1,6 @@
 import Foundation
 import OTPCore
-import OTPServer
+import OTPEngine
 
 /// The operator's start guard over HTTP: each start is POSTed as JSON, signed like the delivery
 /// webhook with the purpose `guard` (`X-OTP-Signature: t=…,p=guard,v1=…`), and the endpoint answers `{"allow": true}` to send or

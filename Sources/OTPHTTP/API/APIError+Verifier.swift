@@ -1,5 +1,5 @@
 import OTPCore
-import OTPServer
+import OTPEngine
 
 extension APIError {
     /// The wire form of an engine refusal: the API's error code, the screen's sentence, and the

@@ -1,7 +1,7 @@
 import Foundation
 import OTPCore
+import OTPEngine
 import OTPQR
-import OTPServer
 
 /// The authenticator-factor routes: `/v1/totp`, `/v1/totp/{id}`, `/check`, `/recover` and
 /// `/recovery-codes`. Secret API keys only: a publishable key gets 403 `forbidden`.

@@ -1,6 +1,6 @@
 import Foundation
 import OTPCore
-import OTPServer
+import OTPEngine
 
 /// The HTTP API of HTTP-API.md over a ``Verifier``: authentication, routes, limits, bodies, answers.
 ///

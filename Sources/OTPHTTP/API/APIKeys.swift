@@ -1,4 +1,4 @@
-import OTPServer
+import OTPEngine
 
 /// The API keys a server accepts, compared in constant time: secret keys for servers, and
 /// publishable keys, each with a name, for apps and pages.

@@ -1,6 +1,6 @@
 import Foundation
 import OTPCore
-import OTPServer
+import OTPEngine
 import OTPTokens
 
 /// The bodies the API reads, validated before the engine sees them.

@@ -1,4 +1,4 @@
-import OTPServer
+import OTPEngine
 
 /// A start guard and how it is used.
 public struct StartGuardSettings: Sendable {

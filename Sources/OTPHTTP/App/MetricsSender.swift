@@ -1,5 +1,5 @@
 import OTPCore
-import OTPServer
+import OTPEngine
 
 /// Counts every message handed to a sender by channel and result, then passes the outcome on.
 struct MetricsSender: ImmediateCodeSender {

@@ -1,6 +1,6 @@
 import Foundation
 import OTPCore
-import OTPServer
+import OTPEngine
 
 /// Puts a verification server together from a configuration, a store, senders and a key, and starts it.
 ///

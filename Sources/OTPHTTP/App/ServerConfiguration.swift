@@ -1,5 +1,5 @@
 import Foundation
-import OTPServer
+import OTPEngine
 
 /// How the HTTP front listens and answers: address, keys, policy, limits of the HTTP layer, logs.
 ///

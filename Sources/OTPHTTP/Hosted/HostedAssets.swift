@@ -1,6 +1,6 @@
 import Foundation
 import OTPCore
-import OTPServer
+import OTPEngine
 
 /// The hosted verification page's script and stylesheet, served by `otp serve` as they are.
 ///

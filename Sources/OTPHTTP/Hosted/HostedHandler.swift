@@ -1,6 +1,6 @@
 import Foundation
 import OTPCore
-import OTPServer
+import OTPEngine
 
 /// Answers the hosted page's routes through the same ``Verifier``, limits, check floor, answers and
 /// error codes as `/v1`, authorised by the page token instead of an API key.

@@ -1,6 +1,6 @@
 import Foundation
 import OTPCore
-import OTPServer
+import OTPEngine
 
 /// The hosted page as the server renders it: a working form without JavaScript, which the page's
 /// script turns into the code field of UX.md.

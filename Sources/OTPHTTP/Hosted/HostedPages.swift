@@ -1,6 +1,6 @@
 import Foundation
 import OTPCore
-import OTPServer
+import OTPEngine
 import OTPTokens
 
 /// Signs the approval tokens a hosted page hands to the app's return URL, and publishes their keys.

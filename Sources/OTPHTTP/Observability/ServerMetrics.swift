@@ -1,6 +1,6 @@
 import Foundation
 import OTPCore
-import OTPServer
+import OTPEngine
 
 /// The server's counters and latency histogram, written as Prometheus text.
 ///
