@@ -1,10 +1,11 @@
 import Foundation
 import OTPCore
 
-/// What the server keeps about one request between libmicrohttpd's calls.
+/// What the server keeps about one request between libmicrohttpd's calls: the head, the body as it
+/// arrives, and the ``RequestMachine`` that says what each call does.
 ///
-/// The connection's thread owns every field but `pending`, which the task that answers a suspended
-/// request sets before resuming the connection; a lock guards it.
+/// The connection's thread owns every field but `pending`, which the thread that answers a
+/// suspended request sets before resuming the connection; a lock guards it.
 final class RequestState: @unchecked Sendable {
     let method: String
     let path: String
@@ -15,20 +16,9 @@ final class RequestState: @unchecked Sendable {
     var query: [String: String] = [:]
     var peerAddress = ""
     var body: [UInt8] = []
-    var bodyTooLarge = false
-    /// Set when the head frames the body in a way the server refuses.
-    ///
-    /// Both `Content-Length` and `Transfer-Encoding` (400, request smuggling), or a transfer coding
-    /// other than `chunked` (501). The answer goes before the body, and the connection is closed.
-    var framingRefusal: APIError?
-    /// Set once a response is queued: its status, route and note for the log.
-    var sent: (status: Int, route: String, note: String?)?
-    /// Set while the request waits for a `.later` answer.
-    var suspended = false
-    /// Set when the answer was written on the socket in full, past libmicrohttpd.
-    var answeredOnSocket = false
-    private let lock = NSLock()
-    private var pending: HTTPResponse?
+    /// Where the request is: reading, waiting for its answer, or answered.
+    var machine = RequestMachine()
+    private let pending = Locked<HTTPResponse?>(nil)
 
     init(method: String, path: String, started: ContinuousClock.Instant, socket: Int32?) {
         self.method = method
@@ -39,12 +29,12 @@ final class RequestState: @unchecked Sendable {
 
     /// Stores the answer of a suspended request (any thread).
     func setPending(_ response: HTTPResponse) {
-        lock.withLock { pending = response }
+        pending.withLock { $0 = response }
     }
 
     /// Takes the stored answer, if any (the connection's thread).
     func takePending() -> HTTPResponse? {
-        lock.withLock {
+        pending.withLock { pending in
             defer { pending = nil }
             return pending
         }

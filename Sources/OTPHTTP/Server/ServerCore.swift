@@ -11,17 +11,24 @@ final class ServerCore: @unchecked Sendable {
     let queryNames: [String]
     /// Answers connections held until a set instant (``HTTPReply/at(_:_:)``).
     let answerTimer = AnswerTimer()
-    private let lock = NSLock()
+    /// The requests in flight and waiting, whether a stop has begun, and each connection's deadline.
+    private let traffic: Locked<Traffic>
     /// Orders resuming a connection against stopping the daemon; never held while libmicrohttpd
-    /// calls back, so it cannot deadlock with ``lock``.
-    private let resumeLock = NSLock()
-    private var daemonStopped = false
-    /// Connections suspended until a handler's task answers, by address.
-    private var suspendedConnections: [UInt: ConnectionHandle] = [:]
-    private var inFlight = 0
-    private var suspendedCount = 0
-    private var stopping = false
-    private var deadlines: RequestDeadlines
+    /// calls back, so it cannot deadlock with ``traffic``.
+    private let suspensions = Locked(Suspensions())
+
+    private struct Traffic {
+        var inFlight = 0
+        var suspended = 0
+        var stopping = false
+        var deadlines: RequestDeadlines
+    }
+
+    private struct Suspensions {
+        var daemonStopped = false
+        /// Connections suspended until a handler's task answers, by address.
+        var connections: [UInt: ConnectionHandle] = [:]
+    }
 
     /// The `Date` header of every answer, from the server's clock.
     let date: HTTPDate
@@ -37,25 +44,25 @@ final class ServerCore: @unchecked Sendable {
         self.observer = observer
         self.bodyLimit = bodyLimit
         self.headerNames = headerNames.map { $0.lowercased() }
-        self.deadlines = RequestDeadlines(timeout: requestTimeout)
+        self.traffic = Locked(Traffic(deadlines: RequestDeadlines(timeout: requestTimeout)))
     }
 
     /// Counts and reports requests started, finished and waiting on a task.
     var counts: (inFlight: Int, suspended: Int) {
-        lock.withLock { (inFlight, suspendedCount) }
+        traffic.withLock { ($0.inFlight, $0.suspended) }
     }
 
     /// Whether a graceful stop has begun (responses then close their connection).
     var isStopping: Bool {
-        lock.withLock { stopping }
+        traffic.withLock { $0.stopping }
     }
 
     /// Resumes a suspended connection, unless the daemon was stopped (a server dropped or stopped
     /// while a handler's task still ran): its connections are gone, and touching one would crash.
     func resume(_ connection: ConnectionHandle) {
-        resumeLock.withLock {
-            guard suspendedConnections.removeValue(forKey: UInt(bitPattern: connection.raw)) != nil,
-                !daemonStopped
+        suspensions.withLock { suspensions in
+            guard suspensions.connections.removeValue(forKey: UInt(bitPattern: connection.raw)) != nil,
+                !suspensions.daemonStopped
             else { return }
             MHD_resume_connection(connection.raw)
         }
@@ -63,61 +70,61 @@ final class ServerCore: @unchecked Sendable {
 
     /// Records a connection suspended until its task answers.
     func suspended(_ connection: ConnectionHandle) {
-        resumeLock.withLock { suspendedConnections[UInt(bitPattern: connection.raw)] = connection }
+        suspensions.withLock { $0.connections[UInt(bitPattern: connection.raw)] = connection }
     }
 
     /// Marks the daemon stopped before it is: no task resumes a connection from now on, and every
     /// connection still waiting on a task is resumed here (without an answer), since libmicrohttpd
     /// refuses to stop with suspended connections.
     func daemonWillStop() {
-        resumeLock.withLock {
-            daemonStopped = true
-            for connection in suspendedConnections.values { MHD_resume_connection(connection.raw) }
-            suspendedConnections.removeAll()
+        suspensions.withLock { suspensions in
+            suspensions.daemonStopped = true
+            for connection in suspensions.connections.values { MHD_resume_connection(connection.raw) }
+            suspensions.connections.removeAll()
         }
     }
 
     func beginStopping() {
-        lock.withLock { stopping = true }
+        traffic.withLock { $0.stopping = true }
     }
 
     func requestBegan() {
-        lock.withLock { inFlight += 1 }
+        traffic.withLock { $0.inFlight += 1 }
     }
 
     func requestEnded() {
-        lock.withLock { inFlight -= 1 }
+        traffic.withLock { $0.inFlight -= 1 }
     }
 
     func suspensionBegan() {
-        lock.withLock { suspendedCount += 1 }
+        traffic.withLock { $0.suspended += 1 }
     }
 
     func suspensionEnded() {
-        lock.withLock { suspendedCount -= 1 }
+        traffic.withLock { $0.suspended -= 1 }
     }
 
     /// The open connections whose requests are timed.
     var timedConnections: Int {
-        lock.withLock { deadlines.count }
+        traffic.withLock { $0.deadlines.count }
     }
 
     func connectionOpened(socket: Int32) {
-        lock.withLock { deadlines.opened(socket: socket, at: .now) }
+        traffic.withLock { $0.deadlines.opened(socket: socket, at: .now) }
     }
 
     func requestArrived(socket: Int32?) {
         guard let socket else { return }
-        lock.withLock { deadlines.arrived(socket: socket) }
+        traffic.withLock { $0.deadlines.arrived(socket: socket) }
     }
 
     func requestAnswered(socket: Int32?) {
         guard let socket else { return }
-        lock.withLock { deadlines.answered(socket: socket, at: .now) }
+        traffic.withLock { $0.deadlines.answered(socket: socket, at: .now) }
     }
 
     func connectionClosed(socket: Int32) {
-        lock.withLock { deadlines.closed(socket: socket) }
+        traffic.withLock { $0.deadlines.closed(socket: socket) }
     }
 
     /// Cuts off every connection whose request has not arrived in time.
@@ -126,8 +133,8 @@ final class ServerCore: @unchecked Sendable {
     /// lock) before it closes the socket, so no socket shut down here can have been closed and its number
     /// given to another file.
     func cutLateConnections() {
-        lock.withLock {
-            for socket in deadlines.expire(at: .now) {
+        traffic.withLock { traffic in
+            for socket in traffic.deadlines.expire(at: .now) {
                 ConnectionSocket.cut(socket)
             }
         }
@@ -151,32 +158,34 @@ func otpAccessHandler(
             started: ContinuousClock.now, socket: ConnectionSocket.descriptor(of: connection))
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
         core.requestBegan()
-        readHead(of: connection, into: state, core: core)
-        if let refusal = state.framingRefusal {
+        switch readHead(of: connection, into: state, core: core) {
+        case .readBody:
+            return .YES
+        case .refuse(let refusal):
             core.requestArrived(socket: state.socket)
             return queue(
                 APIResponses.error(refusal, route: Route.unmatched), on: connection, state: state, core: core)
-        }
-        if state.bodyTooLarge {
+        case .refuseOversized:
             // Answered before the body: libmicrohttpd reads no more of this connection.
             core.requestArrived(socket: state.socket)
             return queue(oversizedAnswer(state, core), on: connection, state: state, core: core)
         }
-        return .YES
     }
     let state = Unmanaged<RequestState>.fromOpaque(context).takeUnretainedValue()
-    if let response = state.takePending() {
-        return queue(response, on: connection, state: state, core: core)
-    }
-    if state.sent != nil || state.suspended {
+    let pending = state.takePending()
+    let size = uploadDataSize.pointee
+    switch state.machine.called(
+        size: size, bodyCount: state.body.count, limit: core.bodyLimit, hasPending: pending != nil)
+    {
+    case .queuePending:
+        guard let pending else { return .NO }
+        return queue(pending, on: connection, state: state, core: core)
+    case .discard:
         uploadDataSize.pointee = 0
         return .YES
-    }
-    let size = uploadDataSize.pointee
-    if size > 0 {
-        guard state.body.count + size <= core.bodyLimit else {
-            return refuseGrowingBody(state, core)
-        }
+    case .refuseOversized:
+        return refuseGrowingBody(state, core)
+    case .append:
         if let uploadData {
             uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
                 state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
@@ -184,6 +193,8 @@ func otpAccessHandler(
         }
         uploadDataSize.pointee = 0
         return .YES
+    case .handle:
+        break
     }
     core.requestArrived(socket: state.socket)
     switch core.handler.handle(request(from: state)) {
@@ -209,7 +220,7 @@ func otpAccessHandler(
 
 /// Suspends a connection until its answer comes from another thread.
 private func suspend(_ connection: OpaquePointer, state: RequestState, core: ServerCore) -> ConnectionHandle {
-    state.suspended = true
+    state.machine.suspended()
     core.suspensionBegan()
     MHD_suspend_connection(connection)
     let handle = ConnectionHandle(raw: connection)
@@ -264,14 +275,11 @@ final class AnswerHandoff: @unchecked Sendable {
         case done
     }
 
-    // Guards `stage`. (Swift's `Mutex` would save its two allocations, but ThreadSanitizer does
-    // not see its futex and reports every use as a race.)
-    private let lock = NSLock()
-    private var stage = Stage.inHandler
+    private let stage = Locked(Stage.inHandler)
 
     /// The answer, from any thread: kept, or delivered when the connection already waits.
     func answer(_ response: HTTPResponse, _ due: ContinuousClock.Instant?) {
-        let deliver: Deliver? = lock.withLock {
+        let deliver: Deliver? = stage.withLock { stage in
             switch stage {
             case .inHandler:
                 stage = .answered(response, due)
@@ -289,7 +297,7 @@ final class AnswerHandoff: @unchecked Sendable {
     /// The answer given while the handler ran, taken if there was one whose instant has come by
     /// `now` (the connection's thread); one held for later stays for ``suspended(_:)``.
     func takeEarly(at now: ContinuousClock.Instant) -> HTTPResponse? {
-        lock.withLock {
+        stage.withLock { stage in
             guard case .answered(let response, let due) = stage, due.map({ now >= $0 }) ?? true else {
                 return nil
             }
@@ -300,7 +308,7 @@ final class AnswerHandoff: @unchecked Sendable {
 
     /// Once the connection is suspended: delivers an answer that came meanwhile, or a later one.
     func suspended(_ deliver: @escaping Deliver) {
-        let early: (HTTPResponse, ContinuousClock.Instant?)? = lock.withLock {
+        let early: (HTTPResponse, ContinuousClock.Instant?)? = stage.withLock { stage in
             switch stage {
             case .inHandler:
                 stage = .suspended(deliver)
@@ -326,11 +334,12 @@ func otpRequestCompleted(
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
     let state = Unmanaged<RequestState>.fromOpaque(context).takeRetainedValue()
     core.requestAnswered(socket: state.socket)
+    let sent = state.machine.sent
     core.observer(
         CompletedRequest(
-            method: state.method, route: state.sent?.route ?? "(no response)", status: state.sent?.status,
-            duration: ContinuousClock.now - state.started, note: state.sent?.note,
-            completed: reason == .REQUEST_TERMINATED_COMPLETED_OK || state.answeredOnSocket))
+            method: state.method, route: sent?.route ?? "(no response)", status: sent?.status,
+            duration: ContinuousClock.now - state.started, note: sent?.note,
+            completed: reason == .REQUEST_TERMINATED_COMPLETED_OK || sent?.onSocket == true))
     core.requestEnded()
 }
 
@@ -356,7 +365,10 @@ func otpConnectionNotified(
     }
 }
 
-private func readHead(of connection: OpaquePointer, into state: RequestState, core: ServerCore) {
+/// Reads the head into `state` and has its machine judge the framing and the declared length.
+private func readHead(
+    of connection: OpaquePointer, into state: RequestState, core: ServerCore
+) -> RequestMachine.HeadAction {
     // Names go to C through `withCString`: an implicit conversion copies a short string to the heap.
     for name in core.queryNames {
         if let value = name.withCString({ MHD_lookup_connection_value(connection, .GET_ARGUMENT_KIND, $0) }) {
@@ -378,14 +390,11 @@ private func readHead(of connection: OpaquePointer, into state: RequestState, co
         state.peerAddress = String(cString: base)
     }
     let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length")
-    if let coding = MHD_lookup_connection_value(connection, .HEADER_KIND, "Transfer-Encoding") {
-        state.framingRefusal = framingRefusal(
-            transferEncoding: String(cString: coding), hasContentLength: length != nil)
-        if state.framingRefusal != nil { return }
+    let refusal = MHD_lookup_connection_value(connection, .HEADER_KIND, "Transfer-Encoding").flatMap {
+        framingRefusal(transferEncoding: String(cString: $0), hasContentLength: length != nil)
     }
-    if let length, let declared = Int(String(cString: length)), declared > core.bodyLimit {
-        state.bodyTooLarge = true
-    }
+    return state.machine.headRead(
+        framing: refusal, declaredLength: length.flatMap { Int(String(cString: $0)) }, limit: core.bodyLimit)
 }
 
 /// Why a head's framing is refused, or `nil` for a plain chunked body: a `Transfer-Encoding`
@@ -407,7 +416,7 @@ func framingRefusal(transferEncoding: String, hasContentLength: Bool) -> APIErro
 private func request(from state: RequestState) -> HTTPRequest {
     HTTPRequest(
         method: state.method, path: state.path, headers: state.headers, body: state.body,
-        peerAddress: state.peerAddress, bodyTooLarge: state.bodyTooLarge, query: state.query)
+        peerAddress: state.peerAddress, bodyTooLarge: state.machine.isOversized, query: state.query)
 }
 
 /// The handler's answer to a request whose body is over the limit (a bare 413 if it would answer later).
@@ -423,20 +432,18 @@ private func oversizedAnswer(_ state: RequestState, _ core: ServerCore) -> HTTPR
 /// libmicrohttpd cannot queue a response while a body is arriving, so the answer is written on the socket
 /// here, and `NO` has libmicrohttpd close the connection.
 private func refuseGrowingBody(_ state: RequestState, _ core: ServerCore) -> MHD_Result {
-    state.bodyTooLarge = true
     state.body = []
     let response = oversizedAnswer(state, core)
-    state.sent = (response.status, response.route, response.note)
-    if let socket = state.socket {
-        state.answeredOnSocket = ConnectionSocket.sendLast(response, on: socket)
-    }
+    let written = state.socket.map { ConnectionSocket.sendLast(response, on: $0) } ?? false
+    state.machine.answered(
+        status: response.status, route: response.route, note: response.note, onSocket: written)
     return .NO
 }
 
 private func queue(
     _ response: HTTPResponse, on connection: OpaquePointer, state: RequestState, core: ServerCore
 ) -> MHD_Result {
-    state.sent = (response.status, response.route, response.note)
+    state.machine.answered(status: response.status, route: response.route, note: response.note)
     let made = response.body.withUnsafeBytes { bytes in
         MHD_create_response_from_buffer(
             bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
@@ -450,7 +457,7 @@ private func queue(
     }
     // libmicrohttpd adds its own Date (the machine's clock) only to answers that have none.
     _ = core.date.now.withCString { MHD_add_response_header(made, "Date", $0) }
-    if core.isStopping || state.bodyTooLarge || state.framingRefusal != nil {
+    if core.isStopping || state.machine.closesConnection {
         _ = MHD_add_response_header(made, "Connection", "close")
     }
     return MHD_queue_response(connection, UInt32(response.status), made)
