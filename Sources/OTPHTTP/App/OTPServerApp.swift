@@ -148,9 +148,7 @@ public final class RunningServer: Sendable {
     public let metrics: ServerMetrics
     /// The policy in force, channels narrowed to the configured senders.
     public let policy: Policy
-    private let store: any VerificationStore
-    private let purging: Task<Void, Never>
-    private let delivering: Task<Void, Never>?
+    private let services: ServiceGroup
     private let requestLog: RequestLog
 
     init(
@@ -159,14 +157,20 @@ public final class RunningServer: Sendable {
         deliverer: EventDeliverer?
     ) {
         self.requestLog = requestLog
-        self.delivering = deliverer.map { deliverer in Task { await deliverer.run() } }
         self.server = main
         self.metricsServer = metricsServer
         self.verifier = verifier
-        self.store = store
         self.metrics = metrics
         self.policy = policy
-        self.purging = Task { await verifier.purgeExpired(every: purgeInterval) }
+        let listeners: [any ServerService] = [main] + (metricsServer.map { [$0] } ?? [])
+        let purging = BackgroundLoop { await verifier.purgeExpired(every: purgeInterval) }
+        // Events not delivered by the stop stay in the store's outbox for the next start.
+        let delivering = deliverer.map { deliverer in BackgroundLoop { await deliverer.run() } }
+        self.services = ServiceGroup(stopping: [
+            listeners + [purging],
+            delivering.map { [$0] } ?? [],
+            [StoreService(store: store)],
+        ])
     }
 
     /// The port the API listens on.
@@ -181,18 +185,11 @@ public final class RunningServer: Sendable {
         return "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
     }
 
-    /// Stops accepting, lets requests in flight finish, closes the listeners, shuts the store down,
-    /// and writes out the request log's buffered lines.
+    /// Stops accepting, lets requests in flight finish, closes the listeners and the purge loop,
+    /// then the event delivery, then shuts the store down, and writes out the request log's
+    /// buffered lines.
     public func stop(grace: Duration = .seconds(10)) async {
-        purging.cancel()
-        async let side: Void = metricsServer?.stop(grace: grace) ?? ()
-        await server.stop(grace: grace)
-        await side
-        await purging.value
-        // Events not delivered yet stay in the store's outbox for the next start.
-        delivering?.cancel()
-        await delivering?.value
-        await store.shutdown()
+        await services.stop(grace: grace)
         requestLog.flush()
     }
 }
