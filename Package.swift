@@ -100,7 +100,7 @@ let package = Package(
             name: "OTPHTTPTests",
             dependencies: [
                 "OTPHTTP", "OTPServe", "OTPEngine", "OTPCore", "OTPDelivery", "otp", "OTPTestSupport",
-                "OTPTokens",
+                "OTPTokens", "OTPSQLite",
             ]),
         .executableTarget(
             name: "otp",

@@ -26,7 +26,7 @@ export OTP_TEST_REDIS_PORT="$REDIS_PORT"
 # run, hundreds of tests share Swift's two-thread pool, and a finished call can wait seconds for its
 # turn to resume; and two of them at once share process-wide pools (libcurl's delivery transfers),
 # so one test's transfer in flight was counted against another's bound on a loaded machine.
-timed="ReliabilityRegressionTests|GracefulStopTests"
+timed="ReliabilityRegressionTests|GracefulStopTests|TOTPCommandTests"
 run_tests() {
   local title=$1
   shift

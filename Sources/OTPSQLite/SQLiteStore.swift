@@ -48,15 +48,19 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
     ///     queued behind a held lock each fail at their own deadline, so waits never stack.
     ///   - recordsEvents: whether state changes write ``LifecycleEvent``s to the outbox table, in
     ///     the same transaction as the change.
-    /// - Throws: `StoreError` when the file cannot be opened or its tables made.
+    ///   - pendingMigrations: whether a schema older than this version needs is brought up to date
+    ///     (each step in one transaction) or refused. A new, empty database is always given the
+    ///     current schema; one newer than this version knows is always refused.
+    /// - Throws: `StoreError` when the file cannot be opened or its tables made, or when the schema
+    ///   is refused (its ``StoreError/underlying`` error is then a ``SchemaMismatch``).
     public init(
         path: String, durability: Durability = .normal, deadline: Duration = .seconds(2),
-        recordsEvents: Bool = false
+        recordsEvents: Bool = false, pendingMigrations: PendingMigrations = .apply
     ) throws(StoreError) {
         let connection = try SQLiteConnection(path: path, synchronous: durability)
         self.recordsEvents = recordsEvents
         do {
-            try Self.createSchema(connection)
+            try Self.prepareSchema(connection, pending: pendingMigrations)
         } catch {
             connection.close()
             throw error
@@ -66,114 +70,6 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
         queue = DispatchQueue(label: "otp.sqlite-store")
         checkpointer = SQLiteCheckpointer(path: path)
         connection.checkpointAside(with: checkpointer)
-    }
-
-    static func createSchema(_ connection: SQLiteConnection) throws(StoreError) {
-        try connection.immediateTransaction { () throws(StoreError) in
-            try connection.execute(
-                """
-                CREATE TABLE IF NOT EXISTS otp_verifications (
-                    id TEXT PRIMARY KEY NOT NULL,
-                    channel TEXT NOT NULL,
-                    destination TEXT NOT NULL,
-                    code_length INTEGER NOT NULL,
-                    code_hash BLOB NOT NULL,
-                    state TEXT NOT NULL,
-                    attempts_left INTEGER NOT NULL,
-                    sends_used INTEGER NOT NULL,
-                    created_at INTEGER NOT NULL,
-                    expires_at INTEGER NOT NULL,
-                    resend_available_at INTEGER,
-                    purge_at INTEGER NOT NULL,
-                    lease_token TEXT,
-                    lease_until INTEGER,
-                    locale TEXT,
-                    ref TEXT,
-                    txn TEXT
-                ) WITHOUT ROWID
-                """)
-            // Databases made before messages had a language, or starts a ref and a transaction, gain
-            // the columns; their rows read as the default and as none.
-            let columns = try connection.query("PRAGMA table_info(otp_verifications)", [])
-            for column in ["locale", "ref", "txn"]
-            where !columns.contains(where: { $0.count > 1 && $0[1].text == column }) {
-                try connection.execute("ALTER TABLE otp_verifications ADD COLUMN \(column) TEXT")
-            }
-            try connection.execute(
-                "CREATE INDEX IF NOT EXISTS otp_verifications_purge_at ON otp_verifications (purge_at)")
-            try connection.execute(
-                """
-                CREATE TABLE IF NOT EXISTS otp_idempotency (
-                    key TEXT PRIMARY KEY NOT NULL,
-                    verification_id TEXT NOT NULL,
-                    fingerprint TEXT NOT NULL,
-                    expires_at INTEGER NOT NULL
-                ) WITHOUT ROWID
-                """)
-            try connection.execute(
-                """
-                CREATE TABLE IF NOT EXISTS otp_rates (
-                    key TEXT PRIMARY KEY NOT NULL,
-                    arrival INTEGER NOT NULL
-                ) WITHOUT ROWID
-                """)
-            // The lifecycle-event outbox: rows stay, delivered, until their verification is purged,
-            // so an event's id is never written twice.
-            try connection.execute(
-                """
-                CREATE TABLE IF NOT EXISTS otp_events (
-                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-                    id TEXT NOT NULL UNIQUE,
-                    verification_id TEXT NOT NULL,
-                    kind TEXT NOT NULL,
-                    channel TEXT NOT NULL,
-                    masked_to TEXT NOT NULL,
-                    at INTEGER NOT NULL,
-                    failures INTEGER NOT NULL DEFAULT 0,
-                    due_at INTEGER NOT NULL,
-                    delivered INTEGER NOT NULL DEFAULT 0,
-                    ref TEXT
-                )
-                """)
-            let eventColumns = try connection.query("PRAGMA table_info(otp_events)", [])
-            if !eventColumns.contains(where: { $0.count > 1 && $0[1].text == "ref" }) {
-                try connection.execute("ALTER TABLE otp_events ADD COLUMN ref TEXT")
-            }
-            try connection.execute(
-                "CREATE INDEX IF NOT EXISTS otp_events_waiting ON otp_events (delivered, verification_id, seq)"
-            )
-            try connection.execute(
-                "CREATE INDEX IF NOT EXISTS otp_verifications_expires_at ON otp_verifications (expires_at)")
-            // One row, written by each health check to prove the database takes writes.
-            try connection.execute(
-                "CREATE TABLE IF NOT EXISTS otp_health (id INTEGER PRIMARY KEY, checked_at INTEGER NOT NULL)")
-            // Authenticator factors: the secret sealed, recovery codes as concatenated 32-byte HMACs.
-            try connection.execute(
-                """
-                CREATE TABLE IF NOT EXISTS otp_totp_factors (
-                    id TEXT PRIMARY KEY NOT NULL,
-                    account TEXT NOT NULL,
-                    issuer TEXT NOT NULL,
-                    sealed_secret BLOB NOT NULL,
-                    status TEXT NOT NULL,
-                    last_step INTEGER,
-                    failures INTEGER NOT NULL,
-                    recovery BLOB NOT NULL,
-                    created_at INTEGER NOT NULL,
-                    locked_until INTEGER,
-                    locks INTEGER NOT NULL DEFAULT 0,
-                    used_recovery BLOB
-                ) WITHOUT ROWID
-                """)
-            // Factors made before locks lifted by themselves gain the columns: not locked, none used.
-            let factorColumns = try connection.query("PRAGMA table_info(otp_totp_factors)", [])
-            for (column, type) in [
-                ("locked_until", "INTEGER"), ("locks", "INTEGER NOT NULL DEFAULT 0"),
-                ("used_recovery", "BLOB"),
-            ] where !factorColumns.contains(where: { $0.count > 1 && $0[1].text == column }) {
-                try connection.execute("ALTER TABLE otp_totp_factors ADD COLUMN \(column) \(type)")
-            }
-        }
     }
 
     // MARK: - VerificationStore

@@ -61,7 +61,8 @@ public enum ServeAssembly {
                 throw ServerStartError(error.reason)
             }
         }
-        let store = try settings.store.open(recordsEvents: server.events != nil)
+        let store = try settings.store.open(
+            recordsEvents: server.events != nil, pendingMigrations: settings.migrate ? .apply : .refuse)
         return try await OTPServerApp.start(server, store: store, senders: senders, secret: secret)
     }
 

@@ -121,6 +121,7 @@ enum ServeCommand {
             signingKeyFiles: try options.all(O.signingKeyFile).filter { !$0.isEmpty }, startGuard: startGuard,
             eventsURL: try options.value(O.events))
         settings.eventDelivery.retryCap = .seconds(try options.value(O.eventsRetryMax, or: 600))
+        settings.migrate = options.flag(O.migrate)
         return (settings, madeKey)
     }
 

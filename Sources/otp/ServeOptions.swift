@@ -47,6 +47,8 @@ enum ServeOptions {
             throw UsageError(error.description)
         }
     }
+    static let migrate = Flag(
+        "migrate", "bring an older store's schema up to date before serving (otp migrate does it alone)")
     static let sender = Option(
         "sender", "SENDER", defaultText: "console with --dev, else none (required)",
         "console | outbox:PATH | smtp://HOST[:PORT] | smtp+starttls://… | smtps://… | webhook:URL | twilio; "
@@ -363,7 +365,8 @@ enum ServeOptions {
 
     /// Every option, in the order help lists them.
     static let all: [OptionSpec] = [
-        host.spec, port.spec, apiKey.spec, apiKeyFile.spec, dev.spec, store.spec, sender.spec, appName.spec,
+        host.spec, port.spec, apiKey.spec, apiKeyFile.spec, dev.spec, store.spec, migrate.spec, sender.spec,
+        appName.spec,
         domain.spec,
         androidAppHash.spec, codeLength.spec, maxAttempts.spec, totpMaxFailures.spec, codeLifetime.spec,
         resendCooldowns.spec,

@@ -5,6 +5,7 @@ import Foundation
 let usage = """
     usage: otp COMMAND [options]   (otp COMMAND --help for a command's options)
       serve                         run the verification server
+      migrate                       bring a store's schema up to this otp's (--dry-run lists the steps)
       demo                          the whole system on one terminal screen
       start, check, resend,
       status, cancel                call a running server's API
@@ -19,6 +20,8 @@ let status: Int32
 switch command {
 case "serve":
     status = await ServeCommand.main(rest)
+case "migrate":
+    status = await MigrateCommand.main(rest)
 case "demo":
     status = await DemoCommand.main(rest)
 case "token":

@@ -1,0 +1,80 @@
+import Foundation
+import OTPEngine
+import OTPSQLite
+import OTPServe
+
+/// `otp migrate --store STORE [--dry-run]`: brings a store's schema up to this otp's, one
+/// transaction per step, printing each step; `--dry-run` lists the pending steps and changes nothing.
+///
+/// Exit status: 0 when the schema is current afterwards (or the store keeps none), 1 when a step
+/// fails or the schema is newer than this otp's, 2 for bad usage.
+enum MigrateCommand {
+    static let usage = "usage: otp migrate --store STORE [--dry-run]"
+
+    /// The command's options, each declared once.
+    enum Flags {
+        static let dryRun = Flag("dry-run", "list the pending steps and change nothing")
+    }
+
+    static let specs: [OptionSpec] = [ServeOptions.store.spec, Flags.dryRun.spec]
+
+    /// Runs the command; returns the exit status.
+    static func main(_ arguments: [String]) async -> Int32 {
+        let store: StoreSpec
+        let dryRun: Bool
+        do throws(UsageError) {
+            let options = try ParsedOptions.parse(
+                arguments, specs: specs, environment: ProcessInfo.processInfo.environment)
+            if options.wantsHelp {
+                print(ParsedOptions.help(usage: usage, specs: specs))
+                return 0
+            }
+            guard options.positional.isEmpty else {
+                throw UsageError("otp migrate takes no arguments, only options")
+            }
+            store = try options.value(ServeOptions.store, or: .sqlite(path: "otp.sqlite3"))
+            dryRun = options.flag(Flags.dryRun)
+        } catch {
+            printError("otp migrate: \(error.message) (see otp migrate --help)")
+            return 2
+        }
+        switch store {
+        case .memory:
+            print("a memory store keeps no schema: nothing to migrate")
+            return 0
+        case .redis:
+            print(
+                "a Redis store keeps no schema (its keys are written as they are needed): nothing to migrate")
+            return 0
+        case .sqlite(let path):
+            return sqlite(path: path, dryRun: dryRun)
+        }
+    }
+
+    private static func sqlite(path: String, dryRun: Bool) -> Int32 {
+        let name = "the SQLite store at \(path)"
+        do throws(StoreError) {
+            let (version, pending) = try SQLiteStore.pendingMigrations(path: path)
+            print("\(name): schema version \(version); this otp's is \(SQLiteStore.schemaVersion)")
+            guard !pending.isEmpty else {
+                print("nothing to migrate")
+                return 0
+            }
+            if dryRun {
+                for step in pending { print("pending \(step)") }
+                print("dry run: nothing changed")
+                return 0
+            }
+            for step in try SQLiteStore.migrate(path: path) { print("applied \(step)") }
+            print("schema version \(SQLiteStore.schemaVersion)")
+            return 0
+        } catch {
+            if let mismatch = error.underlying as? SchemaMismatch {
+                printError("otp migrate: \(name): \(mismatch); run the otp that made it, or a newer one")
+            } else {
+                printError("otp migrate: \(error)")
+            }
+            return 1
+        }
+    }
+}
