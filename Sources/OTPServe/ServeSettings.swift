@@ -30,8 +30,9 @@ public struct ServeSettings: Sendable {
     public var eventsURL: String?
     /// How event delivery is paced and retried.
     public var eventDelivery: EventDeliverySettings = EventDeliverySettings()
-    /// Whether a store's schema older than this program's is migrated when the server starts;
-    /// without it such a store is refused, with what to run. A new, empty store is always set up.
+    /// Whether a store's schema older than this program's is migrated when the server starts.
+    ///
+    /// Without it such a store is refused, with what to run. A new, empty store is always set up.
     public var migrate = false
 
     /// Creates settings; the defaults are those of `otp serve --dev` with a memory store.
