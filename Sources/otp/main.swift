@@ -6,6 +6,7 @@ let usage = """
     usage: otp COMMAND [options]   (otp COMMAND --help for a command's options)
       serve                         run the verification server
       migrate                       bring a store's schema up to this otp's (--dry-run lists the steps)
+      backup                        copy a SQLite store while it is in use, into a new file
       demo                          the whole system on one terminal screen
       start, check, resend,
       status, cancel                call a running server's API
@@ -22,6 +23,8 @@ case "serve":
     status = await ServeCommand.main(rest)
 case "migrate":
     status = await MigrateCommand.main(rest)
+case "backup":
+    status = await BackupCommand.main(rest)
 case "demo":
     status = await DemoCommand.main(rest)
 case "token":
