@@ -13,6 +13,10 @@ import Foundation
 /// briefly instead of handing the lock over through the kernel; a long section (a purge of expired
 /// records) still puts the waiters to sleep after the short spin.
 package final class Locked<Value>: @unchecked Sendable {
+    // Plain counters and flags (`Locked(0)`, `Locked(false)`) use this type too rather than
+    // `Synchronization.Atomic`, which needs macOS 15 and iOS 18: the package supports macOS 14 and
+    // iOS 17, and none of those counters is in code that is Linux-only or gated on the newer systems.
+
     // Guards `value`; every access holds it.
     #if canImport(Glibc)
         private let mutex: UnsafeMutablePointer<pthread_mutex_t>
