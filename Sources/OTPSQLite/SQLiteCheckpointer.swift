@@ -8,10 +8,10 @@ import OTPEngine
 ///
 /// A checkpoint runs once the WAL holds ``SQLiteConnection/walPagesBeforeCheckpointAside`` pages
 /// that the last one did not copy. Each checkpoint syncs the WAL and the database, and copies a
-/// page once however many commits wrote it; under steady writes, asking again at every commit
-/// past the threshold ran hundreds of small checkpoints a second. Past
-/// ``SQLiteConnection/walPagesBeforeCatchingUp`` every commit asks again, so that the commit that
-/// checkpoints itself, to let the WAL start over, finds little left to copy.
+/// page once however many commits wrote it, so a checkpoint per commit past the threshold would
+/// sync far more often for the same pages. Past ``SQLiteConnection/walPagesBeforeCatchingUp`` every
+/// commit asks again, so that the commit that checkpoints itself, to let the WAL start over, finds
+/// little left to copy.
 final class SQLiteCheckpointer: @unchecked Sendable {
     private let path: String
     private let queue = DispatchQueue(label: "otp.sqlite-checkpoint")
@@ -36,6 +36,8 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     /// Asks for one checkpoint soon, when the WAL (of `walPages` pages) holds enough that the last
     /// one did not copy; asks made while one is waiting add nothing.
     func request(walPages: Int32) {
+        // Under steady writes, asking at every commit past the threshold ran hundreds of small
+        // checkpoints a second.
         let run = state.withLock { state in
             // A WAL shorter than what was copied has started over from its beginning.
             if walPages < state.copied { state.copied = 0 }
