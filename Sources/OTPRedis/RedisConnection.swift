@@ -28,9 +28,10 @@ enum RedisValue: Equatable {
 /// A Lua script that connections know by identity.
 ///
 /// A connection keeps each script's hash under the script object, not under its text: looking a
-/// hash up then never hashes the text (the check's script is about 5 KB; hashing it twice per call
-/// was a tenth of our server's work on a Redis check). Scripts are made once, as `static let`s.
+/// hash up then never hashes the text. Scripts are made once, as `static let`s.
 final class RedisScript: Sendable {
+    // The check's script is about 5 KB; hashing its text twice per call was a tenth of the server's
+    // work on a Redis check.
     /// The script's Lua source.
     let text: String
 

@@ -8,22 +8,26 @@ import OTPEngine
 ///
 /// A checkpoint runs once the WAL holds ``SQLiteConnection/walPagesBeforeCheckpointAside`` pages
 /// that the last one did not copy. Each checkpoint syncs the WAL and the database, and copies a
-/// page once however many commits wrote it; under steady writes, asking again at every commit
-/// past the threshold ran hundreds of small checkpoints a second. Past
-/// ``SQLiteConnection/walPagesBeforeCatchingUp`` every commit asks again, so that the commit that
-/// checkpoints itself, to let the WAL start over, finds little left to copy.
+/// page once however many commits wrote it, so a checkpoint per commit past the threshold would
+/// sync far more often for the same pages. Past ``SQLiteConnection/walPagesBeforeCatchingUp`` every
+/// commit asks again, so that the commit that checkpoints itself, to let the WAL start over, finds
+/// little left to copy.
 final class SQLiteCheckpointer: @unchecked Sendable {
     private let path: String
     private let queue = DispatchQueue(label: "otp.sqlite-checkpoint")
-    // `connection` and `stopped` are used on `queue` only; `requested` and `copied` are guarded by `lock`.
+    // `connection` and `stopped` are used on `queue` only; the rest is in `state`.
     private var connection: SQLiteConnection?
     private var stopped = false
-    private let lock = NSLock()
-    private var requested = false
-    /// How many of the WAL's pages the last checkpoint left in the database.
-    private var copied: Int32 = 0
-    /// How many checkpoints have run.
-    private var runs = 0
+    private let state = Locked(State())
+
+    private struct State {
+        /// Whether a checkpoint is asked for and has not run yet.
+        var requested = false
+        /// How many of the WAL's pages the last checkpoint left in the database.
+        var copied: Int32 = 0
+        /// How many checkpoints have run.
+        var runs = 0
+    }
 
     init(path: String) {
         self.path = path
@@ -32,25 +36,27 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     /// Asks for one checkpoint soon, when the WAL (of `walPages` pages) holds enough that the last
     /// one did not copy; asks made while one is waiting add nothing.
     func request(walPages: Int32) {
-        let run = lock.withLock {
+        // Under steady writes, asking at every commit past the threshold ran hundreds of small
+        // checkpoints a second.
+        let run = state.withLock { state in
             // A WAL shorter than what was copied has started over from its beginning.
-            if walPages < copied { copied = 0 }
+            if walPages < state.copied { state.copied = 0 }
             let enough =
-                walPages - copied >= SQLiteConnection.walPagesBeforeCheckpointAside
+                walPages - state.copied >= SQLiteConnection.walPagesBeforeCheckpointAside
                 || walPages >= SQLiteConnection.walPagesBeforeCatchingUp
-            guard !requested, enough else { return false }
-            requested = true
+            guard !state.requested, enough else { return false }
+            state.requested = true
             return true
         }
         guard run else { return }
         queue.async { [self] in
-            guard !stopped else { return lock.withLock { requested = false } }
+            guard !stopped else { return state.withLock { $0.requested = false } }
             if connection == nil { connection = try? SQLiteConnection(path: path, synchronous: .normal) }
             let done = connection?.checkpoint()
-            lock.withLock {
-                requested = false
-                runs += 1
-                if let done { copied = done }
+            state.withLock { state in
+                state.requested = false
+                state.runs += 1
+                if let done { state.copied = done }
             }
         }
     }
@@ -59,7 +65,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     /// in the database. (For the tests.)
     func settled() -> (runs: Int, copied: Int32) {
         queue.sync {}
-        return lock.withLock { (runs, copied) }
+        return state.withLock { ($0.runs, $0.copied) }
     }
 
     /// Closes the checkpointer's connection once a checkpoint under way is done; later asks do nothing.

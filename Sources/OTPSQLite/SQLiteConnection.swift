@@ -42,11 +42,12 @@ final class SQLiteConnection: @unchecked Sendable {
 
     /// Hands checkpoints to `checkpointer` instead of the commit that crosses SQLite's 1,000 pages.
     ///
-    /// That commit copied the WAL back into the database and synced it while every queued call
-    /// waited: a fifth of a start's time under steady writes (`pwrite` and `fdatasync` in the
-    /// profile), and the p99 of every call behind it. Past ``walPagesBeforeCommitCheckpoints``,
-    /// when the checkpointer falls that far behind, the commit checkpoints itself again.
+    /// That commit would copy the WAL back into the database and sync it while every queued call
+    /// waits. Past ``walPagesBeforeCommitCheckpoints``, when the checkpointer falls that far behind,
+    /// the commit checkpoints itself again.
     func checkpointAside(with checkpointer: SQLiteCheckpointer) {
+        // A checkpoint in the commit was a fifth of a start's time under steady writes (`pwrite` and
+        // `fdatasync` in a profile), and the p99 of every call behind it.
         walHookTarget = Unmanaged.passUnretained(checkpointer)
         sqlite3_wal_hook(
             handle,

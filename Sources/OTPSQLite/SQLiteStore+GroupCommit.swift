@@ -12,13 +12,14 @@ extension SQLiteStore {
     /// `BEGIN IMMEDIATE … COMMIT` around them all. A call that fails has the group run again with
     /// a savepoint per call, so it rolls back only its own writes (and a body may run twice;
     /// only its last run is answered). No call is answered before the commit that holds its
-    /// writes, and a failed commit fails every call in the group. Under load this turns hundreds of
-    /// commits a second, each appending its pages to the WAL, into a few.
+    /// writes, and a failed commit fails every call in the group. Under load this turns many
+    /// commits, each appending its pages to the WAL, into a few.
     func run<Result: Sendable>(
         _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> Result
     )
         async throws(StoreError) -> Result
     {
+        // Under load, the groups turn hundreds of commits a second into a few.
         let outcome: Swift.Result<Result, StoreError> = await withCheckedContinuation { continuation in
             submit(body) { continuation.resume(returning: $0) }
         }
@@ -89,10 +90,9 @@ extension SQLiteStore {
     /// Runs calls in one transaction (a single call in its own, as it asks), then answers them.
     ///
     /// With `joining`, calls that arrive while the group runs join it before its commit, up to
-    /// ``groupLimit`` in all: under load one commit then answers every call that came meanwhile,
-    /// where each drain's few had a commit of their own. The group's first calls wait for the
-    /// newcomers' statements, a few microseconds each, and the newcomers wait for no commit of
-    /// the calls before them.
+    /// ``groupLimit`` in all: under load one commit then answers every call that came meanwhile;
+    /// without it, each drain's calls have a commit of their own. The group's first calls wait for
+    /// the newcomers' statements, and the newcomers wait for no commit of the calls before them.
     func runGroup(_ group: [PendingCall], on connection: SQLiteConnection, joining: Bool = false) {
         let now = ContinuousClock.now
         var live: [PendingCall] = []
@@ -141,6 +141,7 @@ extension SQLiteStore {
             } else {
                 ran.append(outcome)
             }
+            // The calls before wait for the newcomers' statements, a few microseconds each.
             if joining, clean, position == calls.count {
                 calls += takeArrivals(upTo: Self.groupLimit - calls.count)
             }

@@ -132,8 +132,8 @@ extension SQLiteStore {
     }
 }
 
-/// The statements of the hot paths, made once: built with `+` at each call, they cost an allocation
-/// and a copy per check before SQLite saw them.
+/// The statements of the hot paths, made once: built with `+` at each call, they would cost an
+/// allocation and a copy per check before SQLite saw them.
 enum SQL {
     static let insertVerification =
         "INSERT INTO otp_verifications (id, channel, destination, code_length, code_hash, state, "

@@ -228,11 +228,16 @@ enum ServeCommand {
 /// The handlers run on a dispatch queue; this type is not isolated to the main actor, so calling
 /// them there is safe.
 final class SignalWaiter: @unchecked Sendable {
-    // `sources` is written once in `init`; `received` and `waiter` are guarded by `lock`.
+    // `sources` is written once in `init`; the rest is in `state`.
     private var sources: [DispatchSourceSignal] = []
-    private let lock = NSLock()
-    private var received: Int32?
-    private var waiter: CheckedContinuation<Int32, Never>?
+    private let state = Locked(State())
+
+    private struct State {
+        /// The first signal that came.
+        var received: Int32?
+        /// The call to `next()` waiting for it.
+        var waiter: CheckedContinuation<Int32, Never>?
+    }
 
     init(signals: [Int32]) {
         let queue = DispatchQueue(label: "otp.signals")
@@ -246,10 +251,10 @@ final class SignalWaiter: @unchecked Sendable {
     }
 
     private func deliver(_ number: Int32) {
-        let continuation = lock.withLock { () -> CheckedContinuation<Int32, Never>? in
-            if received == nil { received = number }
-            defer { waiter = nil }
-            return waiter
+        let continuation = state.withLock { state -> CheckedContinuation<Int32, Never>? in
+            if state.received == nil { state.received = number }
+            defer { state.waiter = nil }
+            return state.waiter
         }
         continuation?.resume(returning: number)
     }
@@ -257,9 +262,9 @@ final class SignalWaiter: @unchecked Sendable {
     /// The first signal received, waiting for one if none has come yet.
     func next() async -> Int32 {
         await withCheckedContinuation { continuation in
-            let already = lock.withLock { () -> Int32? in
-                if let received { return received }
-                waiter = continuation
+            let already = state.withLock { state -> Int32? in
+                if let received = state.received { return received }
+                state.waiter = continuation
                 return nil
             }
             if let already { continuation.resume(returning: already) }

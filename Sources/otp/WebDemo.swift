@@ -1,4 +1,5 @@
 import Foundation
+import OTPCore
 import OTPEngine
 import OTPHTTP
 import OTPServe
@@ -191,21 +192,20 @@ private struct ReturnPage: HTTPHandler {
 }
 
 /// What the return page saw, for the terminal.
-private final class VerifiedLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [String] = []
+private final class VerifiedLog: Sendable {
+    private let stored = Locked<[String]>([])
 
-    var lines: [String] { lock.withLock { stored } }
+    var lines: [String] { stored.withLock { $0 } }
 
     func append(_ line: String) {
-        lock.withLock { stored.append(line) }
+        stored.withLock { $0.append(line) }
     }
 }
 
 /// Becomes true once SIGINT or SIGTERM arrives.
 private final class StopSignal: @unchecked Sendable {
-    private let lock = NSLock()
-    private var flag = false
+    // `sources` is written in `init` only.
+    private let flag = Locked(false)
     private var sources: [DispatchSourceSignal] = []
 
     init() {
@@ -213,13 +213,12 @@ private final class StopSignal: @unchecked Sendable {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [weak self] in
-                guard let self else { return }
-                self.lock.withLock { self.flag = true }
+                self?.flag.withLock { $0 = true }
             }
             source.resume()
             sources.append(source)
         }
     }
 
-    var received: Bool { lock.withLock { flag } }
+    var received: Bool { flag.withLock { $0 } }
 }

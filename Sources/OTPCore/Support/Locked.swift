@@ -8,11 +8,19 @@ import Foundation
 ///
 /// `Synchronization.Mutex` would do on macOS 15 and iOS 18; the package supports earlier systems.
 /// On Linux the lock is glibc's adaptive mutex: a thread that finds it held spins for a while
-/// before it sleeps. The sections of the check path are a few hundred nanoseconds long, far
-/// shorter than a sleep and a wake-up, so two cores judging checks at once wait for each other
-/// briefly instead of handing the lock over through the kernel; a long section (a purge of expired
-/// records) still puts the waiters to sleep after the short spin.
+/// before it sleeps, so threads in short sections wait for each other briefly instead of handing
+/// the lock over through the kernel; a long section (a purge of expired records) still puts the
+/// waiters to sleep after the short spin.
 package final class Locked<Value>: @unchecked Sendable {
+    // The sections of the check path are a few hundred nanoseconds long, far shorter than a sleep
+    // and a wake-up: two cores judging checks at once spin briefly rather than sleep.
+    // `Synchronization.Mutex` is not used on newer systems either: ThreadSanitizer does not see the
+    // futex it waits on.
+
+    // Plain counters and flags (`Locked(0)`, `Locked(false)`) use this type too rather than
+    // `Synchronization.Atomic`, which needs macOS 15 and iOS 18: the package supports macOS 14 and
+    // iOS 17, and none of those counters is in code that is Linux-only or gated on the newer systems.
+
     // Guards `value`; every access holds it.
     #if canImport(Glibc)
         private let mutex: UnsafeMutablePointer<pthread_mutex_t>

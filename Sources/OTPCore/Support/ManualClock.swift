@@ -5,7 +5,7 @@ import Foundation
 /// Sleepers wake, in deadline order, when ``advance(by:)`` moves the clock past
 /// their deadline. ``date`` gives the matching wall time, so code that needs both
 /// a `Clock` and a `Date` sees one consistent time.
-public final class ManualClock: Clock, @unchecked Sendable {
+public final class ManualClock: Clock, Sendable {
     /// A point on the manual clock: the time since it was created.
     public struct Instant: InstantProtocol, Sendable {
         /// The time since the clock was created.
@@ -38,11 +38,13 @@ public final class ManualClock: Clock, @unchecked Sendable {
         let continuation: CheckedContinuation<Void, any Error>
     }
 
-    // Guards `current`, `sleepers` and `nextID`; every access holds it.
-    private let lock = NSLock()
-    private var current = Instant(offset: .zero)
-    private var sleepers: [Sleeper] = []
-    private var nextID: UInt64 = 0
+    private struct State {
+        var current = Instant(offset: .zero)
+        var sleepers: [Sleeper] = []
+        var nextID: UInt64 = 0
+    }
+
+    private let state = Locked(State())
     private let startDate: Date
 
     /// Creates a clock whose wall time starts at `startDate`.
@@ -52,7 +54,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
 
     /// The current instant.
     public var now: Instant {
-        lock.withLock { current }
+        state.withLock { $0.current }
     }
 
     /// The wall time matching ``now``.
@@ -65,21 +67,21 @@ public final class ManualClock: Clock, @unchecked Sendable {
 
     /// How many tasks are sleeping on this clock.
     public var sleeperCount: Int {
-        lock.withLock { sleepers.count }
+        state.withLock { $0.sleepers.count }
     }
 
     /// Suspends until the clock reaches `deadline`, or throws when the task is canceled.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
-        let id = lock.withLock {
-            nextID += 1
-            return nextID
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation {
                 (continuation: CheckedContinuation<Void, any Error>) in
-                let resumeNow: Bool = lock.withLock {
-                    if deadline <= current || Task.isCancelled { return true }
-                    sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                let resumeNow: Bool = state.withLock { state in
+                    if deadline <= state.current || Task.isCancelled { return true }
+                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
                     return false
                 }
                 if resumeNow {
@@ -91,9 +93,9 @@ public final class ManualClock: Clock, @unchecked Sendable {
                 }
             }
         } onCancel: {
-            let sleeper: Sleeper? = lock.withLock {
-                guard let index = sleepers.firstIndex(where: { $0.id == id }) else { return nil }
-                return sleepers.remove(at: index)
+            let sleeper: Sleeper? = state.withLock { state in
+                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.sleepers.remove(at: index)
             }
             sleeper?.continuation.resume(throwing: CancellationError())
         }
@@ -101,11 +103,11 @@ public final class ManualClock: Clock, @unchecked Sendable {
 
     /// Moves the clock forward and wakes every sleeper whose deadline has come.
     public func advance(by duration: Duration) {
-        let due: [Sleeper] = lock.withLock {
-            current = current.advanced(by: duration)
-            let now = current
-            let due = sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
-            sleepers.removeAll { $0.deadline <= now }
+        let due: [Sleeper] = state.withLock { state in
+            state.current = state.current.advanced(by: duration)
+            let now = state.current
+            let due = state.sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
+            state.sleepers.removeAll { $0.deadline <= now }
             return due
         }
         for sleeper in due {

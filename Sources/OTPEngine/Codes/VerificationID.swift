@@ -31,7 +31,7 @@ public enum VerificationID {
 
     /// A fresh identifier for a verification created at `time`, carrying a tag of its owner: the
     /// identifier, then `_` and 8 characters of `tag(base)`, where `base` is the identifier up to the tag.
-    public static func make(
+    package static func make(
         at time: Date, using generator: inout some RandomNumberGenerator, tag: (String) -> [UInt8]
     ) -> String {
         let base = make(at: time, using: &generator)
@@ -45,7 +45,7 @@ public enum VerificationID {
 
     /// The part of an owned identifier its tag is made from, and the tag as written, or `nil` when
     /// the identifier carries no owner's tag.
-    public static func ownerTag(of id: String) -> (base: String, tag: String)? {
+    package static func ownerTag(of id: String) -> (base: String, tag: String)? {
         guard id.hasPrefix(prefix) else { return nil }
         let utf8 = Array(id.utf8)
         for baseLength in [prefix.utf8.count + timeLength + randomLength, prefix.utf8.count + randomLength]

@@ -137,7 +137,7 @@ public enum MessageTemplate {
 
     /// The SMS text of a language's template with a given app name: the sentence, then the app hash
     /// and the origin-bound line as for English.
-    public static func templatedSMS(
+    package static func templatedSMS(
         code: String, appName: String, policy: Policy, language: TextLanguage,
         transaction: TransactionDetails? = nil
     ) -> String {

@@ -1,5 +1,5 @@
 /// Country calling codes (ITU-T E.164): 1, 2 or 3 digits, no code a prefix of another.
-public enum CallingCodes {
+package enum CallingCodes {
     /// The two-digit codes; other codes after a first digit of 2–9 have three digits, and 1 and 7 have one.
     private static let twoDigit: Set<String> = [
         "20", "27", "30", "31", "32", "33", "34", "36", "39", "40", "41", "43", "44", "45", "46", "47", "48",
@@ -29,7 +29,7 @@ public enum CallingCodes {
     }
 
     /// The calling code at the start of an international number's digits (without `+`).
-    public static func callingCode(ofDigits digits: String) -> String {
+    package static func callingCode(ofDigits digits: String) -> String {
         guard let first = digits.first else { return "" }
         if first == "1" || first == "7" { return String(first) }
         let two = String(digits.prefix(2))

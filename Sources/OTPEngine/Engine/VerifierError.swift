@@ -132,8 +132,8 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
     public let kind: Kind
     /// Every other fact, for the kinds that have one; `nil` for most answers, a wrong code among them.
     ///
-    /// Kept out of line so that an error is three words (24 bytes; it was 136): a check's answer is
-    /// passed and copied on the hot path, and a wide error made every copy of it a call to `memcpy`.
+    /// Kept out of line so that an error is three words (24 bytes): a check's answer is passed and
+    /// copied on the hot path, and a wide error would make every copy of it a call to `memcpy`.
     private let details: Details?
 
     /// How long to wait before the same request can succeed, for rate limits, cooldowns and used-up sends.

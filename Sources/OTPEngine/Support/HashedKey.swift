@@ -1,8 +1,8 @@
 /// A dictionary key whose hash is worked out once, when the key is made.
 ///
-/// A memory-store check looks up a verification by its id and two rate counters by their keys, and
-/// each lookup hashed the whole text again. A check's keys are made once per verification and
-/// client address, so each is now hashed once. Two keys are equal when their text is.
+/// A memory-store check looks up a verification by its id and two rate counters by their keys; a
+/// `String` key would hash its whole text at each lookup. A check's keys are made once per
+/// verification and client address, so each is hashed once. Two keys are equal when their text is.
 typealias HashedKey = Hashed<String>
 
 /// A value with its hash worked out once, when it is made.

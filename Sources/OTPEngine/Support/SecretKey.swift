@@ -66,7 +66,7 @@ public enum SecretKey {
     ///   - limit: the most bytes read; a longer file is refused.
     /// - Returns: the file's bytes.
     /// - Throws: ``LoadError`` when the file cannot be opened or read, others can read it, or it is too long.
-    public static func readOwnerOnly(path: String, what: String, limit: Int) throws -> [UInt8] {
+    package static func readOwnerOnly(path: String, what: String, limit: Int) throws -> [UInt8] {
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else { throw LoadError("could not open \(what) \(path) (errno \(errno))") }
         defer { close(descriptor) }
@@ -93,7 +93,7 @@ public enum SecretKey {
 
     /// Sets a file that its group or others can read or write to 0600; the mode it had, or `nil`
     /// when it was already owner-only or does not exist.
-    public static func restrictToOwner(path: String) -> UInt32? {
+    package static func restrictToOwner(path: String) -> UInt32? {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
         let mode = UInt32(status.st_mode) & 0o777

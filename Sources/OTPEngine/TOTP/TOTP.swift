@@ -218,7 +218,7 @@ public enum SecretBox {
     }
 
     /// Seals with a given nonce, for known-answer tests only: a nonce must never be used twice.
-    public static func sealForTesting(
+    package static func sealForTesting(
         _ plain: [UInt8], key: [UInt8], nonce: [UInt8]
     ) -> (cipher: [UInt8], tag: [UInt8])? {
         seal(plain, key: key, nonce: nonce, context: []).map { (cipher: $0.0, tag: $0.1) }

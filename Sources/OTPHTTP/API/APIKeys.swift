@@ -75,7 +75,7 @@ public struct APIKeys: Sendable {
     }
 
     /// Whether text is a usable publishable key name: 1–64 letters, digits, `.`, `_` or `-`.
-    public static func isValidName(_ name: String) -> Bool {
+    package static func isValidName(_ name: String) -> Bool {
         (1...64).contains(name.utf8.count)
             && name.utf8.allSatisfy {
                 (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
@@ -84,7 +84,7 @@ public struct APIKeys: Sendable {
     }
 
     /// Whether text is a usable publishable key: `pk_` and at least 20 more printable characters.
-    public static func isValidPublishableKey(_ key: String) -> Bool {
+    package static func isValidPublishableKey(_ key: String) -> Bool {
         key.hasPrefix("pk_") && key.utf8.count >= 23 && key.utf8.allSatisfy { (0x21...0x7E).contains($0) }
     }
 }

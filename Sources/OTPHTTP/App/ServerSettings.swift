@@ -65,9 +65,10 @@ public enum ServerSettings {
         bounds: Duration.seconds(1)...Duration.seconds(3600))
     /// The least time a check takes to answer, so a right and a wrong code take as long.
     ///
-    /// Its default is well above a check's own time on a busy server (a few milliseconds at p99),
-    /// and well below what a person notices. Zero turns it off.
+    /// Its default is well above a check's own time on a busy server, and well below what a person
+    /// notices. Zero turns it off.
     public static let checkFloor = ServerSetting(
+        // A check's own time on a busy server is a few milliseconds at p99.
         "check-floor", default: Duration.milliseconds(50), bounds: Duration.zero...Duration.seconds(5))
     /// Proxies of the operator's own in front of the server.
     public static let trustedProxies = ServerSetting("trust-proxy", default: 0, bounds: 0...16)

@@ -144,24 +144,29 @@ public struct RequestLog: Sendable {
 /// Lines gathered for one file descriptor and written in as few `write(2)` calls as keep them
 /// timely: at 8 KiB, at the latest 100 ms after they came (a thread of its own wakes for that),
 /// and on ``flush()``.
-final class LineBuffer: @unchecked Sendable {
-    // Guards `pending` and `flusherStarted`; the write itself happens under `writing`, so a
+final class LineBuffer: Sendable {
+    // The lines held; the write itself happens under `writing`, which serialises the writes, so a
     // slow descriptor never holds up the threads that append.
-    private let lock = NSLock()
-    private let writing = NSLock()
-    private var pending: [UInt8] = []
-    private var flusherStarted = false
+    private let state = Locked(State())
+    private let writing = Locked(())
     private let descriptor: Int32
     private static let limit = 8192
 
     private let interval: Duration?
+
+    private struct State {
+        /// The bytes of the lines not written yet.
+        var pending: [UInt8] = []
+        /// Whether the thread that writes on time runs.
+        var flusherStarted = false
+    }
 
     /// A buffer for `descriptor`, written out at least every `flushesEvery` by a thread of its own
     /// (none when `nil`: then only the size bound and ``flush()`` write).
     init(descriptor: Int32, flushesEvery interval: Duration? = .milliseconds(100)) {
         self.descriptor = descriptor
         self.interval = interval
-        pending.reserveCapacity(Self.limit * 2)
+        state.withLock { $0.pending.reserveCapacity(Self.limit * 2) }
     }
 
     func append(_ line: String) {
@@ -170,30 +175,30 @@ final class LineBuffer: @unchecked Sendable {
 
     /// Appends one line that `write` puts straight into the buffer, under its lock.
     func append(writing write: (inout [UInt8]) -> Void) {
-        let full: [UInt8]? = lock.withLock {
-            if !flusherStarted, let interval {
-                flusherStarted = true
+        let full: [UInt8]? = state.withLock { state in
+            if !state.flusherStarted, let interval {
+                state.flusherStarted = true
                 startFlusher(every: interval)
             }
-            write(&pending)
-            guard pending.count >= Self.limit else { return nil }
-            defer { pending.removeAll(keepingCapacity: true) }
-            return pending
+            write(&state.pending)
+            guard state.pending.count >= Self.limit else { return nil }
+            defer { state.pending.removeAll(keepingCapacity: true) }
+            return state.pending
         }
         if let full { writeAll(full) }
     }
 
     /// Writes out every line held.
     func flush() {
-        let held: [UInt8] = lock.withLock {
-            defer { pending.removeAll(keepingCapacity: true) }
-            return pending
+        let held: [UInt8] = state.withLock { state in
+            defer { state.pending.removeAll(keepingCapacity: true) }
+            return state.pending
         }
         if !held.isEmpty { writeAll(held) }
     }
 
     private func writeAll(_ bytes: [UInt8]) {
-        writing.withLock {
+        writing.withLock { _ in
             bytes.withUnsafeBytes { raw in
                 guard let base = raw.baseAddress else { return }
                 var offset = 0

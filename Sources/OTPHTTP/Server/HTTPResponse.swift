@@ -1,4 +1,5 @@
 import Foundation
+import OTPCore
 
 /// One HTTP response, with what the request log and metrics need to know about it.
 public struct HTTPResponse: Sendable {
@@ -42,11 +43,9 @@ public enum HTTPReply: Sendable {
 }
 
 /// The one answer to a suspended request (``HTTPReply/deferred(_:)``), sent from any thread.
-public final class HTTPAnswer: @unchecked Sendable {
+public final class HTTPAnswer: Sendable {
     private let deliver: @Sendable (HTTPResponse, ContinuousClock.Instant?) -> Void
-    // Guards `sent`.
-    private let lock = NSLock()
-    private var sent = false
+    private let sent = Locked(false)
 
     init(_ deliver: @escaping @Sendable (HTTPResponse, ContinuousClock.Instant?) -> Void) {
         self.deliver = deliver
@@ -54,10 +53,11 @@ public final class HTTPAnswer: @unchecked Sendable {
 
     /// Sends the response, no earlier than `notBefore` when given; only the first call counts.
     public func send(_ response: HTTPResponse, notBefore: ContinuousClock.Instant? = nil) {
-        let first = lock.withLock {
+        let first = sent.withLock { sent in
             defer { sent = true }
             return !sent
         }
+        // Outside the lock: delivering may run the connection's code.
         if first { deliver(response, notBefore) }
     }
 }

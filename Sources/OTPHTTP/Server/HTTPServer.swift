@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import OTPCore
 
 /// An HTTP/1.1 server on libmicrohttpd: a thread pool on epoll, async handlers by suspend and resume.
 ///
@@ -112,8 +113,7 @@ public final class HTTPServer: Sendable {
 /// The daemon pointer, stopped once; libmicrohttpd's calls on it are thread-safe.
 private final class DaemonHandle: @unchecked Sendable {
     let raw: OpaquePointer
-    private let lock = NSLock()
-    private var stopped = false
+    private let stopped = Locked(false)
 
     init(raw: OpaquePointer) {
         self.raw = raw
@@ -121,7 +121,7 @@ private final class DaemonHandle: @unchecked Sendable {
 
     /// Whether this call is the one that stops the daemon.
     func claimStop() -> Bool {
-        lock.withLock {
+        stopped.withLock { stopped in
             defer { stopped = true }
             return !stopped
         }
