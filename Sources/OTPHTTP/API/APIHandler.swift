@@ -14,14 +14,16 @@ public struct APIHandler: HTTPHandler {
 
     let verifier: Verifier
     private let keys: APIKeys
-    private let trustedProxies: Int
     let metrics: ServerMetrics
-    private let servesMetrics: Bool
-    let checkFloor: Duration
     private let events: RequestLog
     private let hosted: HostedHandler?
     private let approvalTokens: (any ApprovalTokenIssuing)?
     private let startGuard: StartGuardSettings?
+    /// What every `/v1`, `/healthz` and `/metrics` request passes before its route's handler.
+    private let apiChain: MiddlewareChain
+    /// What every request on the hosted page's routes passes before the page's handler.
+    private let hostedChain: MiddlewareChain
+    private let addresses: ClientAddressReader
 
     /// Creates the API.
     ///
@@ -56,11 +58,20 @@ public struct APIHandler: HTTPHandler {
         }
         self.verifier = verifier
         self.keys = keys
-        self.trustedProxies = max(0, trustedProxies)
         self.metrics = metrics
-        self.servesMetrics = servesMetrics
-        self.checkFloor = checkFloor
         self.events = events
+        let addresses = ClientAddressReader(trustedProxies: max(0, trustedProxies))
+        self.addresses = addresses
+        apiChain = MiddlewareChain([
+            APIKeyCheck(keys: keys), RouteCheck(hidden: servesMetrics ? [] : [.metrics]), BodyLimit(),
+            addresses,
+            CheckFloor(floor: checkFloor),
+        ])
+        hostedChain = MiddlewareChain([
+            BodyLimit(), PageHeaders(headers: self.hosted?.securityHeaders ?? []),
+            CheckFloor(floor: checkFloor),
+            RouteCheck(), addresses,
+        ])
     }
 
     /// The key hosted page tokens are authenticated with, derived from the server's secret.
@@ -68,7 +79,8 @@ public struct APIHandler: HTTPHandler {
         PageToken.key(fromSecret: secret)
     }
 
-    /// Answers one request.
+    /// Answers one request: the key set, else the hosted page's routes or the API's, each through
+    /// its middleware chain to the route's handler.
     public func handle(_ request: HTTPRequest) -> HTTPReply {
         // The check floor counts from here, so a held answer takes as long whatever work it needed.
         let arrival = ContinuousClock.now
@@ -89,43 +101,20 @@ public struct APIHandler: HTTPHandler {
                     body: approvalTokens.keySetJSON, route: HostedRoute.keySet.template))
         }
         if let hosted, let route = HostedRoute(path: request.path) {
-            if request.bodyTooLarge {
-                return .now(APIResponses.error(APIResponses.payloadTooLarge, route: route.template))
+            var context = RequestContext(request: request, arrival: arrival, route: route.name)
+            return hostedChain.respond(to: &context) { context in
+                hosted.dispatch(route, request: context.request, address: context.address)
             }
-            return held(
-                hosted.handle(route, request: request, address: clientAddress(of: request)), on: route.name,
-                since: arrival)
         }
-        let caller = keys.caller(authorization: request.headers["authorization"])
-        if Route.needsKey(request.path), caller == nil {
-            let route = Route(path: request.path)?.template ?? Route.unmatched
-            return .now(APIResponses.error(APIResponses.unauthorized, route: route))
+        let route = Route(path: request.path)
+        var context = RequestContext(request: request, arrival: arrival, route: route?.name)
+        return apiChain.respond(to: &context) { context in
+            // RouteCheck answered 404 for a path that names no route.
+            guard let route else {
+                return .now(APIResponses.error(APIResponses.routeNotFound, route: Route.unmatched))
+            }
+            return dispatch(route, request: context.request, address: context.address, caller: context.caller)
         }
-        guard let route = Route(path: request.path), servesMetrics || route != .metrics else {
-            return .now(APIResponses.error(APIResponses.routeNotFound, route: Route.unmatched))
-        }
-        guard route.methods.contains(request.method) else {
-            var response = APIResponses.error(
-                APIResponses.methodNotAllowed(route.methods), route: route.template)
-            response.headers.append(("Allow", route.methods.joined(separator: ", ")))
-            return .now(response)
-        }
-        if request.bodyTooLarge {
-            return .now(APIResponses.error(APIResponses.payloadTooLarge, route: route.template))
-        }
-        let address = clientAddress(of: request)
-        return held(
-            dispatch(route, request: request, address: address, caller: caller), on: route.name,
-            since: arrival)
-    }
-
-    /// What the route's entry in ``RouteTable`` asks of every one of its answers, applied once:
-    /// the check floor for the routes that judge a code.
-    private func held(
-        _ reply: HTTPReply, on name: RouteTable.Name, since arrival: ContinuousClock.Instant
-    ) -> HTTPReply {
-        guard checkFloor > .zero, RouteTable.entry(name).isHeldToCheckFloor else { return reply }
-        return reply.notBefore(arrival.advanced(by: checkFloor))
     }
 
     /// The answer of a route to a request that passed the checks every request goes through.
@@ -179,20 +168,9 @@ public struct APIHandler: HTTPHandler {
         return APIResponses.error(APIError(.notFound), route: route.template, note: APIResponses.idPrefix(id))
     }
 
-    /// The socket's peer, or behind `trustedProxies` proxies of your own the `X-Forwarded-For`
-    /// entry that many places from the right: the one the outermost proxy appended.
-    ///
-    /// Entries further left were written by the client and are never used. A missing or short
-    /// header, or an entry that is not an IP address, falls back to the peer.
+    /// The client's address as ``ClientAddressReader`` reads it for this server.
     func clientAddress(of request: HTTPRequest) -> String {
-        guard trustedProxies > 0, let forwarded = request.headers["x-forwarded-for"] else {
-            return request.peerAddress
-        }
-        let entries = forwarded.split(separator: ",", omittingEmptySubsequences: false)
-        guard entries.count >= trustedProxies else { return request.peerAddress }
-        let address = entries[entries.count - trustedProxies].trimmingCharacters(in: .whitespaces)
-        guard ClientAddress.isIPAddress(address) else { return request.peerAddress }
-        return address
+        addresses.address(of: request)
     }
 
     private func start(_ request: HTTPRequest, address: String, caller: APIKeys.Caller?) -> HTTPReply {

@@ -15,9 +15,29 @@ enum RouteTable {
         case totpEnroll, totpFactor, totpCheck, totpRecover, totpRecoveryCodes
         case health, metrics
         case pageAsset, page, pageState, pageCheck, pageResend, keySet
+
+        /// Whether every answer of the route is held to the check floor: the routes that judge a code.
+        var isHeldToCheckFloor: Bool {
+            switch self {
+            case .check, .totpCheck, .totpRecover, .pageCheck: true
+            default: false
+            }
+        }
+
+        /// Whether every answer of the route carries the hosted page's security headers: the
+        /// page's own routes, not its cacheable assets or the key set.
+        var hasPageHeaders: Bool {
+            switch self {
+            case .page, .pageState, .pageCheck, .pageResend: true
+            default: false
+            }
+        }
     }
 
     /// One route: a method on a template, and the answers it may give.
+    ///
+    /// What the route asks of every answer (``Name/isHeldToCheckFloor``, ``Name/hasPageHeaders``)
+    /// is read by the middleware from the name alone.
     struct Entry: Sendable {
         let name: Name
         let method: String
@@ -37,11 +57,11 @@ enum RouteTable {
 
         /// Whether every answer of the route is held to the check floor, so that right, wrong,
         /// unknown and malformed codes take as long: the routes that judge a code.
-        var isHeldToCheckFloor: Bool { [.check, .totpCheck, .totpRecover, .pageCheck].contains(name) }
+        var isHeldToCheckFloor: Bool { name.isHeldToCheckFloor }
 
         /// Whether every answer of the route carries the hosted page's security headers: the
         /// page's own routes, not its cacheable assets or the key set.
-        var hasPageHeaders: Bool { [.page, .pageState, .pageCheck, .pageResend].contains(name) }
+        var hasPageHeaders: Bool { name.hasPageHeaders }
 
         fileprivate init(
             _ name: Name, _ method: String, _ template: String, _ success: [Int], _ errors: [OTPErrorCode]

@@ -28,23 +28,9 @@ struct HostedHandler: Sendable {
         PageToken.make(link, key: pageKey).map(pages.pageURL(token:))
     }
 
-    /// Answers one request on a page route; every answer of the page's own routes carries the
-    /// page's security headers (``RouteTable/Entry/hasPageHeaders``), added here once.
-    func handle(_ route: HostedRoute, request: HTTPRequest, address: String) -> HTTPReply {
-        guard route.methods.contains(request.method) else {
-            var response = APIResponses.error(
-                APIResponses.methodNotAllowed(route.methods), route: route.template)
-            response.headers.append(("Allow", route.methods.joined(separator: ", ")))
-            return .now(withPageHeaders(response))
-        }
-        let reply = dispatch(route, request: request, address: address)
-        guard RouteTable.entry(route.name).hasPageHeaders else { return reply }
-        let headers = securityHeaders
-        return reply.map { Self.withPageHeaders($0, headers) }
-    }
-
-    /// The answer of a page route to a request it takes.
-    private func dispatch(_ route: HostedRoute, request: HTTPRequest, address: String) -> HTTPReply {
+    /// The answer of a page route to a request that passed the page's middleware (method, body
+    /// size, client address; the security headers and the check floor are added to its reply).
+    func dispatch(_ route: HostedRoute, request: HTTPRequest, address: String) -> HTTPReply {
         let text = ScreenText(HostedPageHTML.language(acceptLanguage: request.headers["accept-language"]))
         switch route {
         case .asset(let asset):
@@ -323,21 +309,6 @@ struct HostedHandler: Sendable {
             status: status, headers: [("Content-Type", "text/html; charset=utf-8")],
             body: Array(html.utf8),
             route: route.template, note: note.map(APIResponses.idPrefix)))
-    }
-
-    /// Adds the page's security headers, replacing any `Cache-Control`.
-    private func withPageHeaders(_ response: HTTPResponse) -> HTTPResponse {
-        Self.withPageHeaders(response, securityHeaders)
-    }
-
-    /// Adds `headers`, replacing any `Cache-Control`.
-    private static func withPageHeaders(
-        _ response: HTTPResponse, _ headers: [(name: String, value: String)]
-    ) -> HTTPResponse {
-        var response = response
-        response.headers.removeAll { $0.name == "Cache-Control" }
-        response.headers += headers
-        return response
     }
 
     private static func isForm(_ request: HTTPRequest) -> Bool {
