@@ -85,10 +85,12 @@ let package = Package(
             name: "OTPDeliveryTests", dependencies: ["OTPDelivery", "OTPTestSupport"], exclude: ["Receivers"]),
         .target(
             name: "OTPHTTP", dependencies: ["OTPEngine", "OTPCore", "OTPTokens", "OTPQR", "CMicroHTTPD"],
-            exclude: ["Hosted/Assets"], plugins: ["EmbedHostedAssets"]),
+            exclude: ["Hosted/Assets"], plugins: ["EmbedHostedAssets", "EmbedBuildInfo"]),
         // The hosted page's script and stylesheet are files; this plugin builds them into OTPHTTP.
         .executableTarget(name: "EmbedAssets"),
         .plugin(name: "EmbedHostedAssets", capability: .buildTool(), dependencies: ["EmbedAssets"]),
+        // The release's version (VERSION) and commit, built into OTPHTTP from one place.
+        .plugin(name: "EmbedBuildInfo", capability: .buildTool(), dependencies: ["EmbedAssets"]),
         // Turns otp serve's text-level choices (store URLs, sender names, secret files, environment)
         // into the values OTPHTTP takes; not a product.
         .target(

@@ -1,9 +1,10 @@
 import Foundation
+import OTPHTTP
 
 // `otp COMMAND [options]`: each command lives in its own file and returns an exit status.
 
 let usage = """
-    usage: otp COMMAND [options]   (otp COMMAND --help for a command's options)
+    usage: otp COMMAND [options]   (otp COMMAND --help for a command's options; otp --version)
       serve                         run the verification server
       migrate                       bring a store's schema up to this otp's (--dry-run lists the steps)
       backup                        copy a SQLite store while it is in use, into a new file
@@ -33,6 +34,9 @@ case "totp":
     status = await TOTPCommand.main(rest)
 case _ where ClientCommands.names.contains(command):
     status = await ClientCommands.main(command, rest)
+case "--version", "version":
+    print("otp \(BuildInfo.description)")
+    status = 0
 case "help", "--help", "-h":
     print(usage)
     status = 0

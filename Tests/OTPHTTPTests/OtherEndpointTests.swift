@@ -107,12 +107,12 @@ import Testing
         }
     }
 
-    @Test("/healthz answers 200 ok without a key")
+    @Test("/healthz answers 200 ok without a key, with the release's version")
     func health() async throws {
         try await Harness.with { harness in
             let response = try await harness.call("GET", "/healthz", key: .some(nil))
             #expect(response.status == 200)
-            #expect(response.text == #"{"status":"ok"}"#)
+            #expect(response.text == #"{"status":"ok","version":"\#(BuildInfo.version)"}"#)
         }
     }
 

@@ -34,7 +34,8 @@ enum APIResponses {
     static func health(_ healthy: Bool) -> HTTPResponse {
         HTTPResponse(
             status: healthy ? 200 : 503, headers: jsonHeaders,
-            body: Array((healthy ? "{\"status\":\"ok\"}" : "{\"status\":\"unavailable\"}").utf8),
+            body: Array(
+                "{\"status\":\"\(healthy ? "ok" : "unavailable")\",\"version\":\"\(BuildInfo.version)\"}".utf8),
             route: Route.health.template)
     }
 

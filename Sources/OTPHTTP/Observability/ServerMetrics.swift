@@ -162,6 +162,9 @@ public final class ServerMetrics: Sendable {
         out += "# HELP otp_sms_segments_total SMS segments handed to providers (what they bill).\n"
         out += "# TYPE otp_sms_segments_total counter\n"
         out += "otp_sms_segments_total \(snapshot.smsSegments)\n"
+        out += "# HELP otp_build_info The release this server runs: its version and commit.\n"
+        out += "# TYPE otp_build_info gauge\n"
+        out += "otp_build_info{version=\"\(BuildInfo.version)\",commit=\"\(BuildInfo.commit)\"} 1\n"
         return out
     }
 }
