@@ -35,7 +35,8 @@ enum APIResponses {
         HTTPResponse(
             status: healthy ? 200 : 503, headers: jsonHeaders,
             body: Array(
-                "{\"status\":\"\(healthy ? "ok" : "unavailable")\",\"version\":\"\(BuildInfo.version)\"}".utf8),
+                "{\"status\":\"\(healthy ? "ok" : "unavailable")\",\"version\":\"\(BuildInfo.version)\"}".utf8
+            ),
             route: Route.health.template)
     }
 
