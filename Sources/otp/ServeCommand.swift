@@ -122,6 +122,8 @@ enum ServeCommand {
             eventsURL: try options.value(O.events))
         settings.eventDelivery.retryCap = .seconds(try options.value(O.eventsRetryMax, or: 600))
         settings.migrate = options.flag(O.migrate)
+        settings.server.readyMaxEventBacklog = try options.value(
+            O.readyMaxEventBacklog, or: ServerSettings.readyMaxEventBacklog.defaultValue)
         return (settings, madeKey)
     }
 

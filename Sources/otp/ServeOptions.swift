@@ -355,6 +355,8 @@ enum ServeOptions {
         ServerSettings.checkFloor, "MILLISECONDS", unit: .milliseconds(1),
         "the least time a check takes to answer, so right and wrong codes take as long (0: off)")
     static let threads = Option.integer(ServerSettings.threads, "N", "HTTP worker threads")
+    static let readyMaxEventBacklog = Option.integer(
+        ServerSettings.readyMaxEventBacklog, "N", "lifecycle events waiting above which /readyz answers 503")
     static let maxConnectionsPerAddress = Option.integer(
         ServerSettings.maxConnectionsPerAddress.name, "N", in: ServerSettings.maxConnectionsPerAddress.bounds,
         defaultText: "\(ServeOptions.defaultConnectionsPerAddress), or 0 (no limit) behind --trust-proxy",
@@ -379,7 +381,7 @@ enum ServeOptions {
         testDestinationFile.spec, testDestinationsUnlimited.spec, defaultLocale.spec, templateDir.spec,
         allowMultipartSMS.spec,
         metricsAddress.spec,
-        connectionTimeout.spec, checkFloor.spec, threads.spec,
+        connectionTimeout.spec, checkFloor.spec, threads.spec, readyMaxEventBacklog.spec,
         maxConnectionsPerAddress.spec,
     ]
 

@@ -117,6 +117,11 @@ public final class Verifier: Sendable {
         await store.ping()
     }
 
+    /// The lifecycle events waiting in the store's outbox, or `nil` when the store cannot say.
+    public func eventBacklog() async -> Int? {
+        try? await store.undeliveredEventCount()
+    }
+
     /// Deletes what the store no longer needs now; returns how many verifications went.
     public func purgeExpired() async throws(VerifierError) -> Int {
         let now = currentTime()

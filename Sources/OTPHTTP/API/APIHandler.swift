@@ -24,6 +24,8 @@ public struct APIHandler: HTTPHandler {
     /// What every request on the hosted page's routes passes before the page's handler.
     private let hostedChain: MiddlewareChain
     private let addresses: ClientAddressReader
+    /// Events waiting above which `/readyz` is 503; `nil` when events are not delivered.
+    private let maxEventBacklog: Int?
 
     /// Creates the API.
     ///
@@ -44,12 +46,16 @@ public struct APIHandler: HTTPHandler {
     ///     hosted page, when it has no issuer of its own); its key set is served at
     ///     `/.well-known/jwks.json`.
     ///   - startGuard: judges starts before a code is sent.
+    ///   - maxEventBacklog: the lifecycle events waiting in the outbox above which `/readyz`
+    ///     answers 503; `nil` when the server delivers no events.
     public init(
         verifier: Verifier, keys: APIKeys, trustedProxies: Int = 0, metrics: ServerMetrics,
         servesMetrics: Bool = true, checkFloor: Duration = .zero, events: RequestLog = .silent,
         hosted: HostedPages? = nil, hostedKey: [UInt8] = [],
-        approvalTokens: (any ApprovalTokenIssuing)? = nil, startGuard: StartGuardSettings? = nil
+        approvalTokens: (any ApprovalTokenIssuing)? = nil, startGuard: StartGuardSettings? = nil,
+        maxEventBacklog: Int? = nil
     ) {
+        self.maxEventBacklog = maxEventBacklog
         self.approvalTokens = approvalTokens ?? hosted?.issuer
         self.startGuard = startGuard
         self.hosted = hosted.map {
@@ -125,6 +131,12 @@ public struct APIHandler: HTTPHandler {
         case .health:
             let verifier = self.verifier
             return .later { APIResponses.health(await verifier.isHealthy()) }
+        case .live:
+            return .now(APIResponses.live)
+        case .ready:
+            let verifier = self.verifier
+            let bound = maxEventBacklog
+            return .later { APIResponses.ready(await Readiness.judge(verifier, maxEventBacklog: bound)) }
         case .metrics:
             return .now(
                 HTTPResponse(

@@ -40,6 +40,22 @@ enum APIResponses {
             route: Route.health.template)
     }
 
+    /// `/livez`: the process answers; nothing else is asked.
+    static let live = HTTPResponse(
+        status: 200, headers: jsonHeaders, body: Array(#"{"status":"ok"}"#.utf8), route: Route.live.template)
+
+    /// `/readyz`: 200 when the store takes writes and the event backlog is under its bound, else 503
+    /// with what is wrong.
+    static func ready(_ readiness: Readiness) -> HTTPResponse {
+        var body =
+            "{\"status\":\"\(readiness.isReady ? "ok" : "unavailable")\",\"store\":\"\(readiness.storeWritable ? "ok" : "unavailable")\""
+        if let backlog = readiness.eventBacklog { body += ",\"eventBacklog\":\(backlog)" }
+        body += "}"
+        return HTTPResponse(
+            status: readiness.isReady ? 200 : 503, headers: jsonHeaders, body: Array(body.utf8),
+            route: Route.ready.template)
+    }
+
     /// The part of a verification id the log shows: enough to follow a request, not to use the id.
     static func idPrefix(_ id: String) -> String {
         String(id.prefix(8))

@@ -6,6 +6,8 @@ enum Route: Equatable {
     case resend(id: String)
     case cancel(id: String)
     case health
+    case live
+    case ready
     case metrics
     case totpEnroll
     case totpFactor(id: String)
@@ -22,6 +24,8 @@ enum Route: Equatable {
         case .resend: .resend
         case .cancel: .cancel
         case .health: .health
+        case .live: .live
+        case .ready: .ready
         case .metrics: .metrics
         case .totpEnroll: .totpEnroll
         case .totpFactor: .totpFactor
@@ -68,6 +72,8 @@ enum Route: Equatable {
         case .resend: self = .resend(id: id)
         case .cancel: self = .cancel(id: id)
         case .health: self = .health
+        case .live: self = .live
+        case .ready: self = .ready
         case .metrics: self = .metrics
         case .totpEnroll: self = .totpEnroll
         case .totpFactor: self = .totpFactor(id: id)

@@ -13,7 +13,7 @@ enum RouteTable {
     enum Name: Int, CaseIterable, Sendable {
         case start, status, check, resend, cancel
         case totpEnroll, totpFactor, totpCheck, totpRecover, totpRecoveryCodes
-        case health, metrics
+        case health, live, ready, metrics
         case pageAsset, page, pageState, pageCheck, pageResend, keySet
 
         /// Whether every answer of the route is held to the check floor: the routes that judge a code.
@@ -131,6 +131,8 @@ enum RouteTable {
                 name, "POST", "/v1/totp/{id}/recovery-codes", [200],
                 always + [.notFound, .payloadTooLarge, .forbidden, .notPending])
         case .health: Entry(name, "GET", "/healthz", [200, 503], [])
+        case .live: Entry(name, "GET", "/livez", [200], [])
+        case .ready: Entry(name, "GET", "/readyz", [200, 503], [])
         case .metrics: Entry(name, "GET", "/metrics", [200], [])
         // The hosted page: no API key; a page token in the path instead. 414 is libmicrohttpd's answer
         // to a request line longer than it takes, before any route.

@@ -107,7 +107,8 @@ public enum OTPServerApp {
                     servesMetrics: configuration.metricsAddress == nil, checkFloor: configuration.checkFloor,
                     events: log, hosted: configuration.hosted,
                     hostedKey: APIHandler.hostedPageKey(secret: secret),
-                    approvalTokens: configuration.approvalTokens, startGuard: configuration.startGuard),
+                    approvalTokens: configuration.approvalTokens, startGuard: configuration.startGuard,
+                    maxEventBacklog: configuration.events == nil ? nil : configuration.readyMaxEventBacklog),
                 observer: observer)
             if let address = configuration.metricsAddress {
                 side = try HTTPServer(

@@ -35,6 +35,8 @@ public struct ServerConfiguration: Sendable {
     /// Right and wrong codes then take the same time, unless the server is so loaded that judging
     /// takes longer than the floor. `.zero` turns it off.
     public var checkFloor: Duration
+    /// Events waiting in the outbox above which `/readyz` answers 503 (with ``events`` only).
+    public var readyMaxEventBacklog: Int = ServerSettings.readyMaxEventBacklog.defaultValue
     /// How often expired verifications, keys and counters are purged from the store.
     public var purgeInterval: Duration
     /// Where the one JSON line per request goes (standard error unless told otherwise).

@@ -72,6 +72,10 @@ public enum ServerSettings {
         "check-floor", default: Duration.milliseconds(50), bounds: Duration.zero...Duration.seconds(5))
     /// Proxies of the operator's own in front of the server.
     public static let trustedProxies = ServerSetting("trust-proxy", default: 0, bounds: 0...16)
+    /// Lifecycle events waiting in the store's outbox above which `/readyz` answers 503, so an
+    /// orchestrator sends no traffic to a server whose events do not get out.
+    public static let readyMaxEventBacklog = ServerSetting(
+        "ready-max-event-backlog", default: 10_000, bounds: 1...100_000_000)
     /// Open connections one client address may hold; 0 means no limit.
     public static let maxConnectionsPerAddress = ServerSetting(
         "max-connections-per-address", default: 0, bounds: 0...100_000)
@@ -87,6 +91,7 @@ public enum ServerSettings {
             checkFloor.problem(configuration.checkFloor, shown: milliseconds),
             trustedProxies.problem(configuration.trustedProxies),
             maxConnectionsPerAddress.problem(configuration.maxConnectionsPerAddress),
+            readyMaxEventBacklog.problem(configuration.readyMaxEventBacklog),
         ].compactMap { $0 }
     }
 }

@@ -34,16 +34,20 @@ struct InProcessAPI {
 
     static let key = "in-process-key"
 
-    init(policy: Policy = .default, checkFloor: Duration = .zero) {
+    init(
+        policy: Policy = .default, checkFloor: Duration = .zero, recordsEvents: Bool = false,
+        maxEventBacklog: Int? = nil
+    ) {
         clock = ManualClock()
-        store = MemoryStore()
+        store = MemoryStore(recordsEvents: recordsEvents)
         sender = MemorySender()
         let clock = self.clock
         let verifier = Verifier(
             store: store, sender: sender, policy: policy, secret: Array(repeating: 5, count: 32),
             now: { clock.date })
         handler = APIHandler(
-            verifier: verifier, keys: APIKeys([Self.key]), metrics: ServerMetrics(), checkFloor: checkFloor)
+            verifier: verifier, keys: APIKeys([Self.key]), metrics: ServerMetrics(), checkFloor: checkFloor,
+            maxEventBacklog: maxEventBacklog)
     }
 
     /// Sends one request through the handler and waits for its answer.
