@@ -53,6 +53,10 @@ enum ServeCommand {
         }
         // Exactly one line on standard output, written at once so a pipe sees it immediately.
         FileHandle.standardOutput.write(Data("listening on \(server.url)\n".utf8))
+        if let port = server.metricsPort, let address = settings.server.metricsAddress {
+            let host = address.host.contains(":") ? "[\(address.host)]" : address.host
+            printError("otp serve: /metrics, /healthz, /livez and /readyz also on http://\(host):\(port)")
+        }
         let signal = await signals.next()
         printError("otp serve: \(signal == SIGINT ? "SIGINT" : "SIGTERM"): finishing requests in flight")
         await server.stop()

@@ -54,4 +54,29 @@ import Testing
         #expect(
             !Readiness(storeWritable: true, eventBacklog: nil, maxEventBacklog: 5).isReady, "unknown backlog")
     }
+
+    @Test("/metrics shows the process's gauges, and the event backlog when events are delivered")
+    func gauges() async throws {
+        let plain = await InProcessAPI().call("GET", "/metrics", key: nil)
+        #expect(plain.status == 200)
+        #expect(!plain.text.contains("otp_event_backlog"))
+        let resident = try #require(Self.value(of: "process_resident_memory_bytes", in: plain.text))
+        #expect(resident > 1_000_000, "a Swift process holds more than a megabyte")
+        let open = try #require(Self.value(of: "process_open_fds", in: plain.text))
+        #expect(open >= 3)
+        let started = try #require(Self.value(of: "process_start_time_seconds", in: plain.text))
+        #expect(started > 1_700_000_000)
+
+        let api = InProcessAPI(recordsEvents: true, maxEventBacklog: 100)
+        #expect(await api.call("POST", "/v1/verifications", json: #"{"to":"+15555550100"}"#).status == 201)
+        let withEvents = await api.call("GET", "/metrics", key: nil)
+        #expect(Self.value(of: "otp_event_backlog", in: withEvents.text) == 1)
+    }
+
+    /// The value of an unlabelled sample.
+    static func value(of name: String, in text: String) -> Int? {
+        text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap {
+            Int($0.split(separator: " ")[1])
+        }
+    }
 }

@@ -138,10 +138,15 @@ public struct APIHandler: HTTPHandler {
             let bound = maxEventBacklog
             return .later { APIResponses.ready(await Readiness.judge(verifier, maxEventBacklog: bound)) }
         case .metrics:
-            return .now(
-                HTTPResponse(
+            let metrics = self.metrics
+            let verifier = self.verifier
+            let countsEvents = maxEventBacklog != nil
+            return .later {
+                let backlog = countsEvents ? await verifier.eventBacklog() : nil
+                return HTTPResponse(
                     status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
-                    body: Array(metrics.prometheusText().utf8), route: route.template))
+                    body: Array(metrics.prometheusText(eventBacklog: backlog).utf8), route: route.template)
+            }
         case .start:
             return start(request, address: address, caller: caller)
         case .status(let id):

@@ -114,7 +114,10 @@ public final class ServerMetrics: Sendable {
     }
 
     /// The metrics in the Prometheus text exposition format (version 0.0.4).
-    public func prometheusText() -> String {
+    ///
+    /// With `eventBacklog`, the `otp_event_backlog` gauge: lifecycle events waiting in the outbox.
+    /// The process's gauges (resident memory, open files, start time) close the text.
+    public func prometheusText(eventBacklog: Int? = nil) -> String {
         let snapshot = state.withLock { $0 }
         var out = ""
         func family(_ name: String, _ type: String, _ help: String, _ values: [String: Int]) {
@@ -165,6 +168,12 @@ public final class ServerMetrics: Sendable {
         out += "# HELP otp_build_info The release this server runs: its version and commit.\n"
         out += "# TYPE otp_build_info gauge\n"
         out += "otp_build_info{version=\"\(BuildInfo.version)\",commit=\"\(BuildInfo.commit)\"} 1\n"
+        if let eventBacklog {
+            out += "# HELP otp_event_backlog Lifecycle events waiting in the store's outbox.\n"
+            out += "# TYPE otp_event_backlog gauge\n"
+            out += "otp_event_backlog \(eventBacklog)\n"
+        }
+        out += ProcessGauges.text()
         return out
     }
 }
