@@ -16,7 +16,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-pip_packages=(aiosmtpd schemathesis selenium)
+pip_packages=(aiosmtpd schemathesis selenium openapi-spec-validator openapi-python-client)
 for p in "${pip_packages[@]}"; do
   python3 -m pip show -q "$p" >/dev/null 2>&1 || python3 -m pip install -q "$p"
 done
