@@ -1,5 +1,5 @@
 # OTPKit: `make demo` runs the product on Linux; `make test` runs every test.
-.PHONY: demo test deps build lint format bench bench-all bench-engine reliability clean
+.PHONY: demo test deps build lint format bench bench-all bench-engine reliability release clean
 
 demo: deps
 	swift build -c release --product otp
@@ -31,6 +31,10 @@ bench-all: deps
 	OTP_BENCH_STORE=memory bash scripts/bench-http.sh
 	OTP_BENCH_STORE=sqlite bash scripts/bench-http.sh
 	OTP_BENCH_STORE=redis bash scripts/bench-http.sh
+
+# otp with the Swift runtime linked in, and its Debian package (.build/release-package/).
+release: deps
+	bash scripts/release.sh
 
 reliability: deps
 	bash scripts/reliability.sh
