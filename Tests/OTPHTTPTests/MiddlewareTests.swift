@@ -167,4 +167,32 @@ import Testing
         #expect(journal.withLock { $0 } == ["a in", "b in", "b out", "a out"])
         #expect(terminal.count == 1)
     }
+
+    @Test(
+        "a sane X-Request-Id is kept and echoed; a missing or odd one is replaced by a made one",
+        arguments: [
+            ("client-7f3a.9:retry/2", true), ("", false), (String(repeating: "a", count: 129), false),
+            ("has space", false), ("line\nbreak", false), ("quote\"", false), ("ümlaut", false),
+        ])
+    func requestIDs(incoming: String, kept: Bool) throws {
+        let ids = RequestIDs(make: { "made-1" })
+        var context = Self.context("GET", "/healthz", headers: ["x-request-id": incoming])
+        let reply = ids.respond(to: &context) { context in
+            .now(HTTPResponse(status: 200, route: context.template))
+        }
+        let response = try #require(Self.immediate(reply))
+        let expected = kept ? incoming : "made-1"
+        #expect(context.requestID == expected)
+        #expect(response.requestID == expected)
+        #expect(response.headers.filter { $0.name == "X-Request-Id" }.map(\.value) == [expected])
+    }
+
+    @Test("made request ids never repeat, and two handlers' ids differ in their prefix")
+    func madeIDs() {
+        let first = RequestIDs.sequence(prefix: RequestIDs.randomPrefix())
+        let made = (0..<1000).map { _ in first() }
+        #expect(Set(made).count == 1000)
+        #expect(made.allSatisfy(RequestIDs.isSane))
+        #expect(RequestIDs.randomPrefix() != RequestIDs.randomPrefix())
+    }
 }

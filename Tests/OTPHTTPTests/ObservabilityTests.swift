@@ -6,7 +6,7 @@ import Testing
 
 @Suite struct ObservabilityTests {
     @Test(
-        "one JSON log line per request, with the route template and an id prefix, never a code or destination"
+        "one JSON log line per request, with the route template, the whole verification id and a request id, never a code or destination"
     )
     func logLines() async throws {
         try await Harness.with { harness in
@@ -31,14 +31,16 @@ import Testing
             #expect(byRoute["/v1/verifications"]?["method"] as? String == "POST")
             #expect(byRoute["/v1/verifications/{id}/check"]?["method"] as? String == "POST")
             #expect(byRoute["(unmatched)"]?["method"] as? String == "GET")
+            #expect(byRoute["/v1/verifications/{id}/check"]?["verification"] as? String == id)
             #expect(
-                byRoute["/v1/verifications/{id}/check"]?["verification"] as? String == String(id.prefix(8)))
+                objects.allSatisfy { ($0["requestId"] as? String)?.isEmpty == false },
+                "every line has its request id")
+            #expect(Set(objects.compactMap { $0["requestId"] as? String }).count == 3, "one id per request")
             #expect(objects.allSatisfy { $0["durationMs"] is Double || $0["durationMs"] is Int })
             for line in lines {
                 #expect(line.hasSuffix("}\n"))
                 #expect(!line.contains(code))
                 #expect(!line.contains("5550100"))
-                #expect(!line.contains(id))
             }
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import OTPEngine
+import OTPHTTP
 import Testing
 
 @Suite struct RedisTests {
@@ -23,7 +24,7 @@ import Testing
             #expect(check.status == 503)
             let health = try await harness.call("GET", "/healthz", key: .some(nil))
             #expect(health.status == 503)
-            #expect(health.text == #"{"status":"unavailable"}"#)
+            #expect(health.text == #"{"status":"unavailable","version":"\#(BuildInfo.version)"}"#)
         }
     }
 

@@ -54,7 +54,7 @@ extension APIHandler {
             switch RequestBodies.check(request.body) {
             case .success(let parsed): code = parsed
             case .failure(let error):
-                return .now(APIResponses.error(error, route: route.template, note: APIResponses.idPrefix(id)))
+                return .now(APIResponses.error(error, route: route.template, note: APIResponses.loggedID(id)))
             }
             let recovering = route == .totpRecover(id: id)
             return .later {
@@ -91,7 +91,7 @@ extension APIHandler {
             return .later {
                 do throws(VerifierError) {
                     try await verifier.deleteTOTP(id: id)
-                    return HTTPResponse(status: 204, route: route.template, note: APIResponses.idPrefix(id))
+                    return HTTPResponse(status: 204, route: route.template, note: APIResponses.loggedID(id))
                 } catch {
                     return Self.failure(Self.factorError(error), route: route, metrics: metrics)
                 }
@@ -145,7 +145,7 @@ extension APIHandler {
     static func factorResponse(_ json: [UInt8], status: Int, route: Route) -> HTTPResponse {
         HTTPResponse(
             status: status, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
-            body: json, route: route.template, note: route.factorID.map(APIResponses.idPrefix))
+            body: json, route: route.template, note: route.factorID.map(APIResponses.loggedID))
     }
 }
 

@@ -10,6 +10,7 @@ public struct APIHandler: HTTPHandler {
     /// The request headers the handler reads; give them to ``HTTPServerConfiguration/headerNames``.
     public static let headerNames = [
         "authorization", "idempotency-key", "x-forwarded-for", "accept-language", "content-type",
+        "x-request-id",
     ]
 
     let verifier: Verifier
@@ -48,12 +49,14 @@ public struct APIHandler: HTTPHandler {
     ///   - startGuard: judges starts before a code is sent.
     ///   - maxEventBacklog: the lifecycle events waiting in the outbox above which `/readyz`
     ///     answers 503; `nil` when the server delivers no events.
+    ///   - makeRequestID: makes the id of a request that brought no sane `X-Request-Id`; by default
+    ///     a random prefix per handler and a counter.
     public init(
         verifier: Verifier, keys: APIKeys, trustedProxies: Int = 0, metrics: ServerMetrics,
         servesMetrics: Bool = true, checkFloor: Duration = .zero, events: RequestLog = .silent,
         hosted: HostedPages? = nil, hostedKey: [UInt8] = [],
         approvalTokens: (any ApprovalTokenIssuing)? = nil, startGuard: StartGuardSettings? = nil,
-        maxEventBacklog: Int? = nil
+        maxEventBacklog: Int? = nil, makeRequestID: (@Sendable () -> String)? = nil
     ) {
         self.maxEventBacklog = maxEventBacklog
         self.approvalTokens = approvalTokens ?? hosted?.issuer
@@ -68,13 +71,16 @@ public struct APIHandler: HTTPHandler {
         self.events = events
         let addresses = ClientAddressReader(trustedProxies: max(0, trustedProxies))
         self.addresses = addresses
+        let requestIDs = RequestIDs(
+            make: makeRequestID ?? RequestIDs.sequence(prefix: RequestIDs.randomPrefix()))
         apiChain = MiddlewareChain([
-            APIKeyCheck(keys: keys), RouteCheck(hidden: servesMetrics ? [] : [.metrics]), BodyLimit(),
+            requestIDs, APIKeyCheck(keys: keys), RouteCheck(hidden: servesMetrics ? [] : [.metrics]),
+            BodyLimit(),
             addresses,
             CheckFloor(floor: checkFloor),
         ])
         hostedChain = MiddlewareChain([
-            BodyLimit(), PageHeaders(headers: self.hosted?.securityHeaders ?? []),
+            requestIDs, BodyLimit(), PageHeaders(headers: self.hosted?.securityHeaders ?? []),
             CheckFloor(floor: checkFloor),
             RouteCheck(), addresses,
         ])
@@ -171,7 +177,7 @@ public struct APIHandler: HTTPHandler {
             if caller?.isPublishable == true {
                 let error = APIError(
                     code: .forbidden, message: "A publishable key cannot cancel; cancel from your server.")
-                return .now(APIResponses.error(error, route: route.template, note: APIResponses.idPrefix(id)))
+                return .now(APIResponses.error(error, route: route.template, note: APIResponses.loggedID(id)))
             }
             return answer(route) { verifier throws(VerifierError) in try await verifier.cancel(id: id) }
         }
@@ -182,7 +188,7 @@ public struct APIHandler: HTTPHandler {
     /// Secret keys see every verification.
     private func denial(_ caller: APIKeys.Caller?, id: String, route: Route) -> HTTPResponse? {
         guard let name = caller?.publishableName, !verifier.isStarted(id, by: name) else { return nil }
-        return APIResponses.error(APIError(.notFound), route: route.template, note: APIResponses.idPrefix(id))
+        return APIResponses.error(APIError(.notFound), route: route.template, note: APIResponses.loggedID(id))
     }
 
     /// The client's address as ``ClientAddressReader`` reads it for this server.
@@ -306,7 +312,7 @@ public struct APIHandler: HTTPHandler {
                     _ = try await verifier.status(id: id)
                     metrics.recordCheck(outcome: invalid.code.rawValue)
                     response = APIResponses.error(
-                        invalid, route: route.template, note: APIResponses.idPrefix(id))
+                        invalid, route: route.template, note: APIResponses.loggedID(id))
                 } catch {
                     let error = APIError(error)
                     metrics.recordCheck(outcome: error.code.rawValue)
@@ -430,6 +436,6 @@ public struct APIHandler: HTTPHandler {
         if error.code.httpStatus == 429 {
             metrics.recordRateLimited(route: route.template, code: error.code)
         }
-        return APIResponses.error(error, route: route.template, note: route.id.map(APIResponses.idPrefix))
+        return APIResponses.error(error, route: route.template, note: route.id.map(APIResponses.loggedID))
     }
 }

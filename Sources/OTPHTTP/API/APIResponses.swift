@@ -13,7 +13,7 @@ enum APIResponses {
         return HTTPResponse(
             status: status, headers: jsonHeaders, body: ResponseJSON.verification(verification),
             route: route.template,
-            note: idPrefix(verification.id))
+            note: loggedID(verification.id))
     }
 
     /// An error body, its status from the code, with `Retry-After` on 429.
@@ -56,9 +56,11 @@ enum APIResponses {
             route: Route.ready.template)
     }
 
-    /// The part of a verification id the log shows: enough to follow a request, not to use the id.
-    static func idPrefix(_ id: String) -> String {
-        String(id.prefix(8))
+    /// The verification id the log shows: the whole id, so support can find the verification
+    /// (two started close together share their first characters). An id is no credential: using
+    /// it takes an API key, or a publishable key that started it.
+    static func loggedID(_ id: String) -> String {
+        id
     }
 
     static let unauthorized = APIError(

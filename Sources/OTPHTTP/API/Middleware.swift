@@ -14,6 +14,8 @@ struct RequestContext: Sendable {
     var caller: APIKeys.Caller?
     /// The client's address, once read.
     var address = ""
+    /// The request's id, once given.
+    var requestID = ""
 
     /// The route's template, for logs and metrics; unmatched paths share one label.
     var template: String { route.map { RouteTable.entry($0).template } ?? Route.unmatched }
@@ -22,10 +24,10 @@ struct RequestContext: Sendable {
 /// One concern that every request of a chain passes through, written once: it answers the request
 /// itself, or hands it to `next` and may change the reply that comes back.
 ///
-/// The server's middleware, in the order a `/v1` request meets them: ``APIKeyCheck`` (401),
+/// The server's middleware, in the order a `/v1` request meets them: ``RequestIDs``, ``APIKeyCheck`` (401),
 /// ``RouteCheck`` (404, 405 with `Allow`), ``BodyLimit`` (413), ``ClientAddressReader``,
 /// ``CheckFloor`` (holds the answers of the routes that judge a code); the hosted page's routes
-/// meet ``BodyLimit``, ``PageHeaders`` (its security headers), ``CheckFloor``, ``RouteCheck`` and
+/// meet ``RequestIDs``, ``BodyLimit``, ``PageHeaders`` (its security headers), ``CheckFloor``, ``RouteCheck`` and
 /// ``ClientAddressReader``. Request logging and metrics take every request once it is complete,
 /// with its duration, in the server's completion callback.
 protocol Middleware: Sendable {
@@ -157,5 +159,62 @@ struct PageHeaders: Middleware {
         response.headers.removeAll { $0.name == "Cache-Control" }
         response.headers += headers
         return response
+    }
+}
+
+/// Gives every request an id: a sane incoming `X-Request-Id` (1 to 128 letters, digits and
+/// `- _ . : /`) is kept, else one is made. The answer echoes it in `X-Request-Id`, and the
+/// request's log line carries it, so a client's report and the server's log meet.
+struct RequestIDs: Middleware {
+    /// Makes an id for a request that brought none.
+    let make: @Sendable () -> String
+
+    func respond(to context: inout RequestContext, next: (inout RequestContext) -> HTTPReply) -> HTTPReply {
+        let incoming = context.request.headers["x-request-id"]
+        let id = incoming.flatMap { Self.isSane($0) ? $0 : nil } ?? make()
+        context.requestID = id
+        return next(&context).map { response in
+            var response = response
+            response.headers.append(("X-Request-Id", id))
+            response.requestID = id
+            return response
+        }
+    }
+
+    /// Whether an incoming id is kept as it is: short, and nothing a log line or header could
+    /// misread.
+    static func isSane(_ id: String) -> Bool {
+        (1...128).contains(id.utf8.count)
+            && id.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"),
+                    UInt8(ascii: "."),
+                    UInt8(ascii: ":"), UInt8(ascii: "/"):
+                    true
+                default: false
+                }
+            }
+    }
+
+    /// Ids that never repeat within a process and differ between processes: a random prefix made
+    /// once, then a counter, cheap enough for every request.
+    static func sequence(prefix: String) -> @Sendable () -> String {
+        let counter = Locked<UInt64>(0)
+        return {
+            let next = counter.withLock { value -> UInt64 in
+                value += 1
+                return value
+            }
+            return prefix + "-" + String(next, radix: 36)
+        }
+    }
+
+    /// A prefix of 10 random letters and digits.
+    static func randomPrefix() -> String {
+        let alphabet = Array("0123456789abcdefghijklmnopqrstuvwxyz".utf8)
+        var generator = SystemRandomNumberGenerator()
+        return String(
+            decoding: (0..<10).map { _ in alphabet.randomElement(using: &generator)! }, as: UTF8.self)
     }
 }

@@ -118,7 +118,7 @@ struct HostedHandler: Sendable {
             return
                 (HTTPResponse(
                     status: 200, headers: APIResponses.jsonHeaders, body: body, route: route.template,
-                    note: APIResponses.idPrefix(verification.id)))
+                    note: APIResponses.loggedID(verification.id)))
         } catch {
             return (APIResponses.error(APIError(error), route: route.template))
         }
@@ -158,7 +158,7 @@ struct HostedHandler: Sendable {
                     (HTTPResponse(
                         status: 200, headers: APIResponses.jsonHeaders,
                         body: ResponseJSON.verification(verification),
-                        route: route.template, note: APIResponses.idPrefix(verification.id)))
+                        route: route.template, note: APIResponses.loggedID(verification.id)))
             }
             guard let approval = await approvalToken(link: link, verification: verification) else {
                 return await failure(
@@ -177,7 +177,7 @@ struct HostedHandler: Sendable {
                                     returnURL: link.returnURL, state: link.state, token: approval)
                             )
                         ],
-                        route: route.template, note: APIResponses.idPrefix(verification.id)))
+                        route: route.template, note: APIResponses.loggedID(verification.id)))
             case (.formPost, true):
                 // The page that posts the token to the return URL: the script submits it at once, and
                 // without JavaScript the person presses Continue.
@@ -202,7 +202,7 @@ struct HostedHandler: Sendable {
             return
                 (HTTPResponse(
                     status: 200, headers: APIResponses.jsonHeaders, body: body, route: route.template,
-                    note: APIResponses.idPrefix(verification.id)))
+                    note: APIResponses.loggedID(verification.id)))
         case .failure(let error):
             return await failure(error, link: link, token: token, isForm: isForm, text: text, route: route)
         }
@@ -222,7 +222,7 @@ struct HostedHandler: Sendable {
                 (HTTPResponse(
                     status: 200, headers: APIResponses.jsonHeaders,
                     body: ResponseJSON.verification(verification),
-                    route: route.template, note: APIResponses.idPrefix(verification.id)))
+                    route: route.template, note: APIResponses.loggedID(verification.id)))
         } catch {
             let error = APIError(error)
             if error.code.httpStatus == 429 {
@@ -308,7 +308,7 @@ struct HostedHandler: Sendable {
         (HTTPResponse(
             status: status, headers: [("Content-Type", "text/html; charset=utf-8")],
             body: Array(html.utf8),
-            route: route.template, note: note.map(APIResponses.idPrefix)))
+            route: route.template, note: note.map(APIResponses.loggedID)))
     }
 
     private static func isForm(_ request: HTTPRequest) -> Bool {

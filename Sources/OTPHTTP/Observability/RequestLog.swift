@@ -106,6 +106,10 @@ public struct RequestLog: Sendable {
             out.append(contentsOf: #","verification":"#.utf8)
             appendQuoted(note, to: &out)
         }
+        if let requestID = request.requestID {
+            out.append(contentsOf: #","requestId":"#.utf8)
+            appendQuoted(requestID, to: &out)
+        }
         if !request.completed {
             out.append(contentsOf: #","completed":false"#.utf8)
         }

@@ -11,8 +11,10 @@ public struct HTTPResponse: Sendable {
     public var body: [UInt8]
     /// The route template the request matched, such as `/v1/verifications/{id}`, for logs and metrics.
     public var route: String
-    /// A short note for the log line, such as a verification id prefix; never a code or a destination.
+    /// A short note for the log line, such as a verification's id; never a code or a destination.
     public var note: String?
+    /// The request's id, echoed in `X-Request-Id` and written on its log line.
+    public var requestID: String?
 
     /// Creates a response.
     public init(
@@ -87,4 +89,6 @@ public struct CompletedRequest: Sendable {
     public var note: String?
     /// Whether the response was sent in full.
     public var completed: Bool
+    /// The request's id, when the handler gave it one.
+    public var requestID: String?
 }

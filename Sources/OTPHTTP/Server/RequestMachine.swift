@@ -36,6 +36,8 @@ struct RequestMachine: Sendable, Equatable {
         var note: String?
         /// Whether the answer was written on the socket in full, past libmicrohttpd.
         var onSocket = false
+        /// The request's id, when the handler gave it one.
+        var requestID: String?
     }
 
     /// What to do once the head is read.
@@ -113,7 +115,10 @@ struct RequestMachine: Sendable, Equatable {
     }
 
     /// An answer was queued, or written on the socket (`onSocket`).
-    mutating func answered(status: Int, route: String, note: String?, onSocket: Bool = false) {
-        phase = .answered(SentAnswer(status: status, route: route, note: note, onSocket: onSocket))
+    mutating func answered(
+        status: Int, route: String, note: String?, onSocket: Bool = false, requestID: String? = nil
+    ) {
+        phase = .answered(
+            SentAnswer(status: status, route: route, note: note, onSocket: onSocket, requestID: requestID))
     }
 }

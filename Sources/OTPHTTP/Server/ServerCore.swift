@@ -339,7 +339,8 @@ func otpRequestCompleted(
         CompletedRequest(
             method: state.method, route: sent?.route ?? "(no response)", status: sent?.status,
             duration: ContinuousClock.now - state.started, note: sent?.note,
-            completed: reason == .REQUEST_TERMINATED_COMPLETED_OK || sent?.onSocket == true))
+            completed: reason == .REQUEST_TERMINATED_COMPLETED_OK || sent?.onSocket == true,
+            requestID: sent?.requestID))
     core.requestEnded()
 }
 
@@ -443,7 +444,8 @@ private func refuseGrowingBody(_ state: RequestState, _ core: ServerCore) -> MHD
 private func queue(
     _ response: HTTPResponse, on connection: OpaquePointer, state: RequestState, core: ServerCore
 ) -> MHD_Result {
-    state.machine.answered(status: response.status, route: response.route, note: response.note)
+    state.machine.answered(
+        status: response.status, route: response.route, note: response.note, requestID: response.requestID)
     let made = response.body.withUnsafeBytes { bytes in
         MHD_create_response_from_buffer(
             bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
