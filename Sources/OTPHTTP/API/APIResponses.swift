@@ -56,9 +56,11 @@ enum APIResponses {
             route: Route.ready.template)
     }
 
-    /// The verification id the log shows: the whole id, so support can find the verification
-    /// (two started close together share their first characters). An id is no credential: using
-    /// it takes an API key, or a publishable key that started it.
+    /// The verification id the log shows: the whole id.
+    ///
+    /// Support can then find the verification (two started close together share their first
+    /// characters). An id is no credential: using it takes an API key, or a publishable key that
+    /// started it.
     static func loggedID(_ id: String) -> String {
         id
     }
