@@ -162,9 +162,10 @@ struct PageHeaders: Middleware {
     }
 }
 
-/// Gives every request an id: a sane incoming `X-Request-Id` (1 to 128 letters, digits and
-/// `- _ . : /`) is kept, else one is made. The answer echoes it in `X-Request-Id`, and the
-/// request's log line carries it, so a client's report and the server's log meet.
+/// Gives every request an id, echoed in `X-Request-Id` and written on its log line.
+///
+/// A sane incoming `X-Request-Id` (1 to 128 letters, digits and `- _ . : /`) is kept, else one is
+/// made, so a client's report and the server's log meet.
 struct RequestIDs: Middleware {
     /// Makes an id for a request that brought none.
     let make: @Sendable () -> String
@@ -215,6 +216,7 @@ struct RequestIDs: Middleware {
         let alphabet = Array("0123456789abcdefghijklmnopqrstuvwxyz".utf8)
         var generator = SystemRandomNumberGenerator()
         return String(
-            decoding: (0..<10).map { _ in alphabet.randomElement(using: &generator)! }, as: UTF8.self)
+            decoding: (0..<10).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] },
+            as: UTF8.self)
     }
 }
