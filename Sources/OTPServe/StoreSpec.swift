@@ -47,7 +47,8 @@ public struct RedisSentinelSpec: Sendable, Equatable {
 }
 
 extension StoreSpec {
-    /// Reads `memory`, `sqlite:PATH` or `redis://[[USER]:PASSWORD@]HOST[:PORT][/DB][?prefix=P]`
+    /// Reads `memory`, `sqlite:PATH`, `redis://[USER@|[USER]:PASSWORD@]HOST[:PORT][/DB][?prefix=P]`
+    /// or `redis-sentinel://…` (``sentinel(_:)``)
     /// (port 6379, database 0, prefix `otp:`; user and password percent-decoded).
     public init(argument: String) throws(ServerStartError) {
         if argument == "memory" {
@@ -78,7 +79,7 @@ extension StoreSpec {
         }
     }
 
-    /// Reads what follows `redis-sentinel://`: `[[USER]:PASSWORD@]HOST[:PORT][,HOST[:PORT]…]/PRIMARY[/DB]`
+    /// Reads what follows `redis-sentinel://`: `[USER@]HOST[:PORT][,HOST[:PORT]…]/PRIMARY[/DB]`
     /// and `?prefix=P` (sentinel port 26379).
     static func sentinel(_ text: Substring) throws(ServerStartError) -> RedisSentinelSpec {
         var rest = text
@@ -135,7 +136,8 @@ extension StoreSpec {
         return number
     }
 
-    /// Takes `[USER]:PASSWORD@` off the front, percent-decoded.
+    /// Takes `USER@` or `[USER]:PASSWORD@` off the front, percent-decoded (a user's password may
+    /// come from elsewhere).
     private static func credentials(
         _ rest: inout Substring
     ) throws(ServerStartError) -> (username: String?, password: String?) {
@@ -143,8 +145,11 @@ extension StoreSpec {
         let credentials = rest[..<at]
         rest = rest[rest.index(after: at)...]
         guard let colon = credentials.firstIndex(of: ":") else {
-            throw ServerStartError(
-                "Redis credentials are redis://:PASSWORD@HOST or redis://USER:PASSWORD@HOST")
+            guard let user = String(credentials).removingPercentEncoding, !user.isEmpty else {
+                throw ServerStartError(
+                    "Redis credentials are USER@HOST, :PASSWORD@HOST or USER:PASSWORD@HOST")
+            }
+            return (user, nil)
         }
         let user = String(credentials[..<colon]).removingPercentEncoding ?? ""
         let password = String(credentials[credentials.index(after: colon)...]).removingPercentEncoding
@@ -159,6 +164,15 @@ extension StoreSpec {
         switch self {
         case .redis(_, _, _, _, let password, _): password != nil
         case .redisSentinel(let spec): spec.password != nil
+        case .memory, .sqlite: false
+        }
+    }
+
+    /// Whether an ACL user is named (`USER@`) with no password to `AUTH` with.
+    public var lacksUserPassword: Bool {
+        switch self {
+        case .redis(_, _, _, let username, let password, _): username != nil && password == nil
+        case .redisSentinel(let spec): spec.username != nil && spec.password == nil
         case .memory, .sqlite: false
         }
     }

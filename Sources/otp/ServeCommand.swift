@@ -130,6 +130,11 @@ enum ServeCommand {
             }
             settings.store = settings.store.password(password)
         }
+        if settings.store.lacksUserPassword {
+            throw UsageError(
+                "the Redis user in --store needs a password: give --store-password-file PATH or OTP_STORE_PASSWORD"
+            )
+        }
         settings.redisWaitReplicas = try options.value(O.redisWaitReplicas, or: 0)
         if settings.redisWaitReplicas > 0, !settings.store.isRedis {
             throw UsageError("--redis-wait-replicas is for a Redis store")

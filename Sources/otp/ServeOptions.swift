@@ -41,7 +41,7 @@ enum ServeOptions {
     static let dev = Flag("dev", "development: generate and print an API key, console sender unless --sender")
     static let store = Option(
         "store", "STORE", default: StoreSpec.sqlite(path: "otp.sqlite3"), defaultText: "sqlite:otp.sqlite3",
-        "memory | sqlite:PATH | redis://[USER@]HOST:PORT[/DB] | redis-sentinel://HOST:PORT[,HOST:PORT…]/PRIMARY[/DB]"
+        "memory | sqlite:PATH | redis://[USER@]HOST:PORT[/DB] | redis-sentinel://[USER@]HOST:PORT[,HOST:PORT…]/PRIMARY[/DB]"
     ) { text throws(UsageError) in
         do throws(ServerStartError) { return try StoreSpec(argument: text) } catch {
             throw UsageError(error.description)
