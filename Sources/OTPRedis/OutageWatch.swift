@@ -30,9 +30,9 @@ final class OutageWatch: Sendable {
                 return !state.failing
             }
             if first {
-                report(
-                    "redis: the store stopped answering: \(error.reason); not reported again until it answers"
-                )
+                let reason =
+                    error.reason.hasPrefix("redis: ") ? String(error.reason.dropFirst(7)) : error.reason
+                report("redis: the store stopped answering: \(reason); not reported again until it answers")
             }
         case .success:
             let failed = state.withLock { state -> Int? in

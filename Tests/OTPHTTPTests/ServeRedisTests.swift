@@ -190,7 +190,7 @@ import Testing
         let outages = Self.lines(stderr).filter { $0.contains("stopped answering") }
         #expect(outages.count == 1)
         #expect(
-            outages.first?.hasPrefix("otp serve: warning: redis: the store stopped answering: redis: ")
+            outages.first?.hasPrefix("otp serve: warning: redis: the store stopped answering: ")
                 == true)
     }
 }
