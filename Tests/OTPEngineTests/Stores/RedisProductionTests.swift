@@ -177,6 +177,52 @@ import Testing
     }
 
     @Test(
+        "a failover is followed without a restart: a READONLY call fails, the next one asks the sentinel again"
+    )
+    func followsFailover() async throws {
+        let first = try OwnRedis()
+        defer { first.stop() }
+        let second = try OwnRedis()
+        defer { second.stop() }
+        let sentinel = try OwnRedis(sentinelFor: first.port, name: "otp")
+        defer { sentinel.stop() }
+        let lines = Lines()
+        let store = try RedisStore(
+            sentinels: [RedisAddress(host: "127.0.0.1", port: sentinel.port)], primaryName: "otp",
+            connections: 1,
+            report: lines.report)
+        _ = try await store.insert(
+            StoreConformanceTests.sample("vf_before"), claim: nil, now: StoreConformanceTests.t0)
+
+        // A failover as the sentinels would make it: the second server is named, the first becomes its replica.
+        try sentinel.cli(["SENTINEL", "REMOVE", "otp"])
+        try sentinel.cli(["SENTINEL", "MONITOR", "otp", "127.0.0.1", String(second.port), "1"])
+        try first.cli(["REPLICAOF", "127.0.0.1", String(second.port)])
+        do {
+            _ = try await store.insert(
+                StoreConformanceTests.sample("vf_in_flight"), claim: nil, now: StoreConformanceTests.t0)
+            Issue.record("the old primary took a write")
+        } catch {
+            #expect(error.reason.hasPrefix("redis: READONLY"))
+        }
+        _ = try await store.insert(
+            StoreConformanceTests.sample("vf_after"), claim: nil, now: StoreConformanceTests.t0)
+        #expect(try second.cli(["EXISTS", "otp:v:vf_after"]).hasPrefix("1"))
+
+        // The new primary then goes away for good: the next call fails, the one after finds the first again.
+        try sentinel.cli(["SENTINEL", "REMOVE", "otp"])
+        try first.cli(["REPLICAOF", "NO", "ONE"])
+        try sentinel.cli(["SENTINEL", "MONITOR", "otp", "127.0.0.1", String(first.port), "1"])
+        second.stop()
+        await #expect(throws: StoreError.self) { try await store.record(id: "vf_after") }
+        _ = try await store.insert(
+            StoreConformanceTests.sample("vf_back"), claim: nil, now: StoreConformanceTests.t0)
+        #expect(try first.cli(["EXISTS", "otp:v:vf_back"]).hasPrefix("1"))
+        #expect(lines.all.count == 4, "\(lines.all)")
+        await store.shutdown()
+    }
+
+    @Test(
         "persistence is read from CONFIG: no append-only file and no save is volatile; a refusal is unknown")
     func persistence() async throws {
         let volatile = try OwnRedis()
