@@ -71,6 +71,13 @@ import Testing
             #expect(!stderr.contains("password"))
         }
 
+        let empty = try Self.passwordFile("", mode: 0o600)
+        let nothing = try await Self.serve(
+            port: redis.port, ["--allow-volatile-factors", "--store-password-file", empty]
+        ).finish()
+        #expect(nothing.status == 2)
+        #expect(nothing.stderr.contains("--store-password-file: \(empty) is empty"))
+
         let open = try Self.passwordFile("right-password", mode: 0o644)
         let refused = try await Self.serve(
             port: redis.port, ["--allow-volatile-factors", "--store-password-file", open]
@@ -93,6 +100,21 @@ import Testing
             warnings == [
                 "otp serve: warning: the --store URL holds a password, visible in the process list: use "
                     + "--store-password-file or OTP_STORE_PASSWORD"
+            ])
+    }
+
+    @Test("no sentinel that answers: exit 1 with one line naming each sentinel's refusal")
+    func noSentinel() async throws {
+        let port = try freePort()
+        let (status, stdout, stderr) = try await Self.serve(
+            port: 0, ["--allow-volatile-factors"], url: "redis-sentinel://127.0.0.1:\(port)/otp/0"
+        ).finish()
+        #expect(status == 1)
+        #expect(stdout.isEmpty)
+        #expect(
+            Self.lines(stderr) == [
+                "otp serve: cannot use the Redis store otp/0 through Sentinel: no sentinel named the primary otp "
+                    + "(127.0.0.1:\(port): Connection refused)"
             ])
     }
 

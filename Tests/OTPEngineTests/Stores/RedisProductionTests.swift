@@ -35,6 +35,32 @@ import Testing
         _ = try RedisStore(host: "127.0.0.1", port: redis.port, connections: 1, password: "right-password")
     }
 
+    @Test("a PING or a WAIT the ACL user may not run is refused with Redis's own words")
+    func deniedCommands() async throws {
+        let port = try RedisTestServer.port.get()
+        let user = "otp-test-\(UUID().uuidString.prefix(8))"
+        try RedisAuthTests.cli(["ACL", "SETUSER", user, "on", ">pw", "~*", "&*", "+@all", "-ping", "-wait"])
+        defer { _ = try? RedisAuthTests.cli(["ACL", "DELUSER", user]) }
+        do {
+            _ = try RedisStore(host: "127.0.0.1", port: port, connections: 1, username: user, password: "pw")
+            Issue.record("a store opened without PING")
+        } catch {
+            #expect(error.reason.hasPrefix("redis: PING was refused (NOPERM"))
+        }
+        try RedisAuthTests.cli(["ACL", "SETUSER", user, "+ping"])
+        let store = try RedisStore(
+            host: "127.0.0.1", port: port, keyPrefix: "otp-test:\(user):", connections: 1, username: user,
+            password: "pw", waitReplicas: 1)
+        do {
+            _ = try await store.insert(
+                StoreConformanceTests.sample("vf_nowait"), claim: nil, now: StoreConformanceTests.t0)
+            Issue.record("a write succeeded without WAIT")
+        } catch {
+            #expect(error.reason.hasPrefix("redis: NOPERM"))
+        }
+        await store.shutdown()
+    }
+
     @Test("a server that cannot be reached is refused at open, with the system's reason")
     func unreachable() throws {
         let port = try #require(RedisTestServer.freePort())
