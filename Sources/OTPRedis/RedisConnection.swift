@@ -163,6 +163,12 @@ final class RedisConnection: @unchecked Sendable {
         return value
     }
 
+    /// Whether a reply says Redis does not know the script (`NOSCRIPT`: flushed, or restarted).
+    static func isForgotten(_ value: RedisValue) -> Bool {
+        guard case .error(let message) = value else { return false }
+        return message.hasPrefix("NOSCRIPT")
+    }
+
     /// Whether a reply says the server is a replica that refuses writes (after a failover).
     static func isReadOnly(_ value: RedisValue) -> Bool {
         guard case .error(let message) = value else { return false }
@@ -201,8 +207,7 @@ final class RedisConnection: @unchecked Sendable {
     func evaluate(_ evaluation: Evaluation) throws(StoreError) -> RedisValue {
         if let hash = scriptHashes[ObjectIdentifier(evaluation.script)]?.hash {
             let reply = try run(evaluation.tail, after: Self.evalsha(hash))
-            if case .error(let message) = reply, message.hasPrefix("NOSCRIPT") {
-            } else {
+            if !Self.isForgotten(reply) {
                 try awaitReplicas()
                 return reply
             }
@@ -376,7 +381,7 @@ final class RedisConnection: @unchecked Sendable {
             }
             let value = Self.decode(reply)
             freeReplyObject(reply)
-            if case .error(let message) = value, message.hasPrefix("NOSCRIPT") { forgotten.append(index) }
+            if Self.isForgotten(value) { forgotten.append(index) }
             results.append(.success(value))
         }
         if results.contains(where: {
