@@ -45,9 +45,10 @@ final class RedisScript: Sendable {
 /// Not thread-safe by itself (a `redisContext` is not): ``RedisStore`` owns each connection
 /// and uses it from that connection's serial queue only.
 final class RedisConnection: @unchecked Sendable {
-    private let host: String
-    private let port: Int
+    let target: RedisTarget
     private let database: Int
+    /// The replicas each script's writes must reach (`WAIT`) before the call succeeds; 0: none.
+    private let waitReplicas: Int
     private let username: String?
     private let password: String?
     private var context: UnsafeMutablePointer<redisContext>?
@@ -73,14 +74,25 @@ final class RedisConnection: @unchecked Sendable {
     var deadline: ContinuousClock.Instant?
     private var appliedTimeout = 0
 
-    init(
+    convenience init(
         host: String, port: Int, database: Int, username: String? = nil, password: String? = nil
     )
         throws(StoreError)
     {
-        self.host = host
-        self.port = port
+        try self.init(
+            target: .server(RedisAddress(host: host, port: port)), database: database, username: username,
+            password: password)
+    }
+
+    init(
+        target: RedisTarget, database: Int, username: String? = nil, password: String? = nil,
+        waitReplicas: Int = 0
+    )
+        throws(StoreError)
+    {
+        self.target = target
         self.database = database
+        self.waitReplicas = waitReplicas
         self.username = username
         self.password = password
         try connect()
@@ -142,7 +154,36 @@ final class RedisConnection: @unchecked Sendable {
             throw StoreError("redis: \(reason)")
         }
         defer { freeReplyObject(reply) }
-        return Self.decode(reply)
+        let value = Self.decode(reply)
+        if Self.isReadOnly(value) {
+            // A replica now: the next call asks where the primary is and connects again.
+            drop()
+            throw Self.failure(value)
+        }
+        return value
+    }
+
+    /// Whether a reply says Redis does not know the script (`NOSCRIPT`: flushed, or restarted).
+    static func isForgotten(_ value: RedisValue) -> Bool {
+        guard case .error(let message) = value else { return false }
+        return message.hasPrefix("NOSCRIPT")
+    }
+
+    /// Whether a reply says the server is a replica that refuses writes (after a failover).
+    static func isReadOnly(_ value: RedisValue) -> Bool {
+        guard case .error(let message) = value else { return false }
+        return message.hasPrefix("READONLY") || message.contains("-READONLY")
+    }
+
+    private static func failure(_ value: RedisValue) -> StoreError {
+        if case .error(let message) = value { return StoreError("redis: \(message)") }
+        return StoreError("redis: unexpected reply")
+    }
+
+    /// Frees the connection; the next call connects again.
+    private func drop() {
+        if let context { redisFree(context) }
+        context = nil
     }
 
     /// Sends a command given as text.
@@ -166,10 +207,32 @@ final class RedisConnection: @unchecked Sendable {
     func evaluate(_ evaluation: Evaluation) throws(StoreError) -> RedisValue {
         if let hash = scriptHashes[ObjectIdentifier(evaluation.script)]?.hash {
             let reply = try run(evaluation.tail, after: Self.evalsha(hash))
-            guard case .error(let message) = reply, message.hasPrefix("NOSCRIPT") else { return reply }
+            if !Self.isForgotten(reply) {
+                try awaitReplicas()
+                return reply
+            }
         }
         let hash = try load(evaluation.script)
-        return try run(evaluation.tail, after: Self.evalsha(hash))
+        let reply = try run(evaluation.tail, after: Self.evalsha(hash))
+        try awaitReplicas()
+        return reply
+    }
+
+    /// Waits until `waitReplicas` replicas hold every write this connection made (`WAIT`); throws
+    /// when fewer acknowledge them before the call's deadline.
+    ///
+    /// Without it, a write the primary acknowledged but had not yet sent to a replica is lost when a
+    /// failover promotes that replica.
+    private func awaitReplicas() throws(StoreError) {
+        guard waitReplicas > 0 else { return }
+        let left = try remainingMilliseconds()
+        // WAIT must answer before the socket's timeout does.
+        let reply = try command("WAIT", String(waitReplicas), String(max(1, left - 200)))
+        guard case .integer(let acknowledged) = reply else { throw Self.failure(reply) }
+        guard acknowledged >= waitReplicas else {
+            throw StoreError(
+                "redis: \(acknowledged) of \(waitReplicas) replicas acknowledged the write in time (WAIT)")
+        }
     }
 
     /// Loads a script and keeps its hash.
@@ -202,7 +265,7 @@ final class RedisConnection: @unchecked Sendable {
     }
 
     /// The time left before the deadline, at most the timeout; throws when none is left.
-    private func remainingMilliseconds() throws(StoreError) -> Int {
+    func remainingMilliseconds() throws(StoreError) -> Int {
         guard let deadline else { return Self.timeoutMilliseconds }
         let left = ContinuousClock.now.duration(to: deadline).components
         let milliseconds = Int(left.seconds) * 1000 + Int(left.attoseconds / 1_000_000_000_000_000)
@@ -211,14 +274,8 @@ final class RedisConnection: @unchecked Sendable {
     }
 
     private func connect() throws(StoreError) {
-        guard let opened = otp_redis_connect(host, Int32(port), try remainingMilliseconds()) else {
-            throw StoreError("redis: could not allocate a connection")
-        }
-        guard otp_redis_error(opened) == 0 else {
-            let reason = String(cString: otp_redis_error_text(opened))
-            redisFree(opened)
-            throw StoreError("redis: \(reason)")
-        }
+        let address = try locate()
+        let opened = try Self.open(address, timeout: try remainingMilliseconds())
         _ = otp_redis_set_timeout(opened, Self.timeoutMilliseconds)
         appliedTimeout = Self.timeoutMilliseconds
         context = opened
@@ -238,6 +295,16 @@ final class RedisConnection: @unchecked Sendable {
                 guard reply == .status("OK") else {
                     throw StoreError("redis: could not select database \(database)")
                 }
+            }
+            // A server that needs a password answers every command with NOAUTH, so a connection
+            // made without one is refused here, at open, not at the first request.
+            let pong = try command("PING")
+            guard pong == .status("PONG") else {
+                guard case .error(let text) = pong else { throw StoreError("redis: PING: unexpected reply") }
+                if text.hasPrefix("NOAUTH") {
+                    throw StoreError("redis: the server requires a password (\(text))")
+                }
+                throw StoreError("redis: PING was refused (\(text))")
             }
         } catch {
             if let context {
@@ -314,18 +381,34 @@ final class RedisConnection: @unchecked Sendable {
             }
             let value = Self.decode(reply)
             freeReplyObject(reply)
-            if case .error(let message) = value, message.hasPrefix("NOSCRIPT") { forgotten.append(index) }
+            if Self.isForgotten(value) { forgotten.append(index) }
             results.append(.success(value))
+        }
+        if results.contains(where: {
+            if case .success(let value) = $0 { Self.isReadOnly(value) } else { false }
+        }) {
+            // A replica now: every script was refused; the next call finds the primary again.
+            drop()
+            return results.map { result in
+                result.flatMap { value in
+                    Self.isReadOnly(value) ? .failure(Self.failure(value)) : .success(value)
+                }
+            }
         }
         // Only once every pipelined reply is read may a command of its own go out.
         for index in forgotten {
             let evaluation = evaluations[index]
             results[index] = Result { () throws(StoreError) in try evaluate(evaluation) }
         }
+        do throws(StoreError) {
+            try awaitReplicas()
+        } catch {
+            return results.map { $0.flatMap { _ in .failure(error) } }
+        }
         return results
     }
 
-    private static func decode(_ reply: UnsafeMutablePointer<redisReply>) -> RedisValue {
+    static func decode(_ reply: UnsafeMutablePointer<redisReply>) -> RedisValue {
         let value = reply.pointee
         switch value.type {
         case REDIS_REPLY_STRING:

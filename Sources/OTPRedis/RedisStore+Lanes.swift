@@ -51,7 +51,11 @@ extension RedisStore {
             } % pool.count]
         // One timeout for the whole call, the wait for the connection's queue included.
         let due = ContinuousClock.now.advanced(by: .milliseconds(RedisConnection.timeoutMilliseconds))
-        let call = RedisCall(work: work, due: due, completion: completion)
+        let outages = self.outages
+        let call = RedisCall(work: work, due: due) { result in
+            outages.note(result)
+            completion(result)
+        }
         let first = lane.pending.withLock { (calls: inout [RedisCall]) -> Bool in
             calls.append(call)
             return calls.count == 1

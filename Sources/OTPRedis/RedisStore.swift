@@ -18,6 +18,8 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
     let prefix: String
     /// Whether state changes write ``LifecycleEvent``s to the outbox, in the same script.
     let recordsEvents: Bool
+    /// Tells the owner, once, when calls start failing and when they work again.
+    let outages: OutageWatch
 
     /// Connects to Redis and keeps every key under a prefix.
     ///
@@ -31,18 +33,67 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
     ///   - password: the password to `AUTH` with; `nil` when Redis asks for none.
     ///   - recordsEvents: whether state changes write ``LifecycleEvent``s to the outbox, in the
     ///     same script as the change.
-    /// - Throws: `StoreError` when a connection cannot be opened, `AUTH` is refused or the
-    ///   database cannot be selected.
-    public init(
+    ///   - waitReplicas: how many replicas must hold each script's writes (`WAIT`) before the call
+    ///     succeeds; fewer in time fails the call. 0 waits for none.
+    ///   - report: told once when calls start failing (with the first failure's cause) and once when
+    ///     they work again; `nil` tells no one.
+    /// - Throws: `StoreError` when a connection cannot be opened, `AUTH` is refused, the
+    ///   database cannot be selected, or the server refuses `PING` (`NOAUTH` when it needs a password).
+    public convenience init(
         host: String, port: Int, database: Int = 0, keyPrefix: String = "otp:", connections: Int = 2,
-        username: String? = nil, password: String? = nil, recordsEvents: Bool = false
+        username: String? = nil, password: String? = nil, recordsEvents: Bool = false, waitReplicas: Int = 0,
+        report: (@Sendable (String) -> Void)? = nil
+    ) throws(StoreError) {
+        try self.init(
+            target: .server(RedisAddress(host: host, port: port)), database: database, keyPrefix: keyPrefix,
+            connections: connections, username: username, password: password, recordsEvents: recordsEvents,
+            waitReplicas: waitReplicas, report: report)
+    }
+
+    /// Connects to the primary that Redis Sentinel names, and follows it through a failover.
+    ///
+    /// Each new connection asks the sentinels in turn (`SENTINEL get-master-addr-by-name`) where the
+    /// primary is. A connection that is lost or refused, or that a server answers with `READONLY` (a
+    /// primary turned replica), is dropped; the next call asks again and connects to the new primary.
+    /// A call in flight at the failover fails with `StoreError`.
+    ///
+    /// - Parameters:
+    ///   - sentinels: the sentinels to ask, in order.
+    ///   - primaryName: the name the sentinels monitor the primary under.
+    ///   - database: the database to `SELECT`.
+    ///   - keyPrefix: the start of every key.
+    ///   - connections: how many connections to open; commands spread over them.
+    ///   - username: the ACL user to `AUTH` as on the primary; `nil` for the default user.
+    ///   - password: the password to `AUTH` with on the primary (sentinels are asked without one).
+    ///   - recordsEvents: whether state changes write ``LifecycleEvent``s to the outbox.
+    ///   - waitReplicas: how many replicas must hold each script's writes (`WAIT`) before the call
+    ///     succeeds.
+    ///   - report: told once when calls start failing and once when they work again.
+    /// - Throws: `StoreError` when no sentinel names the primary or the primary cannot be used.
+    public convenience init(
+        sentinels: [RedisAddress], primaryName: String, database: Int = 0, keyPrefix: String = "otp:",
+        connections: Int = 2, username: String? = nil, password: String? = nil, recordsEvents: Bool = false,
+        waitReplicas: Int = 0, report: (@Sendable (String) -> Void)? = nil
+    ) throws(StoreError) {
+        guard !sentinels.isEmpty else { throw StoreError("redis: no sentinel to ask") }
+        try self.init(
+            target: .sentinel(sentinels: sentinels, primary: primaryName), database: database,
+            keyPrefix: keyPrefix, connections: connections, username: username, password: password,
+            recordsEvents: recordsEvents, waitReplicas: waitReplicas, report: report)
+    }
+
+    init(
+        target: RedisTarget, database: Int, keyPrefix: String, connections: Int, username: String?,
+        password: String?, recordsEvents: Bool, waitReplicas: Int, report: (@Sendable (String) -> Void)?
     ) throws(StoreError) {
         prefix = keyPrefix
         self.recordsEvents = recordsEvents
+        outages = OutageWatch(report: report)
         var pool: [Lane] = []
         for index in 0..<max(1, connections) {
             let connection = try RedisConnection(
-                host: host, port: port, database: database, username: username, password: password)
+                target: target, database: database, username: username, password: password,
+                waitReplicas: max(0, waitReplicas))
             pool.append(Lane(connection: connection, queue: DispatchQueue(label: "otp.redis-store.\(index)")))
         }
         self.pool = pool

@@ -62,7 +62,16 @@ public enum ServeAssembly {
             }
         }
         let store = try settings.store.open(
-            recordsEvents: server.events != nil, pendingMigrations: settings.migrate ? .apply : .refuse)
+            recordsEvents: server.events != nil, pendingMigrations: settings.migrate ? .apply : .refuse,
+            waitReplicas: settings.redisWaitReplicas, report: settings.storeReport)
+        do throws(ServerStartError) {
+            try await StoreSpec.checkFactorPersistence(
+                of: store, allowVolatile: settings.allowVolatileFactors,
+                warn: settings.storeReport ?? { _ in })
+        } catch {
+            await store.shutdown()
+            throw error
+        }
         return try await OTPServerApp.start(server, store: store, senders: senders, secret: secret)
     }
 
@@ -127,7 +136,7 @@ public enum ServeAssembly {
                 }
             case .sqlite(let database):
                 paths = [database + ".signing-key"]
-            case .redis:
+            case .redis, .redisSentinel:
                 throw ServerStartError(
                     "a Redis store is shared: give every server the same --signing-key-file for approval tokens"
                 )
@@ -164,7 +173,7 @@ public enum ServeAssembly {
                 return (0..<SecretKey.byteCount).map { _ in UInt8.random(in: 0...255, using: &generator) }
             case .sqlite(let database):
                 path = database + ".secret"
-            case .redis:
+            case .redis, .redisSentinel:
                 throw ServerStartError(
                     "a Redis store is shared: give every server the same --secret-file (OTP_SECRET_FILE)")
             }

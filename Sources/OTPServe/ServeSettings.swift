@@ -34,6 +34,14 @@ public struct ServeSettings: Sendable {
     ///
     /// Without it such a store is refused, with what to run. A new, empty store is always set up.
     public var migrate = false
+    /// How many replicas must hold each write to a Redis store before the call succeeds (`WAIT`).
+    public var redisWaitReplicas = 0
+    /// Whether a Redis store that keeps nothing across a restart is used anyway, authenticator
+    /// factors and all.
+    public var allowVolatileFactors = false
+    /// Told a Redis store's warnings: once when its calls start failing and once when they work
+    /// again, and when its persistence cannot be read; `nil` tells no one.
+    public var storeReport: (@Sendable (String) -> Void)?
 
     /// Creates settings; the defaults are those of `otp serve --dev` with a memory store.
     public init(

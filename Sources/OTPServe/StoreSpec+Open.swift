@@ -9,8 +9,12 @@ extension StoreSpec {
     /// With `recordsEvents`, state changes write lifecycle events to the store's outbox. A schema
     /// older than this program's is brought up to date or refused, as `pendingMigrations` says; the
     /// refusal names `otp migrate` and `--migrate`.
+    ///
+    /// A Redis store makes each write wait for `waitReplicas` replicas, and tells `report` once when
+    /// its calls start failing and once when they work again.
     public func open(
-        recordsEvents: Bool = false, pendingMigrations: PendingMigrations = .apply
+        recordsEvents: Bool = false, pendingMigrations: PendingMigrations = .apply, waitReplicas: Int = 0,
+        report: (@Sendable (String) -> Void)? = nil
     ) throws(ServerStartError) -> any VerificationStore {
         switch self {
         case .memory:
@@ -30,11 +34,64 @@ extension StoreSpec {
             do {
                 return try RedisStore(
                     host: host, port: port, database: database, keyPrefix: keyPrefix, username: username,
-                    password: password, recordsEvents: recordsEvents)
+                    password: password, recordsEvents: recordsEvents, waitReplicas: waitReplicas,
+                    report: report)
             } catch {
                 throw ServerStartError(
-                    "cannot reach the Redis store at \(host):\(port)/\(database): \(error)")
+                    "cannot use the Redis store at \(RedisAddress(host: host, port: port))/\(database): "
+                        + Self.advice(error, password: password))
             }
+        case .redisSentinel(let spec):
+            do {
+                return try RedisStore(
+                    sentinels: spec.sentinels, primaryName: spec.primaryName, database: spec.database,
+                    keyPrefix: spec.keyPrefix, username: spec.username, password: spec.password,
+                    recordsEvents: recordsEvents, waitReplicas: waitReplicas, report: report)
+            } catch {
+                throw ServerStartError(
+                    "cannot use the Redis store \(spec.primaryName)/\(spec.database) through Sentinel: "
+                        + Self.advice(error, password: spec.password))
+            }
+        }
+    }
+
+    /// A Redis store's error, and where a missing or wrong password goes.
+    static func advice(_ error: StoreError, password: String?) -> String {
+        let reason = error.reason.hasPrefix("redis: ") ? String(error.reason.dropFirst(7)) : error.reason
+        if reason.contains("NOAUTH") || reason.contains("WRONGPASS") || reason.contains("AUTH was refused") {
+            return reason
+                + (password == nil
+                    ? "; give the password with --store-password-file PATH or OTP_STORE_PASSWORD"
+                    : "; check --store-password-file or OTP_STORE_PASSWORD")
+        }
+        return reason
+    }
+
+    /// Refuses a Redis store that keeps nothing across a restart, unless `allowVolatile`.
+    ///
+    /// Such a store would forget every authenticator factor. When the configuration cannot be read,
+    /// says so through `warn` and goes on.
+    public static func checkFactorPersistence(
+        of store: any VerificationStore, allowVolatile: Bool, warn: @Sendable (String) -> Void
+    ) async throws(ServerStartError) {
+        guard let redis = store as? RedisStore, !allowVolatile else { return }
+        let persistence: RedisPersistence
+        do {
+            persistence = try await redis.persistence()
+        } catch {
+            throw ServerStartError("cannot read the Redis store's persistence settings: \(error)")
+        }
+        switch persistence {
+        case .persistent:
+            return
+        case .volatile:
+            throw ServerStartError(
+                "the Redis store keeps nothing across a restart (appendonly no, save \"\"), so it would forget "
+                    + "every authenticator factor: turn on appendonly or save, or start with --allow-volatile-factors"
+            )
+        case .unknown(let reason):
+            warn(
+                "cannot tell whether the Redis store keeps authenticator factors across a restart: \(reason)")
         }
     }
 }
@@ -48,6 +105,11 @@ extension StoreSpec {
         case .redis(let host, let port, let database, let username, _, let keyPrefix):
             "redis://\(username.map { "\($0)@" } ?? "")\(host.contains(":") ? "[\(host)]" : host):\(port)/\(database)"
                 + (keyPrefix == "otp:" ? "" : "?prefix=\(keyPrefix)")
+        case .redisSentinel(let spec):
+            "redis-sentinel://\(spec.username.map { "\($0)@" } ?? "")"
+                + spec.sentinels.map(\.description).joined(separator: ",")
+                + "/\(spec.primaryName)/\(spec.database)"
+                + (spec.keyPrefix == "otp:" ? "" : "?prefix=\(spec.keyPrefix)")
         }
     }
 

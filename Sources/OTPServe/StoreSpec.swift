@@ -1,5 +1,6 @@
 import Foundation
 import OTPHTTP
+import OTPRedis
 
 /// Where verifications live, as `otp serve --store` names it.
 public enum StoreSpec: Sendable, Equatable {
@@ -12,10 +13,42 @@ public enum StoreSpec: Sendable, Equatable {
     case redis(
         host: String, port: Int, database: Int, username: String? = nil, password: String? = nil,
         keyPrefix: String = "otp:")
+    /// The Redis primary that Redis Sentinel names, followed through failovers.
+    case redisSentinel(RedisSentinelSpec)
+}
+
+/// A Redis store found through Redis Sentinel, as `redis-sentinel://` names it.
+public struct RedisSentinelSpec: Sendable, Equatable {
+    /// The sentinels to ask, in order.
+    public var sentinels: [RedisAddress]
+    /// The name the sentinels monitor the primary under.
+    public var primaryName: String
+    /// The database to `SELECT`.
+    public var database: Int
+    /// The ACL user to `AUTH` as on the primary.
+    public var username: String?
+    /// The password to `AUTH` with on the primary.
+    public var password: String?
+    /// The start of every key.
+    public var keyPrefix: String
+
+    /// Creates the spec.
+    public init(
+        sentinels: [RedisAddress], primaryName: String, database: Int = 0, username: String? = nil,
+        password: String? = nil, keyPrefix: String = "otp:"
+    ) {
+        self.sentinels = sentinels
+        self.primaryName = primaryName
+        self.database = database
+        self.username = username
+        self.password = password
+        self.keyPrefix = keyPrefix
+    }
 }
 
 extension StoreSpec {
-    /// Reads `memory`, `sqlite:PATH` or `redis://[[USER]:PASSWORD@]HOST[:PORT][/DB][?prefix=P]`
+    /// Reads `memory`, `sqlite:PATH`, `redis://[USER@|[USER]:PASSWORD@]HOST[:PORT][/DB][?prefix=P]`
+    /// or `redis-sentinel://…` (``sentinel(_:)``)
     /// (port 6379, database 0, prefix `otp:`; user and password percent-decoded).
     public init(argument: String) throws(ServerStartError) {
         if argument == "memory" {
@@ -26,51 +59,144 @@ extension StoreSpec {
             self = .sqlite(path: path)
         } else if argument.hasPrefix("redis://") {
             var rest = Substring(argument.dropFirst("redis://".count))
-            var keyPrefix = "otp:"
-            if let question = rest.firstIndex(of: "?") {
-                let query = rest[rest.index(after: question)...]
-                guard query.hasPrefix("prefix="), query.count > "prefix=".count,
-                    query.dropFirst("prefix=".count).allSatisfy({
-                        $0.isASCII && !$0.isWhitespace && $0 != "&"
-                    })
-                else {
-                    throw ServerStartError("the only Redis store option is ?prefix=PREFIX, not ?\(query)")
-                }
-                keyPrefix = String(query.dropFirst("prefix=".count))
-                rest = rest[..<question]
-            }
+            let keyPrefix = try Self.keyPrefix(&rest)
             var database = 0
             if let slash = rest.firstIndex(of: "/") {
-                let text = rest[rest.index(after: slash)...]
-                guard let number = Int(text), (0...15).contains(number) else {
-                    throw ServerStartError("the Redis database must be a number from 0 to 15, not \(text)")
-                }
-                database = number
+                database = try Self.database(rest[rest.index(after: slash)...])
                 rest = rest[..<slash]
             }
-            var username: String?
-            var password: String?
-            if let at = rest.lastIndex(of: "@") {
-                let credentials = rest[..<at]
-                rest = rest[rest.index(after: at)...]
-                guard let colon = credentials.firstIndex(of: ":") else {
-                    throw ServerStartError(
-                        "Redis credentials are redis://:PASSWORD@HOST or redis://USER:PASSWORD@HOST")
-                }
-                let user = String(credentials[..<colon]).removingPercentEncoding ?? ""
-                username = user.isEmpty ? nil : user
-                password = String(credentials[credentials.index(after: colon)...]).removingPercentEncoding
-                guard let password, !password.isEmpty else {
-                    throw ServerStartError("the Redis password after the colon is empty")
-                }
-            }
+            let (username, password) = try Self.credentials(&rest)
             let (host, port) = try Self.hostAndPort(rest, defaultPort: 6379)
             self = .redis(
                 host: host, port: port, database: database, username: username, password: password,
                 keyPrefix: keyPrefix)
+        } else if argument.hasPrefix("redis-sentinel://") {
+            self = .redisSentinel(try Self.sentinel(Substring(argument.dropFirst("redis-sentinel://".count))))
         } else {
             throw ServerStartError(
-                "the store is memory, sqlite:PATH or redis://HOST:PORT[/DB], not \(argument)")
+                "the store is memory, sqlite:PATH, redis://HOST:PORT[/DB] or "
+                    + "redis-sentinel://HOST:PORT[,HOST:PORT…]/PRIMARY[/DB], not \(argument)")
+        }
+    }
+
+    /// Reads what follows `redis-sentinel://`: `[USER@]HOST[:PORT][,HOST[:PORT]…]/PRIMARY[/DB]`
+    /// and `?prefix=P` (sentinel port 26379).
+    static func sentinel(_ text: Substring) throws(ServerStartError) -> RedisSentinelSpec {
+        var rest = text
+        let keyPrefix = try keyPrefix(&rest)
+        guard let slash = rest.firstIndex(of: "/") else {
+            throw ServerStartError(
+                "a Sentinel store is redis-sentinel://HOST:PORT[,HOST:PORT…]/PRIMARY[/DB]: the primary's name is missing"
+            )
+        }
+        let path = rest[rest.index(after: slash)...].split(separator: "/", omittingEmptySubsequences: false)
+        rest = rest[..<slash]
+        guard path.count <= 2, let name = path.first, !name.isEmpty,
+            name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) })
+        else {
+            throw ServerStartError(
+                "the Sentinel primary's name is letters, digits, - _ or ., then /DB at most, not \(path.joined(separator: "/"))"
+            )
+        }
+        let database = path.count == 2 ? try Self.database(path[1]) : 0
+        let (username, password) = try credentials(&rest)
+        var sentinels: [RedisAddress] = []
+        for item in rest.split(separator: ",", omittingEmptySubsequences: false) {
+            guard !item.isEmpty else {
+                throw ServerStartError("a Sentinel store lists an empty sentinel address")
+            }
+            let (host, port) = try hostAndPort(item, defaultPort: 26379)
+            sentinels.append(RedisAddress(host: host, port: port))
+        }
+        return RedisSentinelSpec(
+            sentinels: sentinels, primaryName: String(name), database: database, username: username,
+            password: password, keyPrefix: keyPrefix)
+    }
+
+    /// Takes `?prefix=P` off the end of a Redis URL: the key prefix, `otp:` when none is given.
+    private static func keyPrefix(_ rest: inout Substring) throws(ServerStartError) -> String {
+        guard let question = rest.firstIndex(of: "?") else { return "otp:" }
+        let query = rest[rest.index(after: question)...]
+        guard query.hasPrefix("prefix="), query.count > "prefix=".count,
+            query.dropFirst("prefix=".count).allSatisfy({
+                $0.isASCII && !$0.isWhitespace && $0 != "&"
+            })
+        else {
+            throw ServerStartError("the only Redis store option is ?prefix=PREFIX, not ?\(query)")
+        }
+        rest = rest[..<question]
+        return String(query.dropFirst("prefix=".count))
+    }
+
+    /// A database number from 0 to 15.
+    private static func database(_ text: Substring) throws(ServerStartError) -> Int {
+        guard let number = Int(text), (0...15).contains(number) else {
+            throw ServerStartError("the Redis database must be a number from 0 to 15, not \(text)")
+        }
+        return number
+    }
+
+    /// Takes `USER@` or `[USER]:PASSWORD@` off the front, percent-decoded (a user's password may
+    /// come from elsewhere).
+    private static func credentials(
+        _ rest: inout Substring
+    ) throws(ServerStartError) -> (username: String?, password: String?) {
+        guard let at = rest.lastIndex(of: "@") else { return (nil, nil) }
+        let credentials = rest[..<at]
+        rest = rest[rest.index(after: at)...]
+        guard let colon = credentials.firstIndex(of: ":") else {
+            guard let user = String(credentials).removingPercentEncoding, !user.isEmpty else {
+                throw ServerStartError(
+                    "Redis credentials are USER@HOST, :PASSWORD@HOST or USER:PASSWORD@HOST")
+            }
+            return (user, nil)
+        }
+        let user = String(credentials[..<colon]).removingPercentEncoding ?? ""
+        let password = String(credentials[credentials.index(after: colon)...]).removingPercentEncoding
+        guard let password, !password.isEmpty else {
+            throw ServerStartError("the Redis password after the colon is empty")
+        }
+        return (user.isEmpty ? nil : user, password)
+    }
+
+    /// Whether the argument carried a password, which then shows in the process list.
+    public var hasPassword: Bool {
+        switch self {
+        case .redis(_, _, _, _, let password, _): password != nil
+        case .redisSentinel(let spec): spec.password != nil
+        case .memory, .sqlite: false
+        }
+    }
+
+    /// Whether an ACL user is named (`USER@`) with no password to `AUTH` with.
+    public var lacksUserPassword: Bool {
+        switch self {
+        case .redis(_, _, _, let username, let password, _): username != nil && password == nil
+        case .redisSentinel(let spec): spec.username != nil && spec.password == nil
+        case .memory, .sqlite: false
+        }
+    }
+
+    /// Whether this is a Redis store, reached directly or through Sentinel.
+    public var isRedis: Bool {
+        switch self {
+        case .redis, .redisSentinel: true
+        case .memory, .sqlite: false
+        }
+    }
+
+    /// The same store with the password to `AUTH` with replaced; other stores are unchanged.
+    public func password(_ password: String) -> StoreSpec {
+        switch self {
+        case .redis(let host, let port, let database, let username, _, let keyPrefix):
+            return .redis(
+                host: host, port: port, database: database, username: username, password: password,
+                keyPrefix: keyPrefix)
+        case .redisSentinel(var spec):
+            spec.password = password
+            return .redisSentinel(spec)
+        case .memory, .sqlite:
+            return self
         }
     }
 

@@ -42,7 +42,7 @@ enum MigrateCommand {
         case .memory:
             print("a memory store keeps no schema: nothing to migrate")
             return 0
-        case .redis:
+        case .redis, .redisSentinel:
             print(
                 "a Redis store keeps no schema (its keys are written as they are needed): nothing to migrate")
             return 0

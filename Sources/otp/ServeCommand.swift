@@ -128,6 +128,25 @@ enum ServeCommand {
         settings.migrate = options.flag(O.migrate)
         settings.server.readyMaxEventBacklog = try options.value(
             O.readyMaxEventBacklog, or: ServerSettings.readyMaxEventBacklog.defaultValue)
+        if let password = try options.value(O.storePasswordFile)
+            ?? environment["OTP_STORE_PASSWORD"].flatMap({ $0.isEmpty ? nil : $0 })
+        {
+            guard settings.store.isRedis else {
+                throw UsageError("--store-password-file and OTP_STORE_PASSWORD are for a Redis store")
+            }
+            settings.store = settings.store.password(password)
+        }
+        if settings.store.lacksUserPassword {
+            throw UsageError(
+                "the Redis user in --store needs a password: give --store-password-file PATH or OTP_STORE_PASSWORD"
+            )
+        }
+        settings.redisWaitReplicas = try options.value(O.redisWaitReplicas, or: 0)
+        if settings.redisWaitReplicas > 0, !settings.store.isRedis {
+            throw UsageError("--redis-wait-replicas is for a Redis store")
+        }
+        settings.allowVolatileFactors = options.flag(O.allowVolatileFactors)
+        settings.storeReport = { line in printError("otp serve: warning: \(line)") }
         return (settings, madeKey)
     }
 
@@ -165,6 +184,13 @@ enum ServeCommand {
                     )
                 }
             }
+        }
+        if options.isOnCommandLine(ServeOptions.store.spec),
+            (try? options.value(ServeOptions.store))??.hasPassword == true
+        {
+            warnings.append(
+                "the --store URL holds a password, visible in the process list: use --store-password-file or "
+                    + "OTP_STORE_PASSWORD")
         }
         if options.isOnCommandLine(ServeOptions.apiKey.spec), !options.flag(ServeOptions.dev) {
             warnings.append(

@@ -41,12 +41,27 @@ enum ServeOptions {
     static let dev = Flag("dev", "development: generate and print an API key, console sender unless --sender")
     static let store = Option(
         "store", "STORE", default: StoreSpec.sqlite(path: "otp.sqlite3"), defaultText: "sqlite:otp.sqlite3",
-        "memory | sqlite:PATH | redis://[[USER]:PASSWORD@]HOST:PORT[/DB]"
+        "memory | sqlite:PATH | redis://[USER@]HOST:PORT[/DB] | redis-sentinel://[USER@]HOST:PORT[,HOST:PORT…]/PRIMARY[/DB]"
     ) { text throws(UsageError) in
         do throws(ServerStartError) { return try StoreSpec(argument: text) } catch {
             throw UsageError(error.description)
         }
     }
+    static let storePasswordFile = Option(
+        "store-password-file", "PATH", defaultText: "none (or OTP_STORE_PASSWORD)",
+        "a file holding the store's password, readable by its owner only (kept out of the process list)"
+    ) { path throws(UsageError) -> String in
+        let password = try ownerOnlyText(path, flag: "--store-password-file").trimmingCharacters(
+            in: .newlines)
+        guard !password.isEmpty else { throw UsageError("--store-password-file: \(path) is empty") }
+        return password
+    }
+    static let redisWaitReplicas = Option.integer(
+        "redis-wait-replicas", "N", in: 0...16, default: 0,
+        "Redis: each write waits for N replicas (WAIT) or fails, so a failover cannot lose it")
+    static let allowVolatileFactors = Flag(
+        "allow-volatile-factors",
+        "use a Redis store that keeps nothing across a restart (authenticator factors would be lost)")
     static let migrate = Flag(
         "migrate", "bring an older store's schema up to date before serving (otp migrate does it alone)")
     static let sender = Option(
@@ -367,7 +382,8 @@ enum ServeOptions {
 
     /// Every option, in the order help lists them.
     static let all: [OptionSpec] = [
-        host.spec, port.spec, apiKey.spec, apiKeyFile.spec, dev.spec, store.spec, migrate.spec, sender.spec,
+        host.spec, port.spec, apiKey.spec, apiKeyFile.spec, dev.spec, store.spec, storePasswordFile.spec,
+        redisWaitReplicas.spec, allowVolatileFactors.spec, migrate.spec, sender.spec,
         appName.spec,
         domain.spec,
         androidAppHash.spec, codeLength.spec, maxAttempts.spec, totpMaxFailures.spec, codeLifetime.spec,

@@ -21,6 +21,7 @@ import Testing
                 "redis://:s%40cret@cache:6380/2",
                 .redis(host: "cache", port: 6380, database: 2, password: "s@cret")
             ),
+            ("redis://otp@cache", .redis(host: "cache", port: 6379, database: 0, username: "otp")),
             (
                 "redis://otp:pw@10.0.0.5",
                 .redis(host: "10.0.0.5", port: 6379, database: 0, username: "otp", password: "pw")
@@ -34,7 +35,7 @@ import Testing
         "malformed store arguments",
         arguments: [
             "", "sqlite:", "redis://", "redis://h:0", "redis://h:x", "redis://h/16", "redis://h/x",
-            "mysql://h", "redis://pw@h", "redis://:@h", "redis://user:@h", "redis://h?prefix=",
+            "mysql://h", "redis://@h", "redis://:@h", "redis://user:@h", "redis://h?prefix=",
             "redis://h?db=1", "redis://h/1?prefix=a&b=c", "redis://h?prefix=a b",
         ])
     func badStores(argument: String) {

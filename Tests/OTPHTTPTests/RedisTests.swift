@@ -56,7 +56,7 @@ import Testing
                     "redis://127.0.0.1:\(redis)/\(database)", "--secret-file",
                     directory.appendingPathComponent("secret").path, "--sender", "outbox:\(outbox)",
                     "--limit-checks-per-address", "10000/60", "--limit-failed-checks-per-destination",
-                    "10000/60",
+                    "10000/60", "--allow-volatile-factors",
                 ])
                 _ = await server.waitForFirstLine()
                 servers.append(server)

@@ -9,7 +9,7 @@ import Testing
         "max-attempts", "code-lifetime", "resend-cooldowns", "max-sends", "limit-starts-per-destination",
         "limit-starts-per-address", "limit-checks-per-address", "limit-failed-checks-per-destination",
         "trust-proxy",
-        "secret-file", "check-floor",
+        "secret-file", "check-floor", "store-password-file", "redis-wait-replicas", "allow-volatile-factors",
     ]
 
     /// Waits for a server to listen, then starts a verification on it with an API key.

@@ -80,7 +80,7 @@ enum RedisTestServer {
         return false
     }
 
-    private static func freePort() -> Int? {
+    static func freePort() -> Int? {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }

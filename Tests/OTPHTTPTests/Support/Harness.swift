@@ -102,6 +102,8 @@ final class Harness: @unchecked Sendable {
             secretFile: directory.appendingPathComponent("secret").path, environment: environment,
             eventsURL: eventsURL)
         settings.eventDelivery = eventDelivery
+        // The test Redis keeps nothing across a restart; ServeAssemblyRedisTests judge that refusal.
+        settings.allowVolatileFactors = true
         server = try await ServeAssembly.start(settings)
     }
 

@@ -8,7 +8,7 @@ final class RedisProcess: @unchecked Sendable {
     private let keepAlive = Pipe()
 
     /// Starts the server and waits until it accepts connections.
-    init() throws {
+    init(arguments: [String] = []) throws {
         port = try freePort()
         // The shell keeps redis-server only while its standard input, a pipe this object holds, stays
         // open: closing it, or the test process ending, stops the server. SIGKILL, because the server may
@@ -17,7 +17,8 @@ final class RedisProcess: @unchecked Sendable {
         process.arguments = [
             "-c",
             "redis-server --port \(port) --bind 127.0.0.1 --save '' --appendonly no --loglevel warning "
-                + "> /dev/null 2>&1 & server=$!; cat > /dev/null; kill -9 $server; wait $server",
+                + arguments.map { "'\($0)'" }.joined(separator: " ")
+                + " > /dev/null 2>&1 & server=$!; cat > /dev/null; kill -9 $server; wait $server",
         ]
         process.standardInput = .pipe(keepAlive)
         process.standardOutput = .null
