@@ -1,5 +1,5 @@
 # OTPKit: `make demo` runs the product on Linux; `make test` runs every test.
-.PHONY: demo test deps build lint format bench bench-all bench-engine reliability release clean
+.PHONY: demo test deps build lint format bench bench-all bench-engine reliability release dashboard-screenshot clean
 
 demo: deps
 	swift build -c release --product otp
@@ -35,6 +35,12 @@ bench-all: deps
 # otp with the Swift runtime linked in, and its Debian package (.build/release-package/).
 release: deps
 	bash scripts/release.sh
+
+# The Grafana dashboard's panels drawn from a real run (docs/screenshots/dashboard.png).
+dashboard-screenshot: deps
+	swift build --product otp
+	python3 -m pip show -q matplotlib >/dev/null 2>&1 || python3 -m pip install -q matplotlib
+	python3 scripts/dashboard_screenshot.py "$$(swift build --show-bin-path)/otp"
 
 reliability: deps
 	bash scripts/reliability.sh
