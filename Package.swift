@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "OTPServer", targets: ["OTPServer"]),
         .library(name: "OTPSQLite", targets: ["OTPSQLite"]),
         .library(name: "OTPRedis", targets: ["OTPRedis"]),
+        .library(name: "OTPPostgres", targets: ["OTPPostgres"]),
         .library(name: "OTPClient", targets: ["OTPClient"]),
         .library(name: "OTPUI", targets: ["OTPUI"]),
         .library(name: "OTPDelivery", targets: ["OTPDelivery"]),
@@ -55,9 +56,12 @@ let package = Package(
         .systemLibrary(
             name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"]), .brew(["hiredis"])]),
         .target(name: "OTPRedis", dependencies: ["OTPServer", "OTPCore", "CHiredis"]),
+        .systemLibrary(
+            name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
+        .target(name: "OTPPostgres", dependencies: ["OTPServer", "OTPCore", "CLibPQ"]),
         .testTarget(
             name: "OTPServerTests",
-            dependencies: ["OTPServer", "OTPCore", "OTPSQLite", "OTPRedis", "OTPTestSupport"]),
+            dependencies: ["OTPServer", "OTPCore", "OTPSQLite", "OTPRedis", "OTPPostgres", "OTPTestSupport"]),
         .executableTarget(
             name: "OTPBenchmarks",
             dependencies: ["OTPServer", "OTPCore", "OTPSQLite", "OTPRedis", "CSQLite", "CHiredis"],
@@ -94,7 +98,8 @@ let package = Package(
         .target(
             name: "OTPServe",
             dependencies: [
-                "OTPHTTP", "OTPServer", "OTPCore", "OTPDelivery", "OTPSQLite", "OTPRedis", "OTPTokens",
+                "OTPHTTP", "OTPServer", "OTPCore", "OTPDelivery", "OTPSQLite", "OTPRedis", "OTPPostgres",
+                "OTPTokens",
             ]),
         .testTarget(
             name: "OTPHTTPTests",
