@@ -228,6 +228,17 @@ public final class PostgresStore: VerificationStore, Sendable {
         }) ?? false
     }
 
+    /// Makes the sessions open now refuse writes (`default_transaction_read_only`), as a standby
+    /// does, for tests of what depends on the store's writes.
+    func refuseWritesForTesting() async throws(StoreError) {
+        _ = try await statement("SELECT set_config('default_transaction_read_only', 'on', false)", [])
+    }
+
+    /// Runs one statement, for tests that set the database up.
+    func executeForTesting(_ sql: String) async throws(StoreError) {
+        _ = try await statement(sql, [])
+    }
+
     /// Closes every connection once the calls running have finished; later calls throw.
     public func shutdown() async {
         await pool.shutdown()
