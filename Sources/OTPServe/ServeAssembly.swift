@@ -126,10 +126,10 @@ public enum ServeAssembly {
                 }
             case .sqlite(let database):
                 paths = [database + ".signing-key"]
-            case .redis:
+            case .redis, .postgres:
                 throw ServerStartError(
-                    "a Redis store is shared: give every server the same --signing-key-file for approval tokens"
-                )
+                    "a \(settings.store.sharedName) store is shared: give every server the same "
+                        + "--signing-key-file for approval tokens")
             }
         }
         var keys: [Ed25519SigningKey] = []
@@ -163,9 +163,10 @@ public enum ServeAssembly {
                 return (0..<SecretKey.byteCount).map { _ in UInt8.random(in: 0...255, using: &generator) }
             case .sqlite(let database):
                 path = database + ".secret"
-            case .redis:
+            case .redis, .postgres:
                 throw ServerStartError(
-                    "a Redis store is shared: give every server the same --secret-file (OTP_SECRET_FILE)")
+                    "a \(settings.store.sharedName) store is shared: give every server the same --secret-file "
+                        + "(OTP_SECRET_FILE)")
             }
         }
         guard let path else { throw ServerStartError("no secret file") }

@@ -1,4 +1,5 @@
 import OTPHTTP
+import OTPPostgres
 import OTPRedis
 import OTPSQLite
 import OTPServer
@@ -25,6 +26,14 @@ extension StoreSpec {
             } catch {
                 throw ServerStartError(
                     "cannot reach the Redis store at \(host):\(port)/\(database): \(error)")
+            }
+        case .postgres(let url, let schema, let connections, let password):
+            do {
+                return try PostgresStore(
+                    conninfo: url, password: password, schema: schema, connections: connections,
+                    recordsEvents: recordsEvents)
+            } catch {
+                throw ServerStartError("cannot open the PostgreSQL store: \(error)")
             }
         }
     }

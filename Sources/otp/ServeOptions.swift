@@ -41,11 +41,25 @@ enum ServeOptions {
     static let dev = Flag("dev", "development: generate and print an API key, console sender unless --sender")
     static let store = Option(
         "store", "STORE", default: StoreSpec.sqlite(path: "otp.sqlite3"), defaultText: "sqlite:otp.sqlite3",
-        "memory | sqlite:PATH | redis://[[USER]:PASSWORD@]HOST:PORT[/DB]"
+        "memory | sqlite:PATH | redis://[[USER]:PASSWORD@]HOST:PORT[/DB] | "
+            + "postgres://USER@HOST[:PORT]/DB[?sslmode=…&schema=…]"
     ) { text throws(UsageError) in
         do throws(ServerStartError) { return try StoreSpec(argument: text) } catch {
             throw UsageError(error.description)
         }
+    }
+    static let storeConnections = Option.integer(
+        ServerSettings.storeConnections, "N", "connections to a PostgreSQL store (calls wait for a free one)")
+    static let storePasswordFile = Option(
+        "store-password-file", "PATH", defaultText: "none (PGPASSWORD or ~/.pgpass)",
+        "a file holding the PostgreSQL store's password (kept out of the process list; owner-only)"
+    ) { path throws(UsageError) -> String in
+        let text = try ownerOnlyText(path, flag: "--store-password-file")
+        let password = text.trimmingCharacters(in: .newlines)
+        guard !password.isEmpty, !password.contains(where: \.isNewline) else {
+            throw UsageError("--store-password-file: \(path) must hold one line, the password")
+        }
+        return password
     }
     static let sender = Option(
         "sender", "SENDER", defaultText: "console with --dev, else none (required)",
@@ -363,7 +377,8 @@ enum ServeOptions {
 
     /// Every option, in the order help lists them.
     static let all: [OptionSpec] = [
-        host.spec, port.spec, apiKey.spec, apiKeyFile.spec, dev.spec, store.spec, sender.spec, appName.spec,
+        host.spec, port.spec, apiKey.spec, apiKeyFile.spec, dev.spec, store.spec, storeConnections.spec,
+        storePasswordFile.spec, sender.spec, appName.spec,
         domain.spec,
         androidAppHash.spec, codeLength.spec, maxAttempts.spec, totpMaxFailures.spec, codeLifetime.spec,
         resendCooldowns.spec,

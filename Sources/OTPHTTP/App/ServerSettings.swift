@@ -71,6 +71,8 @@ public enum ServerSettings {
         "check-floor", default: Duration.milliseconds(50), bounds: Duration.zero...Duration.seconds(5))
     /// Proxies of the operator's own in front of the server.
     public static let trustedProxies = ServerSetting("trust-proxy", default: 0, bounds: 0...16)
+    /// Connections a PostgreSQL store's pool holds; a store call waits for a free one.
+    public static let storeConnections = ServerSetting("store-connections", default: 4, bounds: 1...256)
     /// Open connections one client address may hold; 0 means no limit.
     public static let maxConnectionsPerAddress = ServerSetting(
         "max-connections-per-address", default: 0, bounds: 0...100_000)
