@@ -22,6 +22,10 @@ step "redis for the tests"
 start_redis
 export OTP_TEST_REDIS_PORT="$REDIS_PORT"
 
+step "postgresql for the tests"
+start_postgres
+export OTP_TEST_POSTGRES_URL="$POSTGRES_URL"
+
 # Suites that bound real time run on their own after the rest: in the parallel run, hundreds of
 # tests share Swift's two-thread pool, and a finished call can wait seconds for its turn to resume.
 timed="ReliabilityRegressionTests|GracefulStopTests"
