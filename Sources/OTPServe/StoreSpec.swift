@@ -99,7 +99,9 @@ extension StoreSpec {
         var kept: [String] = []
         var schema: String?
         if let question = rest.firstIndex(of: "?") {
-            for pair in rest[rest.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false) {
+            for pair in rest[rest.index(after: question)...].split(
+                separator: "&", omittingEmptySubsequences: false)
+            {
                 let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 guard parts.count == 2, !parts[1].isEmpty else {
                     throw ServerStartError("a PostgreSQL store option is NAME=VALUE, not \(pair)")
@@ -108,7 +110,8 @@ extension StoreSpec {
                 if name == "schema" {
                     guard Self.isPlainIdentifier(value) else {
                         throw ServerStartError(
-                            "the PostgreSQL schema is letters, digits and underscores (at most 63), not \(value)")
+                            "the PostgreSQL schema is letters, digits and underscores (at most 63), not \(value)"
+                        )
                     }
                     schema = value
                     continue

@@ -114,7 +114,8 @@ enum ServeCommand {
                 url: url, failOpen: failOpen, appliesToSecretKeys: options.flag(O.startGuardSecretKeys))
         }
         var store = try options.value(O.store, or: .sqlite(path: "otp.sqlite3"))
-        let connections = try options.value(O.storeConnections, or: ServerSettings.storeConnections.defaultValue)
+        let connections = try options.value(
+            O.storeConnections, or: ServerSettings.storeConnections.defaultValue)
         let password = try options.value(O.storePasswordFile)
         if case .postgres(let url, let schema, _, _) = store {
             store = .postgres(url: url, schema: schema, connections: connections, password: password)

@@ -63,8 +63,10 @@ import Testing
             ("postgres://", "names its database"), ("postgres://otp@db", "names its database"),
             ("postgres://otp@db/", "names its database"), ("postgres://otp@db:0/otp", "port from 1 to 65535"),
             ("postgres://otp@db:x/otp", "is not HOST:PORT"), ("postgres://@db/otp", "user before @ is empty"),
-            ("postgres://otp@db/otp?sslmode=maybe", "sslmode is"), ("postgres://otp@db/otp?host=x", "not host"),
-            ("postgres://otp@db/otp?sslmode", "NAME=VALUE"), ("postgres://otp@db/otp?schema=a-b", "schema is"),
+            ("postgres://otp@db/otp?sslmode=maybe", "sslmode is"),
+            ("postgres://otp@db/otp?host=x", "not host"),
+            ("postgres://otp@db/otp?sslmode", "NAME=VALUE"),
+            ("postgres://otp@db/otp?schema=a-b", "schema is"),
             ("postgres://otp@db/a/b", "not a database name"), ("postgres://otp@/otp", "HOST:PORT"),
         ])
     func badPostgresStores(argument: String, fact: String) {

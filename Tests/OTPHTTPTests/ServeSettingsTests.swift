@@ -59,9 +59,15 @@ import Testing
         #expect(
             try settings(base + ["--store", url], environment: ["OTP_STORE_CONNECTIONS": "9"]).store
                 == .postgres(url: url, connections: 9))
-        #expect(throws: UsageError.self) { try settings(base + ["--store", url, "--store-connections", "0"]) }
-        #expect(throws: UsageError.self) { try settings(base + ["--store", url, "--store-connections", "257"]) }
-        #expect(throws: UsageError.self) { try settings(base + ["--store", "memory", "--store-connections", "2"]) }
+        #expect(throws: UsageError.self) {
+            try settings(base + ["--store", url, "--store-connections", "0"])
+        }
+        #expect(throws: UsageError.self) {
+            try settings(base + ["--store", url, "--store-connections", "257"])
+        }
+        #expect(throws: UsageError.self) {
+            try settings(base + ["--store", "memory", "--store-connections", "2"])
+        }
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -76,10 +82,15 @@ import Testing
             try settings(base + ["--store", "memory", "--store-password-file", file])
         }
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
-        #expect(throws: UsageError.self) { try settings(base + ["--store", url, "--store-password-file", file]) }
+        #expect(throws: UsageError.self) {
+            try settings(base + ["--store", url, "--store-password-file", file])
+        }
         let empty = directory.appendingPathComponent("empty").path
-        FileManager.default.createFile(atPath: empty, contents: Data(), attributes: [.posixPermissions: 0o600])
-        #expect(throws: UsageError.self) { try settings(base + ["--store", url, "--store-password-file", empty]) }
+        FileManager.default.createFile(
+            atPath: empty, contents: Data(), attributes: [.posixPermissions: 0o600])
+        #expect(throws: UsageError.self) {
+            try settings(base + ["--store", url, "--store-password-file", empty])
+        }
     }
 
     @Test("a password in the PostgreSQL store URL draws a warning; a password file does not")

@@ -83,7 +83,8 @@ public final class ThrowawayPostgres: @unchecked Sendable {
     /// Stops the server at once, as a crash would (`pg_ctl stop -m immediate`).
     public func stop() async throws {
         _ = try await runToEnd(
-            "/bin/sh", ["-c", "\(Self.asServerUser) \(Self.binaries)/pg_ctl -D \(directory)/data -m immediate stop"])
+            "/bin/sh",
+            ["-c", "\(Self.asServerUser) \(Self.binaries)/pg_ctl -D \(directory)/data -m immediate stop"])
     }
 
     /// Starts the stopped server again on the same port, and waits until it takes connections.

@@ -190,7 +190,8 @@ final class PostgresConnection: @unchecked Sendable {
         guard let last else { throw broken("no answer") }
         let status = PQresultStatus(last)
         guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
-            let message = Self.message(of: last) ?? Self.text(PQerrorMessage(handle)) ?? "the statement failed"
+            let message =
+                Self.message(of: last) ?? Self.text(PQerrorMessage(handle)) ?? "the statement failed"
             if PQstatus(handle) != CONNECTION_OK { close() }
             throw StoreError("postgres: \(message)")
         }

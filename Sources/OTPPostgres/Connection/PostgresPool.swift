@@ -83,7 +83,9 @@ final class PostgresPool: Sendable {
             // A call still in line at its deadline fails then, not when a lane frees up.
             DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Self.milliseconds(deadline))) {
                 let expired = self.state.withLock { (state: inout State) -> Waiting? in
-                    guard let index = state.waiting.firstIndex(where: { $0.number == number }) else { return nil }
+                    guard let index = state.waiting.firstIndex(where: { $0.number == number }) else {
+                        return nil
+                    }
                     return state.waiting.remove(at: index)
                 }
                 expired?.fail(StoreError("postgres: timed out waiting for a connection"))

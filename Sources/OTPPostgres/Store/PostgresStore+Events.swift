@@ -23,8 +23,10 @@ extension PostgresStore {
             ).rows
             var claimed: [OutboxEvent] = []
             for row in rows {
-                guard row.count == 8, let id = row.text(0), let kind = row.text(1).flatMap(LifecycleEvent.Kind.init(rawValue:)),
-                    let verification = row.text(2), let channel = row.text(3).flatMap(Channel.init(rawValue:)),
+                guard row.count == 8, let id = row.text(0),
+                    let kind = row.text(1).flatMap(LifecycleEvent.Kind.init(rawValue:)),
+                    let verification = row.text(2),
+                    let channel = row.text(3).flatMap(Channel.init(rawValue:)),
                     let to = row.text(4), let at = row.integer(5), let failures = row.integer(6)
                 else { throw StoreError("postgres: an unreadable event row") }
                 try db.query(

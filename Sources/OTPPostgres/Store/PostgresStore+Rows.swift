@@ -92,7 +92,8 @@ extension PostgresStore {
             throw StoreError("postgres: malformed idempotency row")
         }
         return IdempotencyEntry(
-            verificationID: id, fingerprint: String(decoding: fingerprint, as: UTF8.self), expiresAt: StoreTime.date(milliseconds: expires))
+            verificationID: id, fingerprint: String(decoding: fingerprint, as: UTF8.self),
+            expiresAt: StoreTime.date(milliseconds: expires))
     }
 
     /// Locks each permit's counter, in key order, creating the ones that do not exist; answers

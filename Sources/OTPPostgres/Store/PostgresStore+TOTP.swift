@@ -84,7 +84,9 @@ extension PostgresStore {
         ]
     }
 
-    static func readFactor(_ db: PostgresConnection, id: String, locking: Bool) throws(StoreError) -> TOTPFactor? {
+    static func readFactor(
+        _ db: PostgresConnection, id: String, locking: Bool
+    ) throws(StoreError) -> TOTPFactor? {
         let rows = try db.query(
             "SELECT id, account, issuer, sealed_secret, status, last_step, failures, recovery, created_at, "
                 + "locked_until, locks, used_recovery FROM otp_totp_factors WHERE id = $1"

@@ -112,7 +112,8 @@ public final class PostgresStore: VerificationStore, Sendable {
                 try db.transaction { () throws(StoreError) -> StartAnswer in
                     if let claim = step.claim {
                         try db.query(
-                            "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text("idem:" + claim.key)])
+                            "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+                            [.text("idem:" + claim.key)])
                         if let entry = try Self.idempotencyEntry(db, key: claim.key, now: now) {
                             return .replay(entry)
                         }
@@ -136,7 +137,8 @@ public final class PostgresStore: VerificationStore, Sendable {
                     guard var record = try Self.read(db, id: step.id, locking: true) else { return .notFound }
                     if let refusal = record.checkRefusal(at: now) { return refusal }
                     if case .denied(let wait, let key) = try Self.take(db, step.permits, now: now) {
-                        return .rateLimited(waitMilliseconds: wait, key: key, attemptsLeft: record.attemptsLeft)
+                        return .rateLimited(
+                            waitMilliseconds: wait, key: key, attemptsLeft: record.attemptsLeft)
                     }
                     let before = record
                     let outcome = record.check(candidateHash: step.candidateHash, now: now)
@@ -181,7 +183,9 @@ public final class PostgresStore: VerificationStore, Sendable {
     public func beginResend(
         id: String, lease: ResendLease, maxSends: Int, now: Date
     ) async throws(StoreError) -> BeginResendOutcome {
-        try await mutate(id, missing: .notFound) { $0.beginResend(lease: lease, maxSends: maxSends, now: now) }
+        try await mutate(id, missing: .notFound) {
+            $0.beginResend(lease: lease, maxSends: maxSends, now: now)
+        }
     }
 
     /// Puts a resend's code in place.
@@ -198,12 +202,16 @@ public final class PostgresStore: VerificationStore, Sendable {
 
     /// Takes every permit or none.
     public func acquire(_ permits: [RatePermit], now: Date) async throws(StoreError) -> RateDecision {
-        try await transaction { (db: PostgresConnection) throws(StoreError) in try Self.take(db, permits, now: now) }
+        try await transaction { (db: PostgresConnection) throws(StoreError) in
+            try Self.take(db, permits, now: now)
+        }
     }
 
     /// Gives permits back.
     public func release(_ permits: [RatePermit], now: Date) async throws(StoreError) {
-        try await transaction { (db: PostgresConnection) throws(StoreError) in try Self.give(db, permits, now: now) }
+        try await transaction { (db: PostgresConnection) throws(StoreError) in
+            try Self.give(db, permits, now: now)
+        }
     }
 
     /// Deletes expired rows, at most 1,000 a statement; returns how many verifications went.

@@ -16,7 +16,8 @@ import Testing
 
     /// A fresh store on the shared test server.
     static func store(
-        schema: String = PostgresTestServer.freshSchema(), connections: Int = 2, deadline: Duration = .seconds(2)
+        schema: String = PostgresTestServer.freshSchema(), connections: Int = 2,
+        deadline: Duration = .seconds(2)
     ) throws(StoreError) -> PostgresStore {
         try PostgresStore(conninfo: try url(), schema: schema, connections: connections, deadline: deadline)
     }
@@ -55,7 +56,8 @@ import Testing
         let closed = try ClosedPort()
         let began = ContinuousClock.now
         let error = await Self.openingFailure { () throws(StoreError) in
-            try PostgresStore(conninfo: "postgres://otp@127.0.0.1:\(closed.port)/postgres", deadline: .seconds(2))
+            try PostgresStore(
+                conninfo: "postgres://otp@127.0.0.1:\(closed.port)/postgres", deadline: .seconds(2))
         }
         #expect(error?.reason.contains("cannot connect") == true)
         #expect(began.duration(to: .now) < .seconds(2))
@@ -103,7 +105,8 @@ import Testing
             try PostgresStore(conninfo: url + "?passfile=/nonexistent", schema: schema)
         }
         #expect(missing != nil)
-        let store = try PostgresStore(conninfo: url, password: ThrowawayPostgres.lockedPassword, schema: schema)
+        let store = try PostgresStore(
+            conninfo: url, password: ThrowawayPostgres.lockedPassword, schema: schema)
         #expect(try await store.insert(T.sample(), claim: nil, now: T.t0) == .inserted)
         #expect(await store.ping())
         await store.shutdown()
@@ -183,7 +186,8 @@ import Testing
         async let slow = Self.failure { () async throws(StoreError) in
             try await store.executeForTesting("SELECT pg_sleep(5)")
         }
-        async let queued = Self.failure { () async throws(StoreError) in try await store.record(id: "vf_none") }
+        async let queued = Self.failure { () async throws(StoreError) in try await store.record(id: "vf_none")
+        }
         let (slowError, queuedError) = await (slow, queued)
         #expect(slowError != nil)
         #expect(queuedError != nil)
@@ -198,7 +202,9 @@ import Testing
         let server = try ThrowawayPostgres()
         let store = try PostgresStore(conninfo: server.url, connections: 2, deadline: .seconds(2))
         _ = try await store.insert(T.sample(attempts: 5), claim: nil, now: T.t0)
-        #expect(try await store.check(id: "vf_sample", candidateHash: [1], now: T.at(1)) == .incorrect(attemptsLeft: 4))
+        #expect(
+            try await store.check(id: "vf_sample", candidateHash: [1], now: T.at(1))
+                == .incorrect(attemptsLeft: 4))
 
         try await server.stop()
         var began = ContinuousClock.now
@@ -216,7 +222,9 @@ import Testing
         let recoveredAfter = began.duration(to: .now)
         #expect(answer == .incorrect(attemptsLeft: 3))
         #expect(await store.ping())
-        print("postgres outage: a call failed after \(failedAfter); the first call after the restart took \(recoveredAfter)")
+        print(
+            "postgres outage: a call failed after \(failedAfter); the first call after the restart took \(recoveredAfter)"
+        )
         await store.shutdown()
     }
 }
