@@ -55,6 +55,9 @@ public final class ThrowawayPostgres: @unchecked Sendable {
               -c "GRANT CREATE ON DATABASE postgres TO \(Self.lockedRole)" >/dev/null 2>&1
             touch "$dir/ready"
             while [ -d /proc/\(getpid()) ]; do sleep 1; done
+            # A server a test froze and left frozen could not stop.
+            main=$(head -n 1 "$dir/data/postmaster.pid" 2>/dev/null)
+            [ -n "$main" ] && kill -CONT "$main" 2>/dev/null && pkill -CONT -P "$main" 2>/dev/null
             \(Self.asServerUser) \(Self.binaries)/pg_ctl -D "$dir/data" -m immediate stop >/dev/null 2>&1
             rm -rf "$dir"
             """
@@ -90,6 +93,32 @@ public final class ThrowawayPostgres: @unchecked Sendable {
     /// Starts the stopped server again on the same port, and waits until it takes connections.
     public func start() async throws {
         _ = try await runToEnd("/bin/sh", ["-c", Self.startCommand(directory: directory, port: port)])
+    }
+
+    /// Freezes the server and every process of it (`SIGSTOP`): connections stay open and nothing
+    /// answers, as on a host that hangs.
+    public func freeze() throws { try signalAll(SIGSTOP) }
+
+    /// Lets a frozen server run again (`SIGCONT`).
+    public func thaw() throws { try signalAll(SIGCONT) }
+
+    /// Sends a signal to the postmaster and to each of its children, by process id.
+    private func signalAll(_ signal: Int32) throws {
+        let pidFile = (try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8)) ?? ""
+        guard let main = pid_t(pidFile.split(separator: "\n").first ?? "") else {
+            throw Unavailable(description: "no postmaster.pid in \(directory)")
+        }
+        var targets = [main]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = pid_t(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            // After the command's closing parenthesis: the state, then the parent's id.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, pid_t(fields[1]) == main { targets.append(pid) }
+        }
+        for pid in targets { kill(pid, signal) }
     }
 
     private static func freePort() -> Int? {

@@ -99,15 +99,17 @@ extension PostgresStore {
     /// Locks each permit's counter, in key order, creating the ones that do not exist; answers
     /// each key's stored arrival (`nil` for none).
     ///
-    /// The upsert creates a missing counter with an arrival of -1 (none) or locks the one there
-    /// and reads its latest committed arrival, in one statement: two steps that need the same new
-    /// counter wait for each other instead of both finding it absent.
+    /// A counter that exists is locked with `SELECT … FOR UPDATE`, which writes no new row
+    /// version. A missing one is made by an upsert with an arrival of -1 (none), which also locks
+    /// it, or, when another step made it meanwhile, waits for that step and reads its arrival:
+    /// two steps that need the same new counter never both find it absent.
     static func lockArrivals(
         _ db: PostgresConnection, _ keys: [String]
     ) throws(StoreError) -> [String: Int64?] {
         var arrivals: [String: Int64?] = [:]
         for key in Set(keys).sorted() {
-            let row = try db.query(PostgresSQL.lockArrival, [.text(key)]).rows.first
+            var row = try db.query(PostgresSQL.lockArrival, [.text(key)]).rows.first
+            if row == nil { row = try db.query(PostgresSQL.createArrival, [.text(key)]).rows.first }
             guard let arrival = row?.integer(0) else { throw StoreError("postgres: malformed rate row") }
             arrivals[key] = arrival < 0 ? nil : arrival
         }
@@ -234,7 +236,8 @@ enum PostgresSQL {
         + "expires_at = $5, resend_available_at = $6, purge_at = $7, lease_token = $8, lease_until = $9 "
         + "WHERE id = $10"
     static let updateAttempts = "UPDATE otp_verifications SET attempts_left = $1 WHERE id = $2"
-    static let lockArrival =
+    static let lockArrival = "SELECT arrival FROM otp_rates WHERE key = $1 FOR UPDATE"
+    static let createArrival =
         "INSERT INTO otp_rates (key, arrival) VALUES ($1, -1) "
         + "ON CONFLICT (key) DO UPDATE SET arrival = otp_rates.arrival RETURNING arrival"
     static let updateArrival = "UPDATE otp_rates SET arrival = $1 WHERE key = $2"

@@ -197,6 +197,26 @@ import Testing
         await store.shutdown()
     }
 
+    @Test("a frozen server fails a call at its deadline; thawed, the next call succeeds on a new connection")
+    func frozen() async throws {
+        let server = try ThrowawayPostgres()
+        let store = try PostgresStore(conninfo: server.url, connections: 1, deadline: .milliseconds(500))
+        _ = try await store.insert(T.sample(attempts: 5), claim: nil, now: T.t0)
+        try server.freeze()
+        let began = ContinuousClock.now
+        let error = await Self.failure { () async throws(StoreError) in
+            try await store.check(id: "vf_sample", candidateHash: [1], now: T.at(1))
+        }
+        let failedAfter = began.duration(to: .now)
+        try server.thaw()
+        #expect(error?.reason == "postgres: timed out waiting for the server")
+        #expect(failedAfter >= .milliseconds(500))
+        #expect(failedAfter < .milliseconds(1500))
+        #expect(try await store.check(id: "vf_sample", candidateHash: [1], now: T.at(2)) == .incorrect(attemptsLeft: 4))
+        print("postgres frozen: a call failed after \(failedAfter) (deadline 500 ms)")
+        await store.shutdown()
+    }
+
     @Test("an outage: a stopped server fails calls quickly with a store error; started again, calls succeed")
     func outage() async throws {
         let server = try ThrowawayPostgres()
