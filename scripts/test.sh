@@ -29,6 +29,9 @@ export OTP_TEST_POSTGRES_URL="$POSTGRES_URL"
 # Suites that bound real time run on their own after the rest: in the parallel run, hundreds of
 # tests share Swift's two-thread pool, and a finished call can wait seconds for its turn to resume.
 timed="ReliabilityRegressionTests|GracefulStopTests"
+# The PostgreSQL store against stopped, frozen and silent servers: real time too, and apart from
+# the suites above, since it starts PostgreSQL clusters of its own.
+deadlines="PostgresDeadlineTests"
 run_tests() {
   local title=$1
   shift
@@ -57,8 +60,9 @@ run_tests() {
 # memcpy inside it while other tests opened and closed sockets, 1 to 3 crashes a run, with launches
 # serialised too); tests start children through OTPTestSupport's ChildProcess (posix_spawn, the
 # child closing every descriptor above 2) instead, and the parallel run takes about 12 s.
-run_tests "swift test" --parallel --skip "$timed"
+run_tests "swift test" --parallel --skip "$timed|$deadlines"
 run_tests "swift test: suites with real-time bounds" --filter "$timed"
+run_tests "swift test: PostgreSQL deadlines" --filter "$deadlines"
 
 for s in scripts/test.d/*.sh; do
   [ -e "$s" ] || continue

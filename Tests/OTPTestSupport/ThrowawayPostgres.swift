@@ -80,7 +80,7 @@ public final class ThrowawayPostgres: @unchecked Sendable {
 
     static func startCommand(directory: String, port: Int) -> String {
         "\(asServerUser) \(binaries)/pg_ctl -D \(directory)/data -l \(directory)/server.log -w "
-            + "-o '-p \(port) -k \(directory) -c listen_addresses=127.0.0.1' start"
+            + "-o '-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c max_connections=500' start"
     }
 
     /// Stops the server at once, as a crash would (`pg_ctl stop -m immediate`).

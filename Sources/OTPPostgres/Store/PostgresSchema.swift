@@ -3,8 +3,6 @@ import OTPServer
 
 /// The store's tables, made in one transaction when missing, and the version they are at.
 enum PostgresSchema {
-    /// The advisory lock that keeps two servers from making the tables at once.
-    static let lockKey: Int64 = 0x6F74_705F_7363_6865
 
     /// The statements that make the tables; each is harmless when its object exists.
     static let statements = [
@@ -63,20 +61,39 @@ enum PostgresSchema {
     ]
 
     /// Makes the schema (when named) and the tables, in one transaction, and checks their version.
+    ///
+    /// Tables at the current version are used as they are, without a lock. Otherwise a
+    /// transaction-scoped advisory lock on the schema's name keeps two servers from making the
+    /// same tables at once (`CREATE TABLE IF NOT EXISTS` alone races), and servers on other
+    /// schemas of the database do not wait for it.
     static func create(_ db: PostgresConnection, schema: String?) throws(StoreError) {
+        try db.open()
+        if try db.query("SELECT (to_regclass('otp_schema') IS NOT NULL)::integer").rows.first?.integer(0)
+            == 1,
+            try version(db) == Int64(PostgresStore.schemaVersion)
+        {
+            return
+        }
         try db.transaction { () throws(StoreError) in
-            try db.query("SELECT pg_advisory_xact_lock($1)", [.integer(lockKey)])
+            try db.query(
+                "SELECT pg_advisory_xact_lock(hashtextextended('otp_schema.' || coalesce($1::text, "
+                    + "current_schema()::text, ''), 0))", [.text(schema)])
             if let schema {
                 // An identifier cannot be a parameter; the name was checked to be letters, digits and _.
                 try db.query("CREATE SCHEMA IF NOT EXISTS " + PostgresConnection.quoted(schema))
             }
             for statement in statements { try db.query(statement) }
-            let version = try db.query("SELECT max(version) FROM otp_schema").rows.first?.integer(0)
+            let version = try version(db)
             guard version == Int64(PostgresStore.schemaVersion) else {
                 throw StoreError(
                     "postgres: the tables are at schema version \(version.map(String.init) ?? "none"); "
                         + "this store reads version \(PostgresStore.schemaVersion)")
             }
         }
+    }
+
+    /// The version the tables are at, `nil` when `otp_schema` holds none.
+    private static func version(_ db: PostgresConnection) throws(StoreError) -> Int64? {
+        try db.query("SELECT max(version) FROM otp_schema").rows.first?.integer(0)
     }
 }

@@ -25,7 +25,10 @@ enum PostgresTestServer {
         let url = try url.get()
         let schema = freshSchema()
         return try (0..<count).map { _ in
-            try PostgresStore(conninfo: url, schema: schema, connections: 2, recordsEvents: recordsEvents)
+            // A deadline for the parallel run, where the server's processes wait for the two cores.
+            try PostgresStore(
+                conninfo: url, schema: schema, connections: 2, deadline: .seconds(10),
+                recordsEvents: recordsEvents)
         }
     }
 
