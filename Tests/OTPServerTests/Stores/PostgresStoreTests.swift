@@ -140,7 +140,9 @@ import Testing
 }
 
 /// The PostgreSQL store's deadlines against real time: an unreachable, a silent, a busy, a frozen
-/// and a stopped server. Run apart from the parallel run (scripts/test.sh), like the other suites
+/// and a stopped server.
+///
+/// Run apart from the parallel run (scripts/test.sh), like the other suites
 /// that bound real time, since a starved thread pool there delays answers by seconds; one test at
 /// a time, as two of them start a cluster of their own.
 @Suite(.serialized) struct PostgresDeadlineTests {
