@@ -73,8 +73,9 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("pgpass").path
-        FileManager.default.createFile(
-            atPath: file, contents: Data("s3cret\n".utf8), attributes: [.posixPermissions: 0o600])
+        #expect(
+            FileManager.default.createFile(
+                atPath: file, contents: Data("s3cret\n".utf8), attributes: [.posixPermissions: 0o600]))
         #expect(
             try settings(base + ["--store", url, "--store-password-file", file]).store
                 == .postgres(url: url, connections: 4, password: "s3cret"))
@@ -86,8 +87,8 @@ import Testing
             try settings(base + ["--store", url, "--store-password-file", file])
         }
         let empty = directory.appendingPathComponent("empty").path
-        FileManager.default.createFile(
-            atPath: empty, contents: Data(), attributes: [.posixPermissions: 0o600])
+        #expect(
+            FileManager.default.createFile(atPath: empty, contents: Data(), attributes: [.posixPermissions: 0o600]))
         #expect(throws: UsageError.self) {
             try settings(base + ["--store", url, "--store-password-file", empty])
         }
