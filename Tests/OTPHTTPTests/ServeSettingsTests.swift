@@ -88,7 +88,8 @@ import Testing
         }
         let empty = directory.appendingPathComponent("empty").path
         #expect(
-            FileManager.default.createFile(atPath: empty, contents: Data(), attributes: [.posixPermissions: 0o600]))
+            FileManager.default.createFile(
+                atPath: empty, contents: Data(), attributes: [.posixPermissions: 0o600]))
         #expect(throws: UsageError.self) {
             try settings(base + ["--store", url, "--store-password-file", empty])
         }
