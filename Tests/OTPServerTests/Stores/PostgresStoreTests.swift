@@ -71,6 +71,15 @@ import Testing
         #expect(try await store.insert(T.sample(), claim: nil, now: T.t0) == .inserted)
         #expect(await store.ping())
         await store.shutdown()
+        // libpq reads a password file itself (as it reads ~/.pgpass and PGPASSWORD).
+        let passfile = temporaryDirectory() + "/pgpass"
+        let line = "*:*:*:\(ThrowawayPostgres.lockedRole):\(ThrowawayPostgres.lockedPassword)\n"
+        #expect(
+            FileManager.default.createFile(
+                atPath: passfile, contents: Data(line.utf8), attributes: [.posixPermissions: 0o600]))
+        let filed = try PostgresStore(conninfo: url + "?passfile=" + passfile, schema: schema)
+        #expect(try await filed.record(id: "vf_sample") == T.sample())
+        await filed.shutdown()
     }
 
     @Test("a malformed conninfo and a bad schema name are store errors, before any connection")
