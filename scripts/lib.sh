@@ -36,7 +36,7 @@ start_redis() {
 # postgres user when run as root: initdb refuses root); sets POSTGRES_URL (the superuser otp, trusted
 # on loopback), POSTGRES_PORT and POSTGRES_DIR, and stops it (pg_ctl stop -m immediate) and removes
 # the directory when the calling script exits. It takes 500 connections: the parallel tests open
-# a pool per store. A second call while one runs does nothing. The role
+# a pool per store. Arguments are more server options (-c NAME=VALUE). A second call while one runs does nothing. The role
 # otp_locked logs in only with its password, for the tests of a refused login
 # (Tests/OTPTestSupport/ThrowawayPostgres.swift makes the same role).
 POSTGRES_BIN=/usr/lib/postgresql/15/bin
@@ -57,7 +57,7 @@ start_postgres() {
     >"$POSTGRES_DIR/hba"
   cat "$POSTGRES_DIR/hba" >"$POSTGRES_DIR/data/pg_hba.conf"
   if ! "${as[@]}" "$POSTGRES_BIN/pg_ctl" -D "$POSTGRES_DIR/data" -l "$POSTGRES_DIR/server.log" -w \
-    -o "-p $POSTGRES_PORT -k $POSTGRES_DIR -c listen_addresses=127.0.0.1 -c max_connections=500" start >/dev/null; then
+    -o "-p $POSTGRES_PORT -k $POSTGRES_DIR -c listen_addresses=127.0.0.1 -c max_connections=500 $*" start >/dev/null; then
     cat "$POSTGRES_DIR/server.log" >&2
     return 1
   fi

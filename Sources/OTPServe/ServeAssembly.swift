@@ -61,7 +61,7 @@ public enum ServeAssembly {
                 throw ServerStartError(error.reason)
             }
         }
-        let store = try settings.store.open(recordsEvents: server.events != nil)
+        let store = try await settings.store.open(recordsEvents: server.events != nil)
         return try await OTPServerApp.start(server, store: store, senders: senders, secret: secret)
     }
 

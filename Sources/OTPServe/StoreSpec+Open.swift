@@ -7,8 +7,9 @@ import OTPServer
 extension StoreSpec {
     /// Opens the store this names; the caller owns it and shuts it down.
     ///
-    /// With `recordsEvents`, state changes write lifecycle events to the store's outbox.
-    public func open(recordsEvents: Bool = false) throws(ServerStartError) -> any VerificationStore {
+    /// With `recordsEvents`, state changes write lifecycle events to the store's outbox. A
+    /// PostgreSQL store connects without blocking the caller's thread.
+    public func open(recordsEvents: Bool = false) async throws(ServerStartError) -> any VerificationStore {
         switch self {
         case .memory:
             return MemoryStore(recordsEvents: recordsEvents)
@@ -29,7 +30,7 @@ extension StoreSpec {
             }
         case .postgres(let url, let schema, let connections, let password):
             do {
-                return try PostgresStore(
+                return try await PostgresStore.connect(
                     conninfo: url, password: password, schema: schema, connections: connections,
                     recordsEvents: recordsEvents)
             } catch {

@@ -38,9 +38,46 @@ public final class PostgresStore: VerificationStore, Sendable {
     ///     same transaction as the change.
     /// - Throws: `StoreError` when the server cannot be reached, refuses the login, or the tables
     ///   cannot be made.
-    public init(
+    public convenience init(
         conninfo: String, password: String? = nil, schema: String? = nil, connections: Int = 4,
         deadline: Duration = .seconds(2), recordsEvents: Bool = false
+    ) throws(StoreError) {
+        try self.init(
+            unopened: conninfo, password: password, schema: schema, connections: connections,
+            deadline: deadline, recordsEvents: recordsEvents)
+        // The first connection is made now, so a wrong address or password fails the start.
+        let outcome = Locked<Result<Void, StoreError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        pool.submit(
+            { (db: PostgresConnection) throws(StoreError) in try PostgresSchema.create(db, schema: schema) },
+            completion: { result in
+                outcome.withLock { $0 = result }
+                done.signal()
+            })
+        done.wait()
+        if case .failure(let error) = outcome.withLock({ $0 }) { throw error }
+    }
+
+    /// ``init(conninfo:password:schema:connections:deadline:recordsEvents:)`` without blocking the
+    /// caller's thread while it connects and makes the tables: for an `async` context, where a
+    /// blocked thread is one of Swift's few cooperative ones.
+    public static func connect(
+        conninfo: String, password: String? = nil, schema: String? = nil, connections: Int = 4,
+        deadline: Duration = .seconds(2), recordsEvents: Bool = false
+    ) async throws(StoreError) -> PostgresStore {
+        let store = try PostgresStore(
+            unopened: conninfo, password: password, schema: schema, connections: connections,
+            deadline: deadline, recordsEvents: recordsEvents)
+        try await store.run { (db: PostgresConnection) throws(StoreError) in
+            try PostgresSchema.create(db, schema: schema)
+        }
+        return store
+    }
+
+    /// A store whose arguments are checked and whose connections are not made yet.
+    private init(
+        unopened conninfo: String, password: String?, schema: String?, connections: Int, deadline: Duration,
+        recordsEvents: Bool
     ) throws(StoreError) {
         if let schema, !Self.isPlainIdentifier(schema) {
             throw StoreError("postgres: a schema name is letters, digits and underscores, at most 63")
@@ -53,17 +90,6 @@ public final class PostgresStore: VerificationStore, Sendable {
             conninfo: conninfo, password: password, schema: schema, deadline: deadline)
         pool = PostgresPool(count: connections, settings: settings)
         self.recordsEvents = recordsEvents
-        // The first connection is made now, so a wrong address or password fails the start.
-        let outcome = Locked<Result<Void, StoreError>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        pool.submit(
-            { (db: PostgresConnection) throws(StoreError) in try PostgresSchema.create(db, schema: schema) },
-            completion: { result in
-                outcome.withLock { $0 = result }
-                done.signal()
-            })
-        done.wait()
-        if case .failure(let error) = outcome.withLock({ $0 }) { throw error }
     }
 
     /// Whether a name can be a schema without quoting surprises.

@@ -26,7 +26,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .redis:
             return try RedisTestServer.makeStores(count: count)
         case .postgres:
-            return try PostgresTestServer.makeStores(count: count)
+            return try await PostgresTestServer.makeStores(count: count)
         }
     }
 
@@ -47,7 +47,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .redis:
             return try RedisTestServer.makeStores(count: count, recordsEvents: true)
         case .postgres:
-            return try PostgresTestServer.makeStores(count: count, recordsEvents: true)
+            return try await PostgresTestServer.makeStores(count: count, recordsEvents: true)
         }
     }
 

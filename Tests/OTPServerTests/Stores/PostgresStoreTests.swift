@@ -62,6 +62,12 @@ import Testing
         }
         #expect(refused?.reason.contains("password authentication failed") == true)
         #expect(refused?.reason.contains("not-the-password") == false)
+        do {
+            _ = try await PostgresStore.connect(conninfo: url, password: "not-the-password", schema: schema)
+            Issue.record("connect took a wrong password")
+        } catch {
+            #expect(error.reason.contains("password authentication failed"))
+        }
         let missing = await Self.openingFailure { () throws(StoreError) in
             try PostgresStore(conninfo: url + "?passfile=/nonexistent", schema: schema)
         }
@@ -77,7 +83,7 @@ import Testing
         #expect(
             FileManager.default.createFile(
                 atPath: passfile, contents: Data(line.utf8), attributes: [.posixPermissions: 0o600]))
-        let filed = try PostgresStore(conninfo: url + "?passfile=" + passfile, schema: schema)
+        let filed = try await PostgresStore.connect(conninfo: url + "?passfile=" + passfile, schema: schema)
         #expect(try await filed.record(id: "vf_sample") == T.sample())
         await filed.shutdown()
     }

@@ -21,15 +21,19 @@ enum PostgresTestServer {
     }
 
     /// `count` handles, each with its own connections, on one fresh schema.
-    static func makeStores(count: Int, recordsEvents: Bool = false) throws -> [any VerificationStore] {
+    static func makeStores(count: Int, recordsEvents: Bool = false) async throws -> [any VerificationStore] {
         let url = try url.get()
         let schema = freshSchema()
-        return try (0..<count).map { _ in
-            // A deadline for the parallel run, where the server's processes wait for the two cores.
-            try PostgresStore(
-                conninfo: url, schema: schema, connections: 2, deadline: .seconds(10),
-                recordsEvents: recordsEvents)
+        var stores: [any VerificationStore] = []
+        for _ in 0..<count {
+            // A deadline for the parallel run, where the server's processes wait for the two cores;
+            // connected without blocking one of the test run's few threads.
+            stores.append(
+                try await PostgresStore.connect(
+                    conninfo: url, schema: schema, connections: 2, deadline: .seconds(10),
+                    recordsEvents: recordsEvents))
         }
+        return stores
     }
 
     private static func findOrStart() -> Result<String, ThrowawayPostgres.Unavailable> {
