@@ -10,7 +10,8 @@ import Foundation
 /// A watchdog shell, in a session of its own, runs `initdb` and `pg_ctl start`, then waits for the
 /// test process to go and stops the server (`pg_ctl stop -m immediate`) and removes the directory.
 /// As root, the server runs as the `postgres` user (`initdb` refuses root). Being thrown away, it
-/// does not wait for the disk (`fsync=off`). The cluster trusts
+/// does not wait for the disk (`fsync=off`); each commit still reaches the operating system before
+/// it returns, so a commit outlives the server's crash (`pg_ctl stop -m immediate`). The cluster trusts
 /// the superuser `otp` on loopback and asks ``lockedRole`` for its password, for tests of a
 /// refused login.
 public final class ThrowawayPostgres: @unchecked Sendable {
@@ -82,7 +83,7 @@ public final class ThrowawayPostgres: @unchecked Sendable {
     static func startCommand(directory: String, port: Int) -> String {
         "\(asServerUser) \(binaries)/pg_ctl -D \(directory)/data -l \(directory)/server.log -w "
             + "-o '-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c max_connections=500 "
-            + "-c fsync=off -c synchronous_commit=off -c full_page_writes=off' start"
+            + "-c fsync=off -c full_page_writes=off' start"
     }
 
     /// Stops the server at once, as a crash would (`pg_ctl stop -m immediate`).
