@@ -31,6 +31,7 @@ bench-all: deps
 	OTP_BENCH_STORE=memory bash scripts/bench-http.sh
 	OTP_BENCH_STORE=sqlite bash scripts/bench-http.sh
 	OTP_BENCH_STORE=redis bash scripts/bench-http.sh
+	OTP_BENCH_STORE=postgres bash scripts/bench-http.sh
 
 # otp with the Swift runtime linked in, and its Debian package (.build/release-package/).
 release: deps

@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "OTPEngine", targets: ["OTPEngine"]),
         .library(name: "OTPSQLite", targets: ["OTPSQLite"]),
         .library(name: "OTPRedis", targets: ["OTPRedis"]),
+        .library(name: "OTPPostgres", targets: ["OTPPostgres"]),
         .library(name: "OTPClient", targets: ["OTPClient"]),
         .library(name: "OTPUI", targets: ["OTPUI"]),
         .library(name: "OTPDelivery", targets: ["OTPDelivery"]),
@@ -55,9 +56,12 @@ let package = Package(
         .systemLibrary(
             name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"]), .brew(["hiredis"])]),
         .target(name: "OTPRedis", dependencies: ["OTPEngine", "OTPCore", "CHiredis"]),
+        .systemLibrary(
+            name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
+        .target(name: "OTPPostgres", dependencies: ["OTPEngine", "OTPCore", "CLibPQ"]),
         .testTarget(
             name: "OTPEngineTests",
-            dependencies: ["OTPEngine", "OTPCore", "OTPSQLite", "OTPRedis", "OTPTestSupport"]),
+            dependencies: ["OTPEngine", "OTPCore", "OTPSQLite", "OTPRedis", "OTPPostgres", "OTPTestSupport"]),
         .executableTarget(
             name: "OTPBenchmarks",
             dependencies: ["OTPEngine", "OTPCore", "OTPSQLite", "OTPRedis", "CSQLite", "CHiredis"],
@@ -96,7 +100,8 @@ let package = Package(
         .target(
             name: "OTPServe",
             dependencies: [
-                "OTPHTTP", "OTPEngine", "OTPCore", "OTPDelivery", "OTPSQLite", "OTPRedis", "OTPTokens",
+                "OTPHTTP", "OTPEngine", "OTPCore", "OTPDelivery", "OTPSQLite", "OTPRedis", "OTPPostgres",
+                "OTPTokens",
             ]),
         .testTarget(
             name: "OTPHTTPTests",
@@ -108,7 +113,7 @@ let package = Package(
             name: "otp",
             dependencies: [
                 "OTPServe", "OTPHTTP", "OTPEngine", "OTPCore", "OTPClient", "OTPTerminal", "OTPTokens",
-                "OTPQR",
+                "OTPQR", "OTPSQLite", "OTPPostgres",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -12,7 +12,8 @@
 #   OTP_BENCH_CAPACITY_CONNECTIONS (the same pair again at enough connections that the floor's
 #   closed-loop cap, connections / 50 ms, is 1.5 times the floor-off rate, up to 10,000 connections
 #   and the open-file limit; 0 skips)
-#   OTP_BENCH_STORE (memory | sqlite | redis: a throwaway redis-server on these cores)  OTP_BIN (a built otp to use instead of building one)
+#   OTP_BENCH_STORE (memory | sqlite | redis: a throwaway redis-server on these cores | postgres: a
+#   throwaway PostgreSQL cluster on these cores)  OTP_BIN (a built otp to use instead of building one)
 #   OTP_BENCH_WRK_BATCH (1: wrk runs as SCHED_BATCH, so that where it shares the server's cores its
 #   wake-ups do not preempt the server it measures, as a server's remote clients never do; 0: wrk
 #   runs as any process. The bare server's figures are the same either way; the server's are not:
@@ -33,7 +34,7 @@ cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
   rm -rf "$work"
 }
-trap cleanup EXIT
+on_exit cleanup
 
 step "build (release)"
 if [ -n "${OTP_BIN:-}" ]; then
@@ -63,7 +64,12 @@ case "$store_kind" in
     # A throwaway Redis that keeps nothing across a restart: refused for factors unless told.
     secret_args=(--secret-file "$work/secret" --allow-volatile-factors)
     ;;
-  *) echo "OTP_BENCH_STORE is memory, sqlite or redis" >&2; exit 2 ;;
+  postgres)
+    start_postgres
+    store="$POSTGRES_URL?schema=bench"
+    secret_args=(--secret-file "$work/secret")
+    ;;
+  *) echo "OTP_BENCH_STORE is memory, sqlite, redis or postgres" >&2; exit 2 ;;
 esac
 key="bench-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 # Limits and attempts lifted so every request does the full work instead of stopping at 429 or 423

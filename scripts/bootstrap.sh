@@ -2,8 +2,8 @@
 # Installs what OTPKit needs on a Debian machine; quick when everything is there.
 set -euo pipefail
 
-apt_packages=(libsqlite3-dev libssl-dev libmicrohttpd-dev libhiredis-dev libcurl4-openssl-dev libqrencode-dev zbar-tools
-  redis-server tmux wrk pkg-config chromium chromium-driver prometheus)
+apt_packages=(libsqlite3-dev libssl-dev libmicrohttpd-dev libhiredis-dev libcurl4-openssl-dev libqrencode-dev libpq-dev zbar-tools
+  redis-server redis-sentinel postgresql tmux wrk pkg-config chromium chromium-driver prometheus)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

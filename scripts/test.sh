@@ -22,11 +22,19 @@ step "redis for the tests"
 start_redis
 export OTP_TEST_REDIS_PORT="$REDIS_PORT"
 
+step "postgresql for the tests"
+# A throwaway cluster: no waiting for the disk, which the tests' hundreds of schemas would.
+start_postgres -c fsync=off -c synchronous_commit=off -c full_page_writes=off
+export OTP_TEST_POSTGRES_URL="$POSTGRES_URL"
+
 # Suites that bound real time run on their own after the rest, one test at a time: in the parallel
 # run, hundreds of tests share Swift's two-thread pool, and a finished call can wait seconds for its
 # turn to resume; and two of them at once share process-wide pools (libcurl's delivery transfers),
 # so one test's transfer in flight was counted against another's bound on a loaded machine.
 timed="ReliabilityRegressionTests|GracefulStopTests|TOTPCommandTests"
+# The PostgreSQL store against stopped, frozen and silent servers: real time too, and apart from
+# the suites above, since it starts PostgreSQL clusters of its own.
+deadlines="PostgresDeadlineTests"
 run_tests() {
   local title=$1
   shift
@@ -55,8 +63,9 @@ run_tests() {
 # memcpy inside it while other tests opened and closed sockets, 1 to 3 crashes a run, with launches
 # serialised too); tests start children through OTPTestSupport's ChildProcess (posix_spawn, the
 # child closing every descriptor above 2) instead, and the parallel run takes about 12 s.
-run_tests "swift test" --parallel --skip "$timed"
+run_tests "swift test" --parallel --skip "$timed|$deadlines"
 run_tests "swift test: suites with real-time bounds" --no-parallel --filter "$timed"
+run_tests "swift test: PostgreSQL deadlines" --filter "$deadlines"
 
 for s in scripts/test.d/*.sh; do
   [ -e "$s" ] || continue

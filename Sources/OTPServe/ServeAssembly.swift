@@ -61,7 +61,7 @@ public enum ServeAssembly {
                 throw ServerStartError(error.reason)
             }
         }
-        let store = try settings.store.open(
+        let store = try await settings.store.open(
             recordsEvents: server.events != nil, pendingMigrations: settings.migrate ? .apply : .refuse,
             waitReplicas: settings.redisWaitReplicas, report: settings.storeReport)
         do throws(ServerStartError) {
@@ -136,10 +136,10 @@ public enum ServeAssembly {
                 }
             case .sqlite(let database):
                 paths = [database + ".signing-key"]
-            case .redis, .redisSentinel:
+            case .redis, .redisSentinel, .postgres:
                 throw ServerStartError(
-                    "a Redis store is shared: give every server the same --signing-key-file for approval tokens"
-                )
+                    "a \(settings.store.sharedName) store is shared: give every server the same "
+                        + "--signing-key-file for approval tokens")
             }
         }
         var keys: [Ed25519SigningKey] = []
@@ -173,9 +173,10 @@ public enum ServeAssembly {
                 return (0..<SecretKey.byteCount).map { _ in UInt8.random(in: 0...255, using: &generator) }
             case .sqlite(let database):
                 path = database + ".secret"
-            case .redis, .redisSentinel:
+            case .redis, .redisSentinel, .postgres:
                 throw ServerStartError(
-                    "a Redis store is shared: give every server the same --secret-file (OTP_SECRET_FILE)")
+                    "a \(settings.store.sharedName) store is shared: give every server the same --secret-file "
+                        + "(OTP_SECRET_FILE)")
             }
         }
         guard let path else { throw ServerStartError("no secret file") }

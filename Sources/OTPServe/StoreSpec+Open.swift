@@ -1,5 +1,6 @@
 import OTPEngine
 import OTPHTTP
+import OTPPostgres
 import OTPRedis
 import OTPSQLite
 
@@ -11,11 +12,12 @@ extension StoreSpec {
     /// refusal names `otp migrate` and `--migrate`.
     ///
     /// A Redis store makes each write wait for `waitReplicas` replicas, and tells `report` once when
-    /// its calls start failing and once when they work again.
+    /// its calls start failing and once when they work again. A PostgreSQL store connects without
+    /// blocking the caller's thread.
     public func open(
         recordsEvents: Bool = false, pendingMigrations: PendingMigrations = .apply, waitReplicas: Int = 0,
         report: (@Sendable (String) -> Void)? = nil
-    ) throws(ServerStartError) -> any VerificationStore {
+    ) async throws(ServerStartError) -> any VerificationStore {
         switch self {
         case .memory:
             return MemoryStore(recordsEvents: recordsEvents)
@@ -51,6 +53,14 @@ extension StoreSpec {
                 throw ServerStartError(
                     "cannot use the Redis store \(spec.primaryName)/\(spec.database) through Sentinel: "
                         + Self.advice(error, password: spec.password))
+            }
+        case .postgres(let url, let schema, let connections, let password):
+            do {
+                return try await PostgresStore.connect(
+                    conninfo: url, password: password, schema: schema, connections: connections,
+                    recordsEvents: recordsEvents)
+            } catch {
+                throw ServerStartError("cannot open the PostgreSQL store: \(error)")
             }
         }
     }
@@ -110,6 +120,8 @@ extension StoreSpec {
                 + spec.sentinels.map(\.description).joined(separator: ",")
                 + "/\(spec.primaryName)/\(spec.database)"
                 + (spec.keyPrefix == "otp:" ? "" : "?prefix=\(spec.keyPrefix)")
+        case .postgres(let url, let schema, _, _):
+            url + (schema.map { (url.contains("?") ? "&" : "?") + "schema=\($0)" } ?? "")
         }
     }
 

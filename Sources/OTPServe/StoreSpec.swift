@@ -15,6 +15,11 @@ public enum StoreSpec: Sendable, Equatable {
         keyPrefix: String = "otp:")
     /// The Redis primary that Redis Sentinel names, followed through failovers.
     case redisSentinel(RedisSentinelSpec)
+    /// A PostgreSQL database that several instances may share: a libpq URL without the store's own
+    /// options, the schema of the tables (`nil`: the server's `search_path`), the connections in
+    /// the pool, and the password when it comes from a file (else libpq reads `PGPASSWORD` or
+    /// `~/.pgpass`).
+    case postgres(url: String, schema: String? = nil, connections: Int = 4, password: String? = nil)
 }
 
 /// A Redis store found through Redis Sentinel, as `redis-sentinel://` names it.
@@ -48,8 +53,9 @@ public struct RedisSentinelSpec: Sendable, Equatable {
 
 extension StoreSpec {
     /// Reads `memory`, `sqlite:PATH`, `redis://[USER@|[USER]:PASSWORD@]HOST[:PORT][/DB][?prefix=P]`
-    /// or `redis-sentinel://…` (``sentinel(_:)``)
-    /// (port 6379, database 0, prefix `otp:`; user and password percent-decoded).
+    /// (port 6379, database 0, prefix `otp:`; user and password percent-decoded),
+    /// `redis-sentinel://…` (``sentinel(_:)``) or `postgres://USER@HOST[:PORT]/DB[?sslmode=…&schema=…]`
+    /// (port 5432).
     public init(argument: String) throws(ServerStartError) {
         if argument == "memory" {
             self = .memory
@@ -72,10 +78,13 @@ extension StoreSpec {
                 keyPrefix: keyPrefix)
         } else if argument.hasPrefix("redis-sentinel://") {
             self = .redisSentinel(try Self.sentinel(Substring(argument.dropFirst("redis-sentinel://".count))))
+        } else if argument.hasPrefix("postgres://") || argument.hasPrefix("postgresql://") {
+            self = try Self.postgres(argument)
         } else {
             throw ServerStartError(
-                "the store is memory, sqlite:PATH, redis://HOST:PORT[/DB] or "
-                    + "redis-sentinel://HOST:PORT[,HOST:PORT…]/PRIMARY[/DB], not \(argument)")
+                "the store is memory, sqlite:PATH, redis://HOST:PORT[/DB], "
+                    + "redis-sentinel://HOST:PORT[,HOST:PORT…]/PRIMARY[/DB] or postgres://USER@HOST[:PORT]/DB, "
+                    + "not \(argument)")
         }
     }
 
@@ -164,7 +173,8 @@ extension StoreSpec {
         switch self {
         case .redis(_, _, _, _, let password, _): password != nil
         case .redisSentinel(let spec): spec.password != nil
-        case .memory, .sqlite: false
+        // A PostgreSQL URL's password is judged on the URL itself (holdsPassword).
+        case .memory, .sqlite, .postgres: false
         }
     }
 
@@ -173,6 +183,14 @@ extension StoreSpec {
         switch self {
         case .redis(_, _, _, let username, let password, _): username != nil && password == nil
         case .redisSentinel(let spec): spec.username != nil && spec.password == nil
+        case .memory, .sqlite, .postgres: false
+        }
+    }
+
+    /// Whether the store takes a password: Redis, directly or through Sentinel, and PostgreSQL.
+    public var takesPassword: Bool {
+        switch self {
+        case .redis, .redisSentinel, .postgres: true
         case .memory, .sqlite: false
         }
     }
@@ -181,7 +199,7 @@ extension StoreSpec {
     public var isRedis: Bool {
         switch self {
         case .redis, .redisSentinel: true
-        case .memory, .sqlite: false
+        case .memory, .sqlite, .postgres: false
         }
     }
 
@@ -195,9 +213,98 @@ extension StoreSpec {
         case .redisSentinel(var spec):
             spec.password = password
             return .redisSentinel(spec)
+        case .postgres(let url, let schema, let connections, _):
+            return .postgres(url: url, schema: schema, connections: connections, password: password)
         case .memory, .sqlite:
             return self
         }
+    }
+
+    /// The URL options a PostgreSQL store passes on to libpq.
+    static let postgresOptions: Set<String> = [
+        "sslmode", "sslrootcert", "sslcert", "sslkey", "sslcrl", "application_name", "connect_timeout",
+        "target_session_attrs",
+    ]
+
+    /// The values `sslmode` takes.
+    static let sslModes: Set<String> = ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"]
+
+    /// Reads `postgres://[USER[:PASSWORD]@]HOST[:PORT]/DB[?sslmode=…&schema=…]`.
+    static func postgres(_ argument: String) throws(ServerStartError) -> StoreSpec {
+        let scheme = argument.hasPrefix("postgresql://") ? "postgresql://" : "postgres://"
+        var rest = Substring(argument.dropFirst(scheme.count))
+        var kept: [String] = []
+        var schema: String?
+        if let question = rest.firstIndex(of: "?") {
+            for pair in rest[rest.index(after: question)...].split(
+                separator: "&", omittingEmptySubsequences: false)
+            {
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard parts.count == 2, !parts[1].isEmpty else {
+                    throw ServerStartError("a PostgreSQL store option is NAME=VALUE, not \(pair)")
+                }
+                let (name, value) = (String(parts[0]), String(parts[1]))
+                if name == "schema" {
+                    guard Self.isPlainIdentifier(value) else {
+                        throw ServerStartError(
+                            "the PostgreSQL schema is letters, digits and underscores (at most 63), not \(value)"
+                        )
+                    }
+                    schema = value
+                    continue
+                }
+                guard postgresOptions.contains(name) else {
+                    throw ServerStartError(
+                        "the PostgreSQL store options are schema and "
+                            + postgresOptions.sorted().joined(separator: ", ") + ", not \(name)")
+                }
+                if name == "sslmode", !sslModes.contains(value) {
+                    throw ServerStartError(
+                        "sslmode is " + sslModes.sorted().joined(separator: ", ") + ", not \(value)")
+                }
+                kept.append(String(pair))
+            }
+            rest = rest[..<question]
+        }
+        guard let slash = rest.firstIndex(of: "/"), rest.index(after: slash) < rest.endIndex else {
+            throw ServerStartError("a PostgreSQL store names its database: postgres://USER@HOST[:PORT]/DB")
+        }
+        let database = rest[rest.index(after: slash)...]
+        guard !database.contains("/") else { throw ServerStartError("\(database) is not a database name") }
+        var address = rest[..<slash]
+        if let at = address.lastIndex(of: "@") {
+            let credentials = address[..<at]
+            guard !credentials.isEmpty, !credentials.hasPrefix(":") else {
+                throw ServerStartError("the PostgreSQL user before @ is empty")
+            }
+            address = address[address.index(after: at)...]
+        }
+        _ = try hostAndPort(address, defaultPort: 5432)
+        let base = scheme + rest
+        return .postgres(
+            url: kept.isEmpty ? String(base) : base + "?" + kept.joined(separator: "&"), schema: schema)
+    }
+
+    /// Whether the URL of a PostgreSQL store holds a password (it shows in the process list).
+    public var holdsPassword: Bool {
+        guard case .postgres(let url, _, _, _) = self else { return false }
+        let rest = url.drop(while: { $0 != "/" }).dropFirst(2)
+        let authority = rest.prefix(while: { $0 != "/" && $0 != "?" })
+        guard let at = authority.lastIndex(of: "@") else { return false }
+        return authority[..<at].contains(":")
+    }
+
+    /// The name of a store several servers share, for messages: `Redis` or `PostgreSQL`.
+    var sharedName: String {
+        if case .postgres = self { return "PostgreSQL" }
+        return "Redis"
+    }
+
+    /// Whether a name can be a schema without quoting.
+    static func isPlainIdentifier(_ name: String) -> Bool {
+        guard let first = name.first, name.utf8.count <= 63, first == "_" || (first.isASCII && first.isLetter)
+        else { return false }
+        return name.allSatisfy { $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
     }
 
     /// Splits `HOST[:PORT]`, brackets allowed around IPv6 literals.

@@ -1,5 +1,6 @@
 import Foundation
 import OTPEngine
+import OTPPostgres
 import OTPSQLite
 import OTPServe
 
@@ -48,6 +49,26 @@ enum MigrateCommand {
             return 0
         case .sqlite(let path):
             return sqlite(path: path, dryRun: dryRun)
+        case .postgres(let url, let schema, _, let password):
+            return await postgres(url: url, schema: schema, password: password)
+        }
+    }
+
+    /// PostgreSQL's tables have one version so far: opening the store makes them when missing (in
+    /// one transaction) and refuses tables of another version, so this reports what it found.
+    private static func postgres(url: String, schema: String?, password: String?) async -> Int32 {
+        let environment = ProcessInfo.processInfo.environment
+        let password = password ?? environment["OTP_STORE_PASSWORD"].flatMap { $0.isEmpty ? nil : $0 }
+        do throws(StoreError) {
+            let store = try await PostgresStore.connect(conninfo: url, password: password, schema: schema)
+            await store.shutdown()
+            print(
+                "the PostgreSQL store: schema version \(PostgresStore.schemaVersion), this otp's; nothing to migrate"
+            )
+            return 0
+        } catch {
+            printError("otp migrate: the PostgreSQL store: \(error)")
+            return 1
         }
     }
 

@@ -117,8 +117,16 @@ enum ServeCommand {
             startGuard = StartGuardSpec(
                 url: url, failOpen: failOpen, appliesToSecretKeys: options.flag(O.startGuardSecretKeys))
         }
+        var store = try options.value(O.store, or: .sqlite(path: "otp.sqlite3"))
+        let connections = try options.value(
+            O.storeConnections, or: ServerSettings.storeConnections.defaultValue)
+        if case .postgres(let url, let schema, _, let password) = store {
+            store = .postgres(url: url, schema: schema, connections: connections, password: password)
+        } else if options.isGiven(O.storeConnections.spec) {
+            throw UsageError("--store-connections needs a postgres:// store")
+        }
         var settings = ServeSettings(
-            server: server, store: try options.value(O.store, or: .sqlite(path: "otp.sqlite3")),
+            server: server, store: store,
             senders: senders,
             secretFile: try options.value(O.secretFile).flatMap { $0.isEmpty ? nil : $0 },
             environment: environment, hosted: try hostedSpec(options),
@@ -131,8 +139,9 @@ enum ServeCommand {
         if let password = try options.value(O.storePasswordFile)
             ?? environment["OTP_STORE_PASSWORD"].flatMap({ $0.isEmpty ? nil : $0 })
         {
-            guard settings.store.isRedis else {
-                throw UsageError("--store-password-file and OTP_STORE_PASSWORD are for a Redis store")
+            guard settings.store.takesPassword else {
+                throw UsageError(
+                    "--store-password-file and OTP_STORE_PASSWORD are for a Redis or PostgreSQL store")
             }
             settings.store = settings.store.password(password)
         }
@@ -175,6 +184,11 @@ enum ServeCommand {
     /// What the options deserve a warning for: an API key in the process list, the HMAC key file's place.
     static func warnings(_ options: ParsedOptions, settings: ServeSettings) -> [String] {
         var warnings: [String] = []
+        if settings.store.holdsPassword {
+            warnings.append(
+                "the store URL holds a password, which others on this machine can read in the process list; "
+                    + "use --store-password-file, PGPASSWORD or ~/.pgpass")
+        }
         if case .sqlite(let path) = settings.store {
             // An existing database others can read holds every pending code's hash and destination.
             for file in [path, path + "-wal", path + "-shm"] {

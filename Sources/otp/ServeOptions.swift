@@ -42,14 +42,18 @@ enum ServeOptions {
     static let store = Option(
         "store", "STORE", default: StoreSpec.sqlite(path: "otp.sqlite3"), defaultText: "sqlite:otp.sqlite3",
         "memory | sqlite:PATH | redis://[USER@]HOST:PORT[/DB] | redis-sentinel://[USER@]HOST:PORT[,HOST:PORT…]/PRIMARY[/DB]"
+            + " | postgres://USER@HOST[:PORT]/DB[?sslmode=…&schema=…]"
     ) { text throws(UsageError) in
         do throws(ServerStartError) { return try StoreSpec(argument: text) } catch {
             throw UsageError(error.description)
         }
     }
+    static let storeConnections = Option.integer(
+        ServerSettings.storeConnections, "N", "connections to a PostgreSQL store (calls wait for a free one)")
     static let storePasswordFile = Option(
-        "store-password-file", "PATH", defaultText: "none (or OTP_STORE_PASSWORD)",
-        "a file holding the store's password, readable by its owner only (kept out of the process list)"
+        "store-password-file", "PATH",
+        defaultText: "none (OTP_STORE_PASSWORD; PostgreSQL: PGPASSWORD or ~/.pgpass)",
+        "a file holding the Redis or PostgreSQL store's password, readable by its owner only (kept out of the process list)"
     ) { path throws(UsageError) -> String in
         let password = try ownerOnlyText(path, flag: "--store-password-file").trimmingCharacters(
             in: .newlines)
@@ -382,8 +386,8 @@ enum ServeOptions {
 
     /// Every option, in the order help lists them.
     static let all: [OptionSpec] = [
-        host.spec, port.spec, apiKey.spec, apiKeyFile.spec, dev.spec, store.spec, storePasswordFile.spec,
-        redisWaitReplicas.spec, allowVolatileFactors.spec, migrate.spec, sender.spec,
+        host.spec, port.spec, apiKey.spec, apiKeyFile.spec, dev.spec, store.spec, storeConnections.spec,
+        storePasswordFile.spec, redisWaitReplicas.spec, allowVolatileFactors.spec, migrate.spec, sender.spec,
         appName.spec,
         domain.spec,
         androidAppHash.spec, codeLength.spec, maxAttempts.spec, totpMaxFailures.spec, codeLifetime.spec,

@@ -43,6 +43,51 @@ import Testing
     }
 
     @Test(
+        "PostgreSQL store arguments: the URL kept for libpq, the schema taken out",
+        arguments: [
+            ("postgres://otp@db:5433/otp", StoreSpec.postgres(url: "postgres://otp@db:5433/otp")),
+            ("postgresql://otp@db/otp", .postgres(url: "postgresql://otp@db/otp")),
+            (
+                "postgres://otp@db/otp?sslmode=verify-full&schema=otp_a",
+                .postgres(url: "postgres://otp@db/otp?sslmode=verify-full", schema: "otp_a")
+            ),
+            ("postgres://otp:pw@[::1]:5432/otp", .postgres(url: "postgres://otp:pw@[::1]:5432/otp")),
+            ("postgres://db/otp?application_name=a", .postgres(url: "postgres://db/otp?application_name=a")),
+        ])
+    func postgresStores(argument: String, store: StoreSpec) throws {
+        #expect(try StoreSpec(argument: argument) == store)
+    }
+
+    @Test(
+        "malformed PostgreSQL store arguments say what is wrong",
+        arguments: [
+            ("postgres://", "names its database"), ("postgres://otp@db", "names its database"),
+            ("postgres://otp@db/", "names its database"), ("postgres://otp@db:0/otp", "port from 1 to 65535"),
+            ("postgres://otp@db:x/otp", "is not HOST:PORT"), ("postgres://@db/otp", "user before @ is empty"),
+            ("postgres://otp@db/otp?sslmode=maybe", "sslmode is"),
+            ("postgres://otp@db/otp?host=x", "not host"),
+            ("postgres://otp@db/otp?sslmode", "NAME=VALUE"),
+            ("postgres://otp@db/otp?schema=a-b", "schema is"),
+            ("postgres://otp@db/a/b", "not a database name"), ("postgres://otp@/otp", "HOST:PORT"),
+        ])
+    func badPostgresStores(argument: String, fact: String) {
+        do {
+            _ = try StoreSpec(argument: argument)
+            Issue.record("\(argument) was accepted")
+        } catch {
+            #expect(error.description.contains(fact), "\(error.description)")
+        }
+    }
+
+    @Test("a PostgreSQL URL with a password is noticed; one without is not")
+    func postgresPassword() throws {
+        #expect(try StoreSpec(argument: "postgres://otp:pw@db/otp").holdsPassword)
+        #expect(try StoreSpec(argument: "postgres://otp@db/otp?sslmode=require").holdsPassword == false)
+        #expect(try StoreSpec(argument: "postgres://db:5432/otp").holdsPassword == false)
+        #expect(StoreSpec.memory.holdsPassword == false)
+    }
+
+    @Test(
         "sender arguments",
         arguments: [
             ("console", SenderSpec.console), ("twilio", .twilio),

@@ -124,7 +124,7 @@ import Testing
         for (extra, reason) in [
             (
                 ["--store-password-file", file],
-                "--store-password-file and OTP_STORE_PASSWORD are for a Redis store"
+                "--store-password-file and OTP_STORE_PASSWORD are for a Redis or PostgreSQL store"
             ),
             (["--redis-wait-replicas", "1"], "--redis-wait-replicas is for a Redis store"),
             (

@@ -51,6 +51,62 @@ import Testing
         #expect(throws: UsageError.self) { try settings(base + ["--events-retry-max", "0"]) }
     }
 
+    @Test("a PostgreSQL store takes its pool size and a password file; other stores refuse both")
+    func postgresStoreOptions() throws {
+        let base = ["--api-key", "k", "--sender", "console"]
+        let url = "postgres://otp@db/otp"
+        #expect(try settings(base + ["--store", url]).store == .postgres(url: url, connections: 4))
+        #expect(
+            try settings(base + ["--store", url], environment: ["OTP_STORE_CONNECTIONS": "9"]).store
+                == .postgres(url: url, connections: 9))
+        #expect(throws: UsageError.self) {
+            try settings(base + ["--store", url, "--store-connections", "0"])
+        }
+        #expect(throws: UsageError.self) {
+            try settings(base + ["--store", url, "--store-connections", "257"])
+        }
+        #expect(throws: UsageError.self) {
+            try settings(base + ["--store", "memory", "--store-connections", "2"])
+        }
+
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("pgpass").path
+        #expect(
+            FileManager.default.createFile(
+                atPath: file, contents: Data("s3cret\n".utf8), attributes: [.posixPermissions: 0o600]))
+        #expect(
+            try settings(base + ["--store", url, "--store-password-file", file]).store
+                == .postgres(url: url, connections: 4, password: "s3cret"))
+        #expect(throws: UsageError.self) {
+            try settings(base + ["--store", "memory", "--store-password-file", file])
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
+        #expect(throws: UsageError.self) {
+            try settings(base + ["--store", url, "--store-password-file", file])
+        }
+        let empty = directory.appendingPathComponent("empty").path
+        #expect(
+            FileManager.default.createFile(
+                atPath: empty, contents: Data(), attributes: [.posixPermissions: 0o600]))
+        #expect(throws: UsageError.self) {
+            try settings(base + ["--store", url, "--store-password-file", empty])
+        }
+    }
+
+    @Test("a password in the PostgreSQL store URL draws a warning; a password file does not")
+    func postgresPasswordWarning() throws {
+        let base = ["--api-key", "k", "--sender", "console"]
+        for (url, warned) in [("postgres://otp:pw@db/otp", true), ("postgres://otp@db/otp", false)] {
+            let arguments = base + ["--store", url]
+            let options = try ParsedOptions.parse(arguments, specs: ServeOptions.all, environment: [:])
+            let warnings = ServeCommand.warnings(options, settings: try settings(arguments))
+            #expect(warnings.contains { $0.contains("store URL holds a password") } == warned, "\(url)")
+            #expect(!warnings.contains { $0.contains("pw") }, "\(url)")
+        }
+    }
+
     @Test("one address may hold 64 connections by default, none limited behind a proxy, or as told")
     func connectionsPerAddress() throws {
         let base = ["--api-key", "k", "--sender", "console"]

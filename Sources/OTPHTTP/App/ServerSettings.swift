@@ -76,6 +76,8 @@ public enum ServerSettings {
     /// orchestrator sends no traffic to a server whose events do not get out.
     public static let readyMaxEventBacklog = ServerSetting(
         "ready-max-event-backlog", default: 10_000, bounds: 1...100_000_000)
+    /// Connections a PostgreSQL store's pool holds; a store call waits for a free one.
+    public static let storeConnections = ServerSetting("store-connections", default: 4, bounds: 1...256)
     /// Open connections one client address may hold; 0 means no limit.
     public static let maxConnectionsPerAddress = ServerSetting(
         "max-connections-per-address", default: 0, bounds: 0...100_000)

@@ -1,5 +1,6 @@
 import Foundation
 import OTPEngine
+import OTPPostgres
 import OTPRedis
 import OTPSQLite
 import Testing
@@ -9,10 +10,11 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case memory
     case sqlite
     case redis
+    case postgres
 
     var testDescription: String { rawValue }
 
-    /// `count` handles on one fresh, empty store; SQLite and Redis give each its own connection.
+    /// `count` handles on one fresh, empty store; SQLite, Redis and PostgreSQL give each its own connection.
     func makeStores(count: Int = 1) async throws -> [any VerificationStore] {
         switch self {
         case .memory:
@@ -23,6 +25,8 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
             return try (0..<count).map { _ in try SQLiteStore(path: path) }
         case .redis:
             return try RedisTestServer.makeStores(count: count)
+        case .postgres:
+            return try await PostgresTestServer.makeStores(count: count)
         }
     }
 
@@ -42,6 +46,8 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
             return try (0..<count).map { _ in try SQLiteStore(path: path, recordsEvents: true) }
         case .redis:
             return try RedisTestServer.makeStores(count: count, recordsEvents: true)
+        case .postgres:
+            return try await PostgresTestServer.makeStores(count: count, recordsEvents: true)
         }
     }
 

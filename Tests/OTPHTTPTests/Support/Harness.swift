@@ -57,6 +57,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case memory
     case sqlite
     case redis
+    case postgres
 
     var testDescription: String { rawValue }
 }
@@ -107,13 +108,17 @@ final class Harness: @unchecked Sendable {
         server = try await ServeAssembly.start(settings)
     }
 
-    /// The store of `kind`, on its own file or under its own Redis key prefix.
+    /// The store of `kind`, on its own file, under its own Redis key prefix or in its own schema.
     private static func store(_ kind: StoreKind, in directory: URL, prefix: String) -> StoreSpec {
         switch kind {
         case .memory: .memory
         case .sqlite: .sqlite(path: directory.appendingPathComponent("otp.sqlite3").path)
         case .redis:
             .redis(host: "127.0.0.1", port: (try? TestRedis.port()) ?? 1, database: 0, keyPrefix: prefix)
+        case .postgres:
+            .postgres(
+                url: (try? TestPostgres.url()) ?? "postgres://unavailable@127.0.0.1:1/none",
+                schema: TestPostgres.freshSchema(), connections: 2)
         }
     }
 
