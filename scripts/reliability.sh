@@ -18,10 +18,10 @@ case "${1:-}" in
 esac
 
 if [ "$ci" = 1 ]; then
-  crash_rounds=5 event_rounds=4 outage_seconds=3 failover_seconds=2 provider_starts=3 soak_seconds=120 measure_seconds=5
+  crash_rounds=5 postgres_down_seconds=3 event_rounds=4 outage_seconds=3 failover_seconds=2 provider_starts=3 soak_seconds=120 measure_seconds=5
   brute_verifications=2 refill_seconds=4 timing_samples=2000 fuzz_runs=20000
 else
-  crash_rounds=20 event_rounds=12 outage_seconds=5 failover_seconds=5 provider_starts=6 soak_seconds=600 measure_seconds=10
+  crash_rounds=20 postgres_down_seconds=5 event_rounds=12 outage_seconds=5 failover_seconds=5 provider_starts=6 soak_seconds=600 measure_seconds=10
   brute_verifications=5 refill_seconds=10 timing_samples=10000 fuzz_runs=2000000
 fi
 
@@ -77,6 +77,7 @@ run crash python3 scripts/reliability/crash.py "$crash_rounds"
 run events-crash python3 scripts/reliability/events_crash.py "$event_rounds"
 run store-outage python3 scripts/reliability/store_outage.py "$outage_seconds"
 run sentinel-failover python3 scripts/reliability/sentinel_failover.py "$failover_seconds"
+run postgres-crash python3 scripts/reliability/postgres_crash.py "$postgres_down_seconds"
 run provider-outage python3 scripts/reliability/provider_outage.py "$provider_starts"
 run soak python3 scripts/reliability/soak.py "$soak_seconds" "$measure_seconds"
 run brute-force python3 scripts/reliability/brute_force.py "$brute_verifications" "$refill_seconds"
