@@ -23,7 +23,7 @@ stop_all() {
 # hangs the run. The suites that start helper processes (provider stand-ins, `otp serve` children,
 # the YAML reader) are left out here; they run in the normal test command. Everything in-process
 # (engine, stores with SQLite and Redis, the HTTP server and API through the harness) runs.
-skip='OTPDeliveryTests\.(SMTPSenderTests|TwilioSenderTests|WebhookSenderTests|ReliabilityRegressionTests)|OTPHTTPTests\.(ServeCommandTests|ReliabilityRegressionTests|OpenAPIContractTests)|RedisTests/raceAcrossProcesses|OTPEngineTests\.RedisAuthTests|ReliabilityRegressionTests/lockedSQLite|ReliabilityRegressionTests/startHasOneDeadline'
+skip='OTPDeliveryTests\.(SMTPSenderTests|TwilioSenderTests|WebhookSenderTests|ReliabilityRegressionTests)|OTPHTTPTests\.(ServeCommandTests|ReliabilityRegressionTests|OpenAPIContractTests|ServeRedisTests|ServePostgresTests|MigrateCommandTests|BackupCommandTests|BuildInfoTests)|PostgresDeadlineTests|RedisTests/raceAcrossProcesses|OTPEngineTests\.RedisAuthTests|ReliabilityRegressionTests/lockedSQLite|ReliabilityRegressionTests/startHasOneDeadline'
 
 # Suites that hold real-time bounds (in-process ones only; the rest are in `skip`). The `otp totp`
 # children's requests carry the client's 10-second timeout, and the in-process server they reach
