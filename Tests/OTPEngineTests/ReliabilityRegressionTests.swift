@@ -39,7 +39,8 @@ import Testing
     @Test(
         "with Redis accepting but never answering, every one of many parallel calls fails within the timeout")
     func frozenRedis() async throws {
-        let silent = try SilentListener()
+        // It answers each connection's PING at open, as a Redis that froze later would have.
+        let silent = try SilentListener(answeringPing: true)
         defer { silent.close() }
         let store = try RedisStore(host: "127.0.0.1", port: silent.port, connections: 2)
         // 16 calls on 2 connections: with the defect, the last in each queue waits 8 timeouts (16 s).
@@ -129,7 +130,10 @@ private struct SilentListener {
     let descriptor: Int32
     let port: Int
 
-    init() throws {
+    /// Listens on a free loopback port. With `answeringPing`, a thread accepts each connection and
+    /// answers its first `PING` with `+PONG`, then reads whatever comes and never answers again;
+    /// without, no connection is ever accepted (the kernel's backlog takes them).
+    init(answeringPing: Bool = false) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -150,6 +154,34 @@ private struct SilentListener {
         }
         descriptor = fd
         port = Int(UInt16(bigEndian: address.sin_port))
+        if answeringPing {
+            Thread.detachNewThread {
+                while true {
+                    let client = accept(fd, nil, nil)
+                    guard client >= 0 else { return }  // The listener was closed.
+                    Thread.detachNewThread { Self.answerPingThenFreeze(client) }
+                }
+            }
+        }
+    }
+
+    /// Answers the first `PING` on `client`, then swallows everything until the peer goes away.
+    private static func answerPingThenFreeze(_ client: Int32) {
+        var seen: [UInt8] = []
+        var answered = false
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(client, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            if !answered {
+                seen += buffer[0..<count]
+                if String(decoding: seen, as: UTF8.self).uppercased().contains("PING") {
+                    _ = "+PONG\r\n".utf8CString.withUnsafeBufferPointer { write(client, $0.baseAddress, 7) }
+                    answered = true
+                }
+            }
+        }
+        Glibc.close(client)
     }
 
     func close() {
