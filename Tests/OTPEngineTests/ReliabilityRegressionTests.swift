@@ -130,9 +130,11 @@ private struct SilentListener {
     let descriptor: Int32
     let port: Int
 
-    /// Listens on a free loopback port. With `answeringPing`, a thread accepts each connection and
-    /// answers its first `PING` with `+PONG`, then reads whatever comes and never answers again;
-    /// without, no connection is ever accepted (the kernel's backlog takes them).
+    /// Listens on a free loopback port.
+    ///
+    /// With `answeringPing`, a thread accepts each connection and answers its first `PING` with
+    /// `+PONG`, then reads whatever comes and never answers again; without, no connection is ever
+    /// accepted (the kernel's backlog takes them).
     init(answeringPing: Bool = false) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
