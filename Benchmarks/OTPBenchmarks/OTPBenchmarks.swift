@@ -164,7 +164,8 @@ struct OTPBenchmarks {
 
     /// Alternates raw and engine rounds and keeps the median of each.
     static func measure(_ subject: Subject, options: Options) async throws -> Result {
-        let load = try await EngineLoad(store: subject.makeStore(), callers: options.concurrency)
+        let load = try await EngineLoad(
+            store: subject.makeStore(), callers: options.concurrency, answersInline: subject.kind == "memory")
         var raw: [Double] = []
         var checks: [Double] = []
         var concurrent: [Double] = []
@@ -197,7 +198,8 @@ struct OTPBenchmarks {
 
     /// `count` wrong-code checks from one caller, off the main actor.
     static func fixedChecks(_ count: Int, on subject: Subject) async throws {
-        let load = try await EngineLoad(store: subject.makeStore(), callers: 1)
+        let load = try await EngineLoad(
+            store: subject.makeStore(), callers: 1, answersInline: subject.kind == "memory")
         if load.immediate {
             for _ in 0..<count { try load.wrongCheckImmediately() }
         } else {
