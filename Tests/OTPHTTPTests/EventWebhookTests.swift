@@ -4,6 +4,7 @@ import OTPDelivery
 import OTPEngine
 import OTPHTTP
 import OTPServe
+import OTPTestSupport
 import Testing
 
 /// Lifecycle events posted to the operator's endpoint, black-box through HTTP on every store.
@@ -159,7 +160,10 @@ import Testing
         "a receiver that is down at first gets every event once it listens, each id once",
         arguments: StoreKind.allCases)
     func down(kind: StoreKind) async throws {
-        let port = try freePort()
+        // Held (bound, never listening: connections are refused) until the receiver starts on it,
+        // so no other test's server can take the port meanwhile.
+        let held = try ClosedPort()
+        let port = held.port
         try await Harness.with(
             store: kind, environment: ["OTP_EVENTS_SECRET": Self.secret], checkFloor: .zero,
             eventsURL: "http://127.0.0.1:\(port)/events", eventDelivery: Self.fast
@@ -171,6 +175,7 @@ import Testing
             // The deliverer finds nobody listening.
             #expect(
                 try await Self.waitForMetric(harness, #"otp_events_total{type="pending",result="failed"}"#))
+            held.release()
             let receiver = try ProviderStub(port: port)
             try await Self.advance(harness, by: 5, until: receiver, has: 3)
             let requests = receiver.requests

@@ -1,6 +1,7 @@
 import Foundation
 import OTPEngine
 import OTPHTTP
+import OTPTestSupport
 import Testing
 
 @Suite struct RedisTests {
@@ -30,7 +31,9 @@ import Testing
 
     @Test("a Redis store that cannot be reached at start-up stops the server from starting")
     func unreachableAtStart() async throws {
-        let port = try freePort()
+        let closed = try ClosedPort()
+        let port = closed.port
+        defer { withExtendedLifetime(closed) {} }
         await #expect(throws: (any Error).self) {
             try await Harness.with(redisPort: port) { _ in }
         }

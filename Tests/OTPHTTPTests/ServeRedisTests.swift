@@ -105,7 +105,9 @@ import Testing
 
     @Test("no sentinel that answers: exit 1 with one line naming each sentinel's refusal")
     func noSentinel() async throws {
-        let port = try freePort()
+        let closed = try ClosedPort()
+        let port = closed.port
+        defer { withExtendedLifetime(closed) {} }
         let (status, stdout, stderr) = try await Self.serve(
             port: 0, ["--allow-volatile-factors"], url: "redis-sentinel://127.0.0.1:\(port)/otp/0"
         ).finish()

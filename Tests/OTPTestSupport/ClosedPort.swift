@@ -14,7 +14,7 @@ import Foundation
 public final class ClosedPort: @unchecked Sendable {
     /// The port.
     public let port: Int
-    private let descriptor: Int32
+    private var descriptor: Int32
 
     /// Binds a free loopback port and keeps it.
     public init() throws {
@@ -37,7 +37,15 @@ public final class ClosedPort: @unchecked Sendable {
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
-    deinit { close(descriptor) }
+    /// Frees the port, for a test that starts its own server on it next: the port was held until
+    /// this instant, not left free for another test to take meanwhile. Call it from one thread.
+    public func release() {
+        guard descriptor >= 0 else { return }
+        close(descriptor)
+        descriptor = -1
+    }
+
+    deinit { release() }
 }
 
 /// Why no port could be held.

@@ -63,7 +63,9 @@ import Testing
 
     @Test("a server that cannot be reached is refused at open, with the system's reason")
     func unreachable() throws {
-        let port = try #require(RedisTestServer.freePort())
+        let closed = try ClosedPort()
+        let port = closed.port
+        defer { withExtendedLifetime(closed) {} }
         do {
             _ = try RedisStore(host: "127.0.0.1", port: port, connections: 1)
             Issue.record("a store opened on a port nothing listens on")
@@ -177,7 +179,10 @@ import Testing
         defer { primary.stop() }
         let sentinel = try OwnRedis(sentinelFor: primary.port, name: "otp")
         defer { sentinel.stop() }
-        let refusing = RedisAddress(host: "127.0.0.1", port: try #require(RedisTestServer.freePort()))
+        // Held bound and never listening for the whole test, so no other test's server takes it.
+        let closed = try ClosedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let refusing = RedisAddress(host: "127.0.0.1", port: closed.port)
         let store = try RedisStore(
             sentinels: [refusing, RedisAddress(host: "127.0.0.1", port: sentinel.port)], primaryName: "otp",
             connections: 1)
