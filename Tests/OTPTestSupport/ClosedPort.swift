@@ -37,8 +37,10 @@ public final class ClosedPort: @unchecked Sendable {
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
-    /// Frees the port, for a test that starts its own server on it next: the port was held until
-    /// this instant, not left free for another test to take meanwhile. Call it from one thread.
+    /// Frees the port, for a test that starts its own server on it next.
+    ///
+    /// The port was held until this instant, not left free for another test to take meanwhile.
+    /// Call it from one thread.
     public func release() {
         guard descriptor >= 0 else { return }
         close(descriptor)
