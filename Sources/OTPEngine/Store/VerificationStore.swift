@@ -27,9 +27,9 @@ public typealias StoreReply<Answer: Sendable> = @Sendable (Result<Answer, StoreE
 /// `async`.
 ///
 /// The protocol has 25 requirements: 14 here, 5 of ``LifecycleEventStore`` and 6 of
-/// ``TOTPFactorStore``. ``MemoryStore`` is the reference; the SQLite and Redis stores live in
-/// `OTPSQLite` and `OTPRedis`, and the shared conformance suite holds every store to the same
-/// answers.
+/// ``TOTPFactorStore``. ``MemoryStore`` is the reference; the SQLite, Redis and PostgreSQL stores
+/// live in `OTPSQLite`, `OTPRedis` and `OTPPostgres`, and the shared conformance suite holds
+/// every store to the same answers.
 ///
 /// A store's life is explicit: it is open from its initializer until ``shutdown()``.
 /// Nothing is purged behind the caller's back: records, idempotency keys and rate counters
