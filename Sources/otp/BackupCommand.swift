@@ -23,15 +23,10 @@ enum BackupCommand {
         let store: StoreSpec
         let destination: String
         do throws(UsageError) {
-            let options = try ParsedOptions.parse(
-                arguments, specs: specs, environment: ProcessInfo.processInfo.environment)
-            if options.wantsHelp {
-                print(ParsedOptions.help(usage: usage, specs: specs))
-                return 0
-            }
-            guard options.positional.isEmpty else {
-                throw UsageError("otp backup takes no arguments, only options")
-            }
+            guard
+                let options = try storeCommandOptions(
+                    arguments, command: "backup", usage: usage, specs: specs)
+            else { return 0 }
             store = try options.value(ServeOptions.store, or: .sqlite(path: "otp.sqlite3"))
             guard let given = try options.value(Flags.to), !given.isEmpty else {
                 throw UsageError("--to is needed: the new file the copy goes to")

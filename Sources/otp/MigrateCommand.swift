@@ -24,15 +24,10 @@ enum MigrateCommand {
         let store: StoreSpec
         let dryRun: Bool
         do throws(UsageError) {
-            let options = try ParsedOptions.parse(
-                arguments, specs: specs, environment: ProcessInfo.processInfo.environment)
-            if options.wantsHelp {
-                print(ParsedOptions.help(usage: usage, specs: specs))
-                return 0
-            }
-            guard options.positional.isEmpty else {
-                throw UsageError("otp migrate takes no arguments, only options")
-            }
+            guard
+                let options = try storeCommandOptions(
+                    arguments, command: "migrate", usage: usage, specs: specs)
+            else { return 0 }
             store = try options.value(ServeOptions.store, or: .sqlite(path: "otp.sqlite3"))
             dryRun = options.flag(Flags.dryRun)
         } catch {

@@ -294,6 +294,22 @@ enum OptionValue {
     }
 }
 
+/// The options of a command that takes no arguments, or `nil` when it printed its help (exit 0).
+func storeCommandOptions(
+    _ arguments: [String], command: String, usage: String, specs: [OptionSpec]
+) throws(UsageError) -> ParsedOptions? {
+    let options = try ParsedOptions.parse(
+        arguments, specs: specs, environment: ProcessInfo.processInfo.environment)
+    if options.wantsHelp {
+        print(ParsedOptions.help(usage: usage, specs: specs))
+        return nil
+    }
+    guard options.positional.isEmpty else {
+        throw UsageError("otp \(command) takes no arguments, only options")
+    }
+    return options
+}
+
 /// Writes a line to standard error.
 func printError(_ line: String) {
     FileHandle.standardError.write(Data((line + "\n").utf8))
