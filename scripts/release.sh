@@ -25,12 +25,13 @@ bin="$scratch/release/otp"
 # The package of every shared library the binary names (NEEDED), found through the loader's cache.
 depends=()
 for soname in $(objdump -p "$bin" | awk '$1 == "NEEDED" { print $2 }'); do
-  path=$(ldconfig -p | awk -v name="$soname" '$1 == name && /x86-64|aarch64|64bit/ { print $NF; exit }')
-  [ -n "$path" ] || path=$(ldconfig -p | awk -v name="$soname" '$1 == name { print $NF; exit }')
+  # awk reads to the end (no early exit), so ldconfig never meets a closed pipe under pipefail.
+  path=$(ldconfig -p | awk -v name="$soname" '$1 == name && /x86-64|aarch64|64bit/ && !found { print $NF; found = 1 }')
+  [ -n "$path" ] || path=$(ldconfig -p | awk -v name="$soname" '$1 == name && !found { print $NF; found = 1 }')
   [ -n "$path" ] || { echo "release: $soname is not in the loader's cache" >&2; exit 1; }
   owner=""
   for candidate in "$path" "$(readlink -f "$path")" "${path/#\/usr\/lib/\/lib}" "${path/#\/lib/\/usr\/lib}"; do
-    owner=$(dpkg -S "$candidate" 2>/dev/null | head -n 1 | cut -d: -f1) && [ -n "$owner" ] && break
+    owner=$(dpkg -S "$candidate" 2>/dev/null | sed -n '1s/:.*//p') && [ -n "$owner" ] && break
   done
   [ -n "$owner" ] || { echo "release: no Debian package owns $path ($soname)" >&2; exit 1; }
   case "$owner" in *swift*) echo "release: $soname comes from the Swift toolchain" >&2; exit 1 ;; esac

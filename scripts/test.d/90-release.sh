@@ -15,7 +15,8 @@ package=.build/release-package/otpkit_${version}_$(dpkg --print-architecture).de
 [ -f "$package" ] || { echo "release test: no $package" >&2; exit 1; }
 
 # The binary needs nothing of the toolchain: no run path to it, every library from Debian.
-if objdump -p "$scratch/release/otp" | grep -E 'R(UN)?PATH' | grep -q '/opt/swift'; then
+runpath=$(objdump -p "$scratch/release/otp" | awk '$1 == "RUNPATH" || $1 == "RPATH" { print $2 }')
+if [[ "$runpath" == *"/opt/swift"* ]]; then
   echo "release test: the binary's run path names /opt/swift" >&2
   exit 1
 fi
