@@ -57,15 +57,19 @@ import Testing
         }
     }
 
-    static func bytes(hex: String) -> [UInt8] {
-        var out: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            out.append(UInt8(hex[index..<next], radix: 16)!)
-            index = next
+    /// The bytes of a hex string; an odd length or a non-hex pair throws.
+    static func bytes(hex: String) throws -> [UInt8] {
+        let digits = Array(hex.utf8)
+        guard digits.count.isMultiple(of: 2) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: hex))
         }
-        return out
+        return try stride(from: 0, to: digits.count, by: 2).map { start in
+            guard let byte = UInt8(String(decoding: digits[start..<start + 2], as: UTF8.self), radix: 16)
+            else {
+                throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: hex))
+            }
+            return byte
+        }
     }
 
     static func base32(_ text: String) -> [UInt8] {
@@ -124,7 +128,7 @@ import Testing
         let later = facts.createdAt.addingTimeInterval(60)
         let verifier = Verifier(
             store: store, sender: RecordingSender(), policy: Policy(),
-            secret: Self.bytes(hex: facts.secretHex),
+            secret: try Self.bytes(hex: facts.secretHex),
             now: { later })
         let wrong = facts.code == "000000" ? "111111" : "000000"
         await #expect(throws: VerifierError.incorrectCode(attemptsLeft: 2)) {
