@@ -28,6 +28,10 @@ final class PostgresConnection: @unchecked Sendable {
 
     let settings: Settings
     private var handle: OpaquePointer?
+    /// The statements prepared in this session, by their text; forgotten when the session closes.
+    private var prepared: [String: String] = [:]
+    /// The number in the next prepared statement's name.
+    private var nextStatementNumber = 0
     /// When the running call must be done by; set by the lane before each call.
     var due: ContinuousClock.Instant = .now
 
@@ -48,6 +52,7 @@ final class PostgresConnection: @unchecked Sendable {
     func close() {
         if let handle { PQfinish(handle) }
         handle = nil
+        prepared.removeAll()
     }
 
     /// Connects when there is no healthy session.
@@ -137,6 +142,143 @@ final class PostgresConnection: @unchecked Sendable {
     @discardableResult
     func query(_ sql: String, _ parameters: [PostgresValue] = []) throws(StoreError) -> PostgresResult {
         guard let handle else { throw StoreError("postgres: not connected") }
+        let sent = Self.withEncoded(parameters) { values, lengths, formats in
+            PQsendQueryParams(handle, sql, Int32(parameters.count), nil, values, lengths, formats, 1)
+        }
+        guard sent == 1 else { throw broken("cannot send a statement") }
+        guard let last = try nextResult() else { throw broken("no answer") }
+        defer { PQclear(last) }
+        return try Self.answer(last, handle: handle, connection: self)
+    }
+
+    /// Runs statements in one round trip (libpq's pipeline mode) and answers their results in order.
+    ///
+    /// Each statement is prepared once per session, in the same round trip as its first use, so
+    /// the server plans it once. When a statement fails, the ones after it are not run and the
+    /// first failure is thrown; the caller's transaction, if any, is then aborted and must be
+    /// rolled back.
+    func pipeline(_ statements: [PostgresStatement]) throws(StoreError) -> [PostgresResult] {
+        guard let handle else { throw StoreError("postgres: not connected") }
+        guard PQenterPipelineMode(handle) == 1 else { throw broken("cannot enter pipeline mode") }
+        // What each result read back belongs to: a statement's preparation (with its name) or its run.
+        var expected: [(prepares: String?, sql: String)] = []
+        for statement in statements {
+            let name: String
+            if let known = prepared[statement.sql] {
+                name = known
+            } else {
+                name = "otp_\(nextStatementNumber)"
+                nextStatementNumber += 1
+                guard PQsendPrepare(handle, name, statement.sql, Int32(statement.parameters.count), nil) == 1
+                else { throw broken("cannot prepare a statement") }
+                expected.append((name, statement.sql))
+            }
+            let sent = Self.withEncoded(statement.parameters) { values, lengths, formats in
+                PQsendQueryPrepared(
+                    handle, name, Int32(statement.parameters.count), values, lengths, formats, 1)
+            }
+            guard sent == 1 else { throw broken("cannot send a statement") }
+            expected.append((nil, statement.sql))
+        }
+        guard PQpipelineSync(handle) == 1 else { throw broken("cannot send a pipeline") }
+        var results: [PostgresResult] = []
+        var failure: StoreError?
+        for entry in expected {
+            guard let result = try nextResult() else { throw broken("no answer") }
+            defer { PQclear(result) }
+            let status = PQresultStatus(result)
+            if status == PGRES_PIPELINE_ABORTED { continue }
+            do throws(StoreError) {
+                let answer = try Self.answer(result, handle: handle, connection: self)
+                if let name = entry.prepares {
+                    prepared[entry.sql] = name
+                } else {
+                    results.append(answer)
+                }
+            } catch {
+                if failure == nil { failure = error }
+            }
+        }
+        // The sync point ends the pipeline; the connection then leaves pipeline mode.
+        try waitUntilReadable()
+        guard let sync = PQgetResult(handle) else { throw broken("no end of pipeline") }
+        let synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
+        PQclear(sync)
+        guard synced, PQexitPipelineMode(handle) == 1 else { throw broken("the pipeline did not end") }
+        if let failure { throw failure }
+        return results
+    }
+
+    /// Reads one statement's results and answers its last (`nil` when it has none).
+    private func nextResult() throws(StoreError) -> OpaquePointer? {
+        guard let handle else { throw StoreError("postgres: not connected") }
+        var last: OpaquePointer?
+        while true {
+            do throws(StoreError) {
+                try waitUntilReadable()
+            } catch {
+                if let last { PQclear(last) }
+                throw error
+            }
+            guard let result = PQgetResult(handle) else { break }
+            if let last { PQclear(last) }
+            last = result
+            // In pipeline mode a sync point is its own answer, with no NULL after it.
+            if PQresultStatus(result) == PGRES_PIPELINE_SYNC { break }
+        }
+        return last
+    }
+
+    /// Waits while libpq has no whole result to hand over, within the call's deadline.
+    private func waitUntilReadable() throws(StoreError) {
+        guard let handle else { throw StoreError("postgres: not connected") }
+        while PQisBusy(handle) == 1 {
+            guard try wait(writing: false) else {
+                close()
+                throw StoreError("postgres: timed out waiting for the server")
+            }
+            guard PQconsumeInput(handle) == 1 else { throw broken("lost the connection") }
+        }
+    }
+
+    /// A finished result as rows, or its failure as a `StoreError` (closing a broken connection).
+    private static func answer(
+        _ result: OpaquePointer, handle: OpaquePointer, connection: PostgresConnection
+    ) throws(StoreError) -> PostgresResult {
+        let status = PQresultStatus(result)
+        guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
+            let message =
+                Self.message(of: result) ?? Self.text(PQerrorMessage(handle)) ?? "the statement failed"
+            if PQstatus(handle) != CONNECTION_OK { connection.close() }
+            throw StoreError("postgres: \(message)")
+        }
+        var rows: [PostgresRow] = []
+        let rowCount = PQntuples(result)
+        let columnCount = PQnfields(result)
+        rows.reserveCapacity(Int(rowCount))
+        for row in 0..<rowCount {
+            var cells: [[UInt8]?] = []
+            cells.reserveCapacity(Int(columnCount))
+            for column in 0..<columnCount {
+                if PQgetisnull(result, row, column) == 1 {
+                    cells.append(nil)
+                } else {
+                    let length = Int(PQgetlength(result, row, column))
+                    let start = UnsafeRawPointer(PQgetvalue(result, row, column))
+                    cells.append(start.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? [])
+                }
+            }
+            rows.append(PostgresRow(cells: cells))
+        }
+        let affected = Self.text(PQcmdTuples(result)).flatMap { Int($0) } ?? 0
+        return PostgresResult(rows: rows, affected: affected)
+    }
+
+    /// Calls `body` with the parameters laid out as libpq reads them: values, lengths and formats.
+    private static func withEncoded(
+        _ parameters: [PostgresValue],
+        _ body: ([UnsafePointer<CChar>?], [Int32], [Int32]) -> Int32
+    ) -> Int32 {
         // One buffer holds every parameter; each ends with a NUL, as libpq reads text-format values
         // (the integers) with strlen.
         var buffer: [UInt8] = []
@@ -163,58 +305,13 @@ final class PostgresConnection: @unchecked Sendable {
             spans.append((start, buffer.count - start))
             buffer.append(0)
         }
-        let sent = buffer.withUnsafeBufferPointer { bytes -> Int32 in
+        return buffer.withUnsafeBufferPointer { bytes -> Int32 in
             let base = UnsafeRawPointer(bytes.baseAddress)
             let pointers: [UnsafePointer<CChar>?] = spans.map { span in
                 span.flatMap { base?.advanced(by: $0.offset).assumingMemoryBound(to: CChar.self) }
             }
-            let lengths = spans.map { Int32($0?.length ?? 0) }
-            return PQsendQueryParams(
-                handle, sql, Int32(parameters.count), nil, pointers, lengths, formats, 1)
+            return body(pointers, spans.map { Int32($0?.length ?? 0) }, formats)
         }
-        guard sent == 1 else { throw broken("cannot send a statement") }
-        var last: OpaquePointer?
-        defer { if let last { PQclear(last) } }
-        while true {
-            while PQisBusy(handle) == 1 {
-                guard try wait(writing: false) else {
-                    close()
-                    throw StoreError("postgres: timed out waiting for the server")
-                }
-                guard PQconsumeInput(handle) == 1 else { throw broken("lost the connection") }
-            }
-            guard let result = PQgetResult(handle) else { break }
-            if let last { PQclear(last) }
-            last = result
-        }
-        guard let last else { throw broken("no answer") }
-        let status = PQresultStatus(last)
-        guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
-            let message =
-                Self.message(of: last) ?? Self.text(PQerrorMessage(handle)) ?? "the statement failed"
-            if PQstatus(handle) != CONNECTION_OK { close() }
-            throw StoreError("postgres: \(message)")
-        }
-        var rows: [PostgresRow] = []
-        let rowCount = PQntuples(last)
-        let columnCount = PQnfields(last)
-        rows.reserveCapacity(Int(rowCount))
-        for row in 0..<rowCount {
-            var cells: [[UInt8]?] = []
-            cells.reserveCapacity(Int(columnCount))
-            for column in 0..<columnCount {
-                if PQgetisnull(last, row, column) == 1 {
-                    cells.append(nil)
-                } else {
-                    let length = Int(PQgetlength(last, row, column))
-                    let start = UnsafeRawPointer(PQgetvalue(last, row, column))
-                    cells.append(start.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? [])
-                }
-            }
-            rows.append(PostgresRow(cells: cells))
-        }
-        let affected = Self.text(PQcmdTuples(last)).flatMap { Int($0) } ?? 0
-        return PostgresResult(rows: rows, affected: affected)
     }
 
     /// Runs `body` in one transaction, committed when it returns and rolled back when it throws.
@@ -239,6 +336,44 @@ final class PostgresConnection: @unchecked Sendable {
         }
         try query("COMMIT")
         return result
+    }
+
+    /// Runs one transaction in two round trips: `BEGIN` with the statements that lock and read,
+    /// then the statements `decide` answers for what they read, with `COMMIT`.
+    ///
+    /// `decide` sees the reads' results in order and answers the writes and the call's result;
+    /// it runs between the round trips, so the rows the reads locked stay locked while it judges.
+    /// A connection found broken on the first round trip is made again once, as in
+    /// ``transaction(_:)``; a statement that fails rolls the transaction back.
+    func transaction<Result>(
+        reading reads: [PostgresStatement],
+        then decide: ([PostgresResult]) throws(StoreError) -> (writes: [PostgresStatement], result: Result)
+    ) throws(StoreError) -> Result {
+        let first = [PostgresStatement("BEGIN")] + reads
+        var read: [PostgresResult]
+        do {
+            try open()
+            read = try pipeline(first)
+        } catch {
+            if isOpen { _ = try? query("ROLLBACK") }
+            guard !isOpen, ContinuousClock.now < due else { throw error }
+            try open()
+            do {
+                read = try pipeline(first)
+            } catch {
+                if isOpen { _ = try? query("ROLLBACK") }
+                throw error
+            }
+        }
+        do {
+            read.removeFirst()
+            let (writes, result) = try decide(read)
+            _ = try pipeline(writes + [PostgresStatement("COMMIT")])
+            return result
+        } catch {
+            if isOpen { _ = try? query("ROLLBACK") }
+            throw error
+        }
     }
 
     /// The error for a broken connection, which is closed.

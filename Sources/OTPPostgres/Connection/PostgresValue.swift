@@ -58,3 +58,16 @@ struct PostgresResult: Sendable {
     /// The rows inserted, updated or deleted (0 for other statements).
     var affected: Int
 }
+
+/// A statement and its parameters, for ``PostgresConnection/pipeline(_:)``.
+struct PostgresStatement: Sendable {
+    /// The statement's text, with `$1`, `$2`, … for its parameters.
+    let sql: String
+    /// The parameters, in order.
+    let parameters: [PostgresValue]
+
+    init(_ sql: String, _ parameters: [PostgresValue] = []) {
+        self.sql = sql
+        self.parameters = parameters
+    }
+}

@@ -85,14 +85,19 @@ extension PostgresStore {
     @discardableResult
     static func note(_ db: PostgresConnection, _ event: LifecycleEvent?) throws(StoreError) -> Int {
         guard let event else { return 0 }
+        let statement = noting(event)
+        return try db.query(statement.sql, statement.parameters).affected
+    }
+
+    /// The statement that writes an event to the outbox unless its id is already there.
+    static func noting(_ event: LifecycleEvent) -> PostgresStatement {
         let at = PostgresValue.integer(StoreTime.milliseconds(event.at))
-        return try db.query(
+        return PostgresStatement(
             "INSERT INTO otp_events (id, verification_id, kind, channel, masked_to, at, due_at, ref) "
                 + "VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING",
             [
                 .text(event.id), .text(event.verificationID), .text(event.kind.rawValue),
                 .text(event.channel.rawValue), .text(event.to), at, at, .text(event.ref),
-            ]
-        ).affected
+            ])
     }
 }

@@ -24,24 +24,28 @@ extension PostgresStore {
         }
     }
 
-    /// Writes a new verification's row, its claim and its event, inside a transaction.
-    static func insertRows(
-        _ db: PostgresConnection, _ record: VerificationRecord, claim: IdempotencyClaim?, now: Date,
-        events: Bool
-    ) throws(StoreError) {
+    /// The statements that write a new verification's row, its claim and its event.
+    static func inserting(
+        _ record: VerificationRecord, claim: IdempotencyClaim?, now: Date, events: Bool
+    ) -> [PostgresStatement] {
+        var statements: [PostgresStatement] = []
         if let claim {
-            try db.query(
-                "INSERT INTO otp_idempotency (key, verification_id, fingerprint, expires_at) "
-                    + "VALUES ($1, $2, $3, $4) ON CONFLICT (key) DO UPDATE SET "
-                    + "verification_id = excluded.verification_id, fingerprint = excluded.fingerprint, "
-                    + "expires_at = excluded.expires_at",
-                [
-                    .text(claim.key), .text(record.id), .bytes(Array(claim.fingerprint.utf8)),
-                    .integer(StoreTime.milliseconds(claim.expiresAt)),
-                ])
+            statements.append(
+                PostgresStatement(
+                    "INSERT INTO otp_idempotency (key, verification_id, fingerprint, expires_at) "
+                        + "VALUES ($1, $2, $3, $4) ON CONFLICT (key) DO UPDATE SET "
+                        + "verification_id = excluded.verification_id, fingerprint = excluded.fingerprint, "
+                        + "expires_at = excluded.expires_at",
+                    [
+                        .text(claim.key), .text(record.id), .bytes(Array(claim.fingerprint.utf8)),
+                        .integer(StoreTime.milliseconds(claim.expiresAt)),
+                    ]))
         }
-        try db.query(PostgresSQL.insertVerification, columns(of: record))
-        if events { try note(db, LifecycleEvent.caused(from: nil, to: record, at: now)) }
+        statements.append(PostgresStatement(PostgresSQL.insertVerification, columns(of: record)))
+        if events, let event = LifecycleEvent.caused(from: nil, to: record, at: now) {
+            statements.append(noting(event))
+        }
+        return statements
     }
 
     /// Writes a changed record back: only its attempts when nothing else changed (a wrong code),
@@ -49,15 +53,30 @@ extension PostgresStore {
     static func write(
         _ db: PostgresConnection, _ record: VerificationRecord, over before: VerificationRecord
     ) throws(StoreError) {
-        var attemptsOnly = before
-        attemptsOnly.attemptsLeft = record.attemptsLeft
-        guard attemptsOnly == record else { return try write(db, record) }
-        try db.query(PostgresSQL.updateAttempts, [.integer(Int64(record.attemptsLeft)), .text(record.id)])
+        guard let statement = writing(record, over: before) else { return }
+        try db.query(statement.sql, statement.parameters)
     }
 
     /// Writes a changed record back.
     static func write(_ db: PostgresConnection, _ record: VerificationRecord) throws(StoreError) {
-        try db.query(
+        let statement = writing(record)
+        try db.query(statement.sql, statement.parameters)
+    }
+
+    /// The statement that writes a record back over what it was: only its attempts when nothing
+    /// else changed (a wrong code), else every column that can change; `nil` when nothing changed.
+    static func writing(_ record: VerificationRecord, over before: VerificationRecord) -> PostgresStatement? {
+        guard record != before else { return nil }
+        var attemptsOnly = before
+        attemptsOnly.attemptsLeft = record.attemptsLeft
+        guard attemptsOnly == record else { return writing(record) }
+        return PostgresStatement(
+            PostgresSQL.updateAttempts, [.integer(Int64(record.attemptsLeft)), .text(record.id)])
+    }
+
+    /// The statement that writes every column of a record that can change.
+    static func writing(_ record: VerificationRecord) -> PostgresStatement {
+        PostgresStatement(
             PostgresSQL.updateVerification,
             [
                 .bytes(record.codeHash), .text(record.state.rawValue), .integer(Int64(record.attemptsLeft)),
@@ -82,12 +101,21 @@ extension PostgresStore {
     static func idempotencyEntry(
         _ db: PostgresConnection, key: String, now: Date
     ) throws(StoreError) -> IdempotencyEntry? {
-        let rows = try db.query(
+        let statement = readingIdempotencyEntry(key: key, now: now)
+        return try idempotencyEntry(db.query(statement.sql, statement.parameters))
+    }
+
+    /// The statement that reads an idempotency key's live entry; ``idempotencyEntry(_:)`` reads its answer.
+    static func readingIdempotencyEntry(key: String, now: Date) -> PostgresStatement {
+        PostgresStatement(
             "SELECT verification_id, fingerprint, expires_at FROM otp_idempotency "
                 + "WHERE key = $1 AND expires_at > $2",
-            [.text(key), .integer(StoreTime.milliseconds(now))]
-        ).rows
-        guard let row = rows.first else { return nil }
+            [.text(key), .integer(StoreTime.milliseconds(now))])
+    }
+
+    /// The idempotency entry a ``readingIdempotencyEntry(key:now:)`` statement answered, if any.
+    static func idempotencyEntry(_ result: PostgresResult) throws(StoreError) -> IdempotencyEntry? {
+        guard let row = result.rows.first else { return nil }
         guard let id = row.text(0), let fingerprint = row.bytes(1), let expires = row.integer(2) else {
             throw StoreError("postgres: malformed idempotency row")
         }
@@ -121,13 +149,10 @@ extension PostgresStore {
         _ db: PostgresConnection, _ permits: [RatePermit], now: Date
     ) throws(StoreError) -> RateDecision {
         guard !permits.isEmpty else { return .allowed }
-        let stored = try lockArrivals(db, permits.map(\.key))
-        let (decision, arrivals) = RatePermit.admitAll(permits, now: StoreTime.milliseconds(now)) { key in
-            stored[key] ?? nil
-        }
-        for (key, arrival) in arrivals {
-            try db.query(PostgresSQL.updateArrival, [.integer(arrival), .text(key)])
-        }
+        var stored = try lockArrivals(db, permits.map(\.key))
+        var writes: [PostgresStatement] = []
+        let decision = take(permits, stored: &stored, now: now, writes: &writes)
+        for write in writes { try db.query(write.sql, write.parameters) }
         return decision
     }
 
@@ -135,16 +160,66 @@ extension PostgresStore {
     static func give(_ db: PostgresConnection, _ permits: [RatePermit], now: Date) throws(StoreError) {
         guard !permits.isEmpty else { return }
         var stored = try lockArrivals(db, permits.map(\.key))
+        var writes: [PostgresStatement] = []
+        give(permits, stored: &stored, now: now, writes: &writes)
+        for write in writes { try db.query(write.sql, write.parameters) }
+    }
+
+    /// Judges permits against the arrivals read (and locked), adding the statements that store
+    /// the new arrivals to `writes`; `stored` is updated for later permits of the same step.
+    static func take(
+        _ permits: [RatePermit], stored: inout [String: Int64?], now: Date, writes: inout [PostgresStatement]
+    ) -> RateDecision {
+        guard !permits.isEmpty else { return .allowed }
+        let known = stored
+        let (decision, arrivals) = RatePermit.admitAll(permits, now: StoreTime.milliseconds(now)) { key in
+            known[key] ?? nil
+        }
+        for (key, arrival) in arrivals.sorted(by: { $0.key < $1.key }) {
+            stored[key] = arrival
+            writes.append(PostgresStatement(PostgresSQL.updateArrival, [.integer(arrival), .text(key)]))
+        }
+        return decision
+    }
+
+    /// Gives permits back against the arrivals read (and locked), adding the statements that store
+    /// or delete them to `writes`.
+    static func give(
+        _ permits: [RatePermit], stored: inout [String: Int64?], now: Date, writes: inout [PostgresStatement]
+    ) {
         let nowMilliseconds = StoreTime.milliseconds(now)
         for permit in permits {
             let arrival = permit.refund(storedArrival: stored[permit.key] ?? nil, now: nowMilliseconds)
             stored[permit.key] = arrival
             if let arrival {
-                try db.query(PostgresSQL.updateArrival, [.integer(arrival), .text(permit.key)])
+                writes.append(
+                    PostgresStatement(PostgresSQL.updateArrival, [.integer(arrival), .text(permit.key)]))
             } else {
-                try db.query("DELETE FROM otp_rates WHERE key = $1", [.text(permit.key)])
+                writes.append(PostgresStatement(PostgresSQL.deleteArrival, [.text(permit.key)]))
             }
         }
+    }
+
+    /// The statements that lock each counter of `keys` (creating the missing ones), one per key in
+    /// key order, for the first round trip of a pipelined step; ``arrivals(_:_:)`` reads their answers.
+    static func lockingArrivals(_ keys: [String]) -> (keys: [String], statements: [PostgresStatement]) {
+        let ordered = Set(keys).sorted()
+        return (ordered, ordered.map { PostgresStatement(PostgresSQL.createArrival, [.text($0)]) })
+    }
+
+    /// The arrivals the statements of ``lockingArrivals(_:)`` answered, by key (`nil` for none).
+    static func arrivals(
+        _ keys: [String], _ results: ArraySlice<PostgresResult>
+    ) throws(StoreError) -> [String: Int64?] {
+        guard results.count == keys.count else { throw StoreError("postgres: malformed rate rows") }
+        var arrivals: [String: Int64?] = [:]
+        for (key, result) in zip(keys, results) {
+            guard let arrival = result.rows.first?.integer(0) else {
+                throw StoreError("postgres: malformed rate row")
+            }
+            arrivals[key] = arrival < 0 ? nil : arrival
+        }
+        return arrivals
     }
 
     /// How many rows one purge statement deletes at most.
@@ -241,4 +316,6 @@ enum PostgresSQL {
         "INSERT INTO otp_rates (key, arrival) VALUES ($1, -1) "
         + "ON CONFLICT (key) DO UPDATE SET arrival = otp_rates.arrival RETURNING arrival"
     static let updateArrival = "UPDATE otp_rates SET arrival = $1 WHERE key = $2"
+    static let deleteArrival = "DELETE FROM otp_rates WHERE key = $1"
+    static let lockIdempotencyKey = "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))"
 }

@@ -11,8 +11,9 @@ import OTPEngine
 /// key order, so two steps never wait on each other in a circle), an idempotency key by a
 /// transaction-scoped advisory lock. The rules then run in Swift (the transitions of
 /// ``VerificationRecord``, ``RatePermit`` and ``TOTPFactor``, the hash compared in constant time)
-/// and the result is written back before `COMMIT`. Calls run on a pool of connections, each with a
-/// serial queue of its own, and every wait (for a connection, for the server, for a lock) ends at
+/// and the result is written back before `COMMIT`. A start and a check take two round trips: the
+/// locking reads with `BEGIN`, then the writes with `COMMIT`. Calls run on a pool of connections,
+/// each with a serial queue of its own, and every wait (for a connection, for the server, for a lock) ends at
 /// the call's deadline with `StoreError`; a connection that broke is made again on its next call.
 public final class PostgresStore: VerificationStore, Sendable {
     let pool: PostgresPool
@@ -131,47 +132,77 @@ public final class PostgresStore: VerificationStore, Sendable {
 
     /// Takes a start's one step in one transaction (the idempotency key, the permits, the record)
     /// and answers on the connection's queue once committed.
+    ///
+    /// Two round trips: the first begins, takes the idempotency key's lock and reads its entry,
+    /// and locks the permits' counters; the second writes the counters, the record, its claim and
+    /// its event, and commits.
     public func start(_ step: StartStep, now: Date, reply: @escaping StoreReply<StartAnswer>) {
         let events = recordsEvents
+        let (keys, locking) = Self.lockingArrivals(step.permits.map(\.key))
+        let claiming =
+            step.claim.map {
+                [
+                    PostgresStatement(PostgresSQL.lockIdempotencyKey, [.text("idem:" + $0.key)]),
+                    Self.readingIdempotencyEntry(key: $0.key, now: now),
+                ]
+            } ?? []
+        let reads = claiming + locking
         pool.submit(
             { (db: PostgresConnection) throws(StoreError) in
-                try db.transaction { () throws(StoreError) -> StartAnswer in
-                    if let claim = step.claim {
-                        try db.query(
-                            "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
-                            [.text("idem:" + claim.key)])
-                        if let entry = try Self.idempotencyEntry(db, key: claim.key, now: now) {
-                            return .replay(entry)
-                        }
+                try db.transaction(reading: reads) { (results) throws(StoreError) in
+                    var counters = results[...]
+                    if step.claim != nil {
+                        if let entry = try Self.idempotencyEntry(results[1]) { return ([], .replay(entry)) }
+                        counters = results.dropFirst(2)
                     }
-                    if case .denied(let wait, let key) = try Self.take(db, step.permits, now: now) {
-                        return .denied(waitMilliseconds: wait, key: key)
+                    var stored = try Self.arrivals(keys, counters)
+                    var writes: [PostgresStatement] = []
+                    let decision = Self.take(step.permits, stored: &stored, now: now, writes: &writes)
+                    if case .denied(let wait, let key) = decision {
+                        return (writes, .denied(waitMilliseconds: wait, key: key))
                     }
-                    try Self.insertRows(db, step.record, claim: step.claim, now: now, events: events)
-                    return .inserted
+                    writes += Self.inserting(step.record, claim: step.claim, now: now, events: events)
+                    return (writes, .inserted)
                 }
             }, completion: reply)
     }
 
     /// Judges a check in one transaction (refusal, permits, attempt, comparison, approval and
     /// refunds) and answers on the connection's queue once committed.
+    ///
+    /// Two round trips: the first begins, locks the verification's row and every counter the
+    /// check may take or refund (in key order), and reads them; the rules run here; the second
+    /// writes what changed and commits.
     public func check(_ step: CheckStep, now: Date, reply: @escaping StoreReply<CheckAnswer>) {
         let events = recordsEvents
+        let (keys, locking) = Self.lockingArrivals(
+            step.permits.map(\.key) + step.refundsOnApproval.map(\.key))
+        let reads = [PostgresStatement(PostgresSQL.readVerificationForUpdate, [.text(step.id)])] + locking
         pool.submit(
             { (db: PostgresConnection) throws(StoreError) in
-                try db.transaction { () throws(StoreError) -> CheckAnswer in
-                    guard var record = try Self.read(db, id: step.id, locking: true) else { return .notFound }
-                    if let refusal = record.checkRefusal(at: now) { return refusal }
-                    if case .denied(let wait, let key) = try Self.take(db, step.permits, now: now) {
-                        return .rateLimited(
-                            waitMilliseconds: wait, key: key, attemptsLeft: record.attemptsLeft)
+                try db.transaction(reading: reads) { (results) throws(StoreError) in
+                    guard let row = results[0].rows.first else { return ([], CheckAnswer.notFound) }
+                    var record = try Self.record(from: row)
+                    if let refusal = record.checkRefusal(at: now) { return ([], refusal) }
+                    var stored = try Self.arrivals(keys, results.dropFirst())
+                    var writes: [PostgresStatement] = []
+                    let decision = Self.take(step.permits, stored: &stored, now: now, writes: &writes)
+                    if case .denied(let wait, let key) = decision {
+                        return (
+                            writes,
+                            .rateLimited(waitMilliseconds: wait, key: key, attemptsLeft: record.attemptsLeft)
+                        )
                     }
                     let before = record
                     let outcome = record.check(candidateHash: step.candidateHash, now: now)
-                    try Self.write(db, record, over: before)
-                    if events { try Self.note(db, LifecycleEvent.caused(from: before, to: record, at: now)) }
-                    if case .approved = outcome { try Self.give(db, step.refundsOnApproval, now: now) }
-                    return outcome
+                    if let write = Self.writing(record, over: before) { writes.append(write) }
+                    if events, let event = LifecycleEvent.caused(from: before, to: record, at: now) {
+                        writes.append(Self.noting(event))
+                    }
+                    if case .approved = outcome {
+                        Self.give(step.refundsOnApproval, stored: &stored, now: now, writes: &writes)
+                    }
+                    return (writes, outcome)
                 }
             }, completion: reply)
     }

@@ -11,13 +11,22 @@ final class OwnRedis: @unchecked Sendable {
     let port: Int
     private let process = ChildProcess()
     private let keepAlive = Pipe()
+    /// The server's working folder, removed when it stops.
+    private var folder: URL?
 
     /// Starts the server with extra `redis-server` arguments and waits until it answers.
+    ///
+    /// The server works in a folder of its own: a replica writes the primary's snapshot to its
+    /// working folder, which would otherwise be the test process's.
     convenience init(_ arguments: [String] = []) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "otp-redis-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try self.init { port in
-            "redis-server --port \(port) --bind 127.0.0.1 --save '' --appendonly no --loglevel warning "
-                + arguments.map { "'\($0)'" }.joined(separator: " ")
+            "redis-server --port \(port) --bind 127.0.0.1 --dir '\(directory.path)' --save '' --appendonly no "
+                + "--loglevel warning " + arguments.map { "'\($0)'" }.joined(separator: " ")
         }
+        folder = directory
     }
 
     /// Starts a sentinel that monitors the primary at `primaryPort` under `name`.
@@ -67,6 +76,7 @@ final class OwnRedis: @unchecked Sendable {
     func stop() {
         try? keepAlive.fileHandleForWriting.close()
         awaitExit(process)
+        if let folder { try? FileManager.default.removeItem(at: folder) }
     }
 
     deinit { stop() }
