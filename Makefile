@@ -32,6 +32,10 @@ bench-all: deps
 	OTP_BENCH_STORE=sqlite bash scripts/bench-http.sh
 	OTP_BENCH_STORE=redis bash scripts/bench-http.sh
 	OTP_BENCH_STORE=postgres bash scripts/bench-http.sh
+	OTP_BENCH_STORE=postgres OTP_BENCH_SPREAD=1000 OTP_BENCH_STORE_CONNECTIONS=32 OTP_BENCH_FLOOR_CONNECTIONS=0 \
+	  bash scripts/bench-http.sh
+	OTP_BENCH_STORE=postgres OTP_BENCH_SPREAD=1000 OTP_BENCH_STORE_CONNECTIONS=32 OTP_BENCH_FLOOR_CONNECTIONS=0 \
+	  OTP_BENCH_POSTGRES_OPTIONS="-c synchronous_commit=off" bash scripts/bench-http.sh
 
 # otp with the Swift runtime linked in, and its Debian package (.build/release-package/).
 release: deps

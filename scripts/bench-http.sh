@@ -12,6 +12,11 @@
 #   OTP_BENCH_CAPACITY_CONNECTIONS (the same pair again at enough connections that the floor's
 #   closed-loop cap, connections / 50 ms, is 1.5 times the floor-off rate, up to 10,000 connections
 #   and the open-file limit; 0 skips)
+#   OTP_BENCH_SPREAD (1: every check judges one verification and every request comes from one
+#     address, so a store that locks rows meets one hot row; N: checks go round N verifications and
+#     requests come from N addresses through X-Forwarded-For, as a service's many users do)
+#   OTP_BENCH_STORE_CONNECTIONS (4: the PostgreSQL store's pool)  OTP_BENCH_POSTGRES_OPTIONS (none:
+#     more settings for the throwaway PostgreSQL server, such as "-c synchronous_commit=off")
 #   OTP_BENCH_STORE (memory | sqlite | redis: a throwaway redis-server on these cores | postgres: a
 #   throwaway PostgreSQL cluster on these cores)  OTP_BIN (a built otp to use instead of building one)
 #   OTP_BENCH_WRK_BATCH (1: wrk runs as SCHED_BATCH, so that where it shares the server's cores its
@@ -28,6 +33,9 @@ seconds=${OTP_BENCH_SECONDS:-3}
 rounds=${OTP_BENCH_ROUNDS:-3}
 connections=${OTP_BENCH_CONNECTIONS:-50}
 store_kind=${OTP_BENCH_STORE:-memory}
+spread=${OTP_BENCH_SPREAD:-1}
+[[ "$spread" =~ ^[0-9]+$ ]] && [ "$spread" -ge 1 ] && [ "$spread" -le 65536 ] ||
+  { echo "OTP_BENCH_SPREAD is a whole number from 1 to 65536" >&2; exit 2; }
 work=$(mktemp -d)
 pids=()
 cleanup() {
@@ -65,9 +73,11 @@ case "$store_kind" in
     secret_args=(--secret-file "$work/secret" --allow-volatile-factors)
     ;;
   postgres)
-    start_postgres
+    # OTP_BENCH_POSTGRES_OPTIONS: more server settings, e.g. "-c synchronous_commit=off".
+    # shellcheck disable=SC2086
+    start_postgres ${OTP_BENCH_POSTGRES_OPTIONS:-}
     store="$POSTGRES_URL?schema=bench"
-    secret_args=(--secret-file "$work/secret")
+    secret_args=(--secret-file "$work/secret" --store-connections "${OTP_BENCH_STORE_CONNECTIONS:-4}")
     ;;
   *) echo "OTP_BENCH_STORE is memory, sqlite, redis or postgres" >&2; exit 2 ;;
 esac
@@ -76,8 +86,10 @@ key="bench-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 # (a limit of N per N seconds is a burst of N: the limiter works in whole milliseconds). The check
 # floor is off: it holds each answer 50 ms, which would measure wrk's connection count. Every
 # connection comes from 127.0.0.1, so the per-address connection cap is off too.
+spread_args=()
+[ "$spread" -gt 1 ] && spread_args=(--trust-proxy 1)
 "$otp" serve --port 0 --store "$store" --api-key "$key" --sender "outbox:/dev/null" --check-floor 0 \
-  "${secret_args[@]}" --max-connections-per-address 0 \
+  "${secret_args[@]}" "${spread_args[@]}" --max-connections-per-address 0 \
   --max-attempts 1000000 --limit-starts-per-destination 1000000000/31536000 \
   --limit-starts-per-address 1000000000/31536000 --limit-checks-per-address 1000000000/31536000 \
   --limit-failed-checks-per-destination 1000000000/31536000 >"$work/otp.out" 2>/dev/null &
@@ -115,7 +127,23 @@ fi
 started=$(curl -sf -X POST "$otp_url/v1/verifications" -H "Authorization: Bearer $key" \
   -H 'Content-Type: application/json' -d '{"to":"+12025550100"}')
 id=$(printf '%s' "$started" | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
-export OTP_BENCH_KEY="$key" OTP_BENCH_ID="$id" OTP_BENCH_CODE="000000"
+export OTP_BENCH_KEY="$key" OTP_BENCH_ID="$id" OTP_BENCH_CODE="000000" OTP_BENCH_SPREAD="$spread"
+export OTP_BENCH_ID_FILE=""
+if [ "$spread" -gt 1 ]; then
+  # As many verifications as addresses, each started from its own address, for check.lua to go round.
+  OTP_BENCH_ID_FILE="$work/ids"
+  python3 - "$otp_url" "$key" "$spread" >"$OTP_BENCH_ID_FILE" <<'PY'
+import json, sys, urllib.request
+url, key, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+for n in range(count):
+    request = urllib.request.Request(
+        url + "/v1/verifications", data=json.dumps({"to": "+1203%07d" % n}).encode(), method="POST",
+        headers={"Authorization": "Bearer " + key, "Content-Type": "application/json",
+                 "X-Forwarded-For": "10.%d.%d.%d" % (n // 65536 % 256, n // 256 % 256, n % 256)})
+    with urllib.request.urlopen(request) as answer:
+        print(json.load(answer)["id"])
+PY
+fi
 wrk_prefix=()
 wrk_policy="as any process"
 if [ "${OTP_BENCH_WRK_BATCH:-1}" = 1 ] && command -v chrt >/dev/null; then
@@ -184,6 +212,9 @@ row "bare libmicrohttpd GET (ceiling)" "$bare_get" "$bare_get_p99" "$bare_get_cp
 row "bare libmicrohttpd POST" "$bare_post" "$bare_post_p99" "$bare_cpu"
 row "POST /v1/verifications/{id}/check" "$check" "$check_p99" "$check_cpu"
 row "POST /v1/verifications (start)" "$start" "$start_p99" "$start_cpu"
+[ "$store_kind" = postgres ] &&
+  echo "postgres: ${OTP_BENCH_STORE_CONNECTIONS:-4} pool connections; server options: ${OTP_BENCH_POSTGRES_OPTIONS:-none (durable commits)}"
+[ "$spread" -gt 1 ] && echo "spread: checks go round $spread verifications and starts round $spread client addresses (X-Forwarded-For, --trust-proxy 1)"
 echo "store: $store_kind; $(nproc) cores; medians of $rounds rounds; CPU is the server process's utime+stime over each run; wrk $wrk_policy"
 echo
 echo "check answers are 422 incorrect_code (an attempt taken and judged each time); non-2xx: $check_non2xx"
@@ -196,8 +227,9 @@ floor_rounds() {
   step "check floor ($rounds rounds of check at $at connections, floor off and 50 ms)"
   : >"$work/results"
   for round in $(seq "$rounds"); do
-    echo "off $(connections=$at measure "$otp_url" Benchmarks/http/check.lua "$otp_pid")" >>"$work/results"
-    echo "on $(connections=$at OTP_BENCH_ID=$floor_id measure "$floor_url" Benchmarks/http/check.lua "$floor_pid")" \
+    echo "off $(connections=$at OTP_BENCH_ID_FILE='' measure "$otp_url" Benchmarks/http/check.lua "$otp_pid")" \
+      >>"$work/results"
+    echo "on $(connections=$at OTP_BENCH_ID_FILE='' OTP_BENCH_ID=$floor_id measure "$floor_url" Benchmarks/http/check.lua "$floor_pid")" \
       >>"$work/results"
     echo "round $round: $(tail -n 2 "$work/results" | awk '{printf "floor %s %.0f/s  ", $1, $2}')"
   done
