@@ -224,6 +224,9 @@ final class MemorySender: CodeSender, @unchecked Sendable {
         lock.withLock { messages.append(message) }
     }
 
+    /// How many messages were sent.
+    var count: Int { lock.withLock { messages.count } }
+
     /// The code in the last message for a verification: the digits after "code is ".
     func code(for id: String) -> String? {
         let text = lock.withLock { messages.last(where: { $0.verificationID == id })?.text }

@@ -24,6 +24,12 @@ public struct StartRequest: Sendable, Equatable {
     public var ref: String?
     /// The transaction the code approves, or `nil`; the code's hash covers it.
     public var transaction: TransactionDetails?
+    /// Who the start is for, as the backend that calls with a secret key saw them, or `nil`.
+    ///
+    /// A backend starts for many users from its own address, so the limits per address would see
+    /// only the backend. The HTTP front puts ``EndUser/ip`` in ``clientAddress``; a
+    /// ``EndUser/deviceId`` adds a limit per device, of ``Policy/startsPerAddress``.
+    public var endUser: EndUser?
 
     /// The most characters a ``ref`` may have.
     public static let maxRefCharacters = 128
@@ -32,8 +38,9 @@ public struct StartRequest: Sendable, Equatable {
     public init(
         to: String, channel: Channel? = nil, clientAddress: String, idempotencyKey: String? = nil,
         idempotencyScope: String = "", owner: String? = nil, locale: TextLanguage? = nil, ref: String? = nil,
-        transaction: TransactionDetails? = nil
+        transaction: TransactionDetails? = nil, endUser: EndUser? = nil
     ) {
+        self.endUser = endUser
         self.ref = ref
         self.transaction = transaction
         self.locale = locale
@@ -53,6 +60,26 @@ public struct StartRequest: Sendable, Equatable {
     /// What identifies the body for idempotency: the fields as JSON values, not bytes.
     var fingerprint: String {
         "\(to)\u{0}\(channel?.rawValue ?? "")\u{0}\(ref ?? "")\u{0}\(transaction?.canonicalJSON ?? "")"
+    }
+}
+
+/// The user a start is for, as a backend saw them: their address, their device, their account.
+public struct EndUser: Sendable, Equatable {
+    /// The user's IP address (v4 or v6), or `nil`.
+    public var ip: String?
+    /// An identifier of the user's device, opaque to the server, or `nil`.
+    public var deviceId: String?
+    /// The backend's identifier of the user, opaque to the server, or `nil`.
+    public var userId: String?
+
+    /// The most characters ``deviceId`` and ``userId`` may have.
+    public static let maxIdentifierCharacters = 128
+
+    /// Creates an end user.
+    public init(ip: String? = nil, deviceId: String? = nil, userId: String? = nil) {
+        self.ip = ip
+        self.deviceId = deviceId
+        self.userId = userId
     }
 }
 

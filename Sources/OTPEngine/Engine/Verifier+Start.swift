@@ -318,8 +318,8 @@ extension Verifier {
         return destination
     }
 
-    /// The permits a start takes: per destination, per address (and per address for publishable
-    /// keys), then the send caps; none for a test destination without limits.
+    /// The permits a start takes: per destination, per address (and per device when the end user's
+    /// is known, and per address for publishable keys), then the send caps; none for a test destination without limits.
     private func startPlan(
         _ request: StartRequest, destination: Destination
     ) throws(VerifierError) -> StartPlan {
@@ -329,6 +329,11 @@ extension Verifier {
                 key: try limitKey("sa", ClientAddress.limitKey(request.clientAddress)),
                 limit: policy.startsPerAddress),
         ]
+        if let device = request.endUser?.deviceId {
+            // A device keeps its limit when its user moves between addresses.
+            permits.append(
+                RatePermit(key: try limitKey("sv", device), limit: policy.startsPerAddress))
+        }
         if request.owner != nil {
             // Publishable keys live in apps, so their starts get a stricter limit per address of their own.
             permits.append(

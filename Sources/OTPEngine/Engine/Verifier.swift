@@ -253,6 +253,7 @@ public final class Verifier: Sendable {
         case "sd": .startsPerDestination
         case "sa": .startsPerAddress
         case "so": .ownerStartsPerAddress
+        case "sv": .startsPerDevice
         case "ca": .checksPerAddress
         case "fd": .failedChecksPerDestination
         case "fa": .failedChecksPerDestinationAndAddress

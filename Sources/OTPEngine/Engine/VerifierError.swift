@@ -99,6 +99,8 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
         public static let startsPerAddress = Limit("starts_per_address")
         /// ``Policy/ownerStartsPerAddress``.
         public static let ownerStartsPerAddress = Limit("publishable_starts_per_address")
+        /// ``Policy/startsPerAddress``, counted per ``EndUser/deviceId``.
+        public static let startsPerDevice = Limit("starts_per_device")
         /// ``Policy/checksPerAddress``.
         public static let checksPerAddress = Limit("checks_per_address")
         /// ``Policy/failedChecksPerDestination``.

@@ -234,10 +234,20 @@ public struct APIHandler: HTTPHandler {
             wantedLink = wanted
         }
         let link = wantedLink
+        // Only a backend knows its users: an app holding a publishable key could name any address.
+        if body.endUser != nil, caller?.isPublishable == true {
+            let error = APIError(
+                code: .forbidden,
+                message: "A publishable key cannot set \"endUser\"; start from your server with a secret key."
+            )
+            return .now(APIResponses.error(error, route: route.template))
+        }
+        // The limits per address, the start guard and the figures see the end user's address.
+        let limitedAddress = body.endUser?.ip ?? address
         let startRequest = StartRequest(
-            to: body.to, channel: body.channel, clientAddress: address, idempotencyKey: key,
+            to: body.to, channel: body.channel, clientAddress: limitedAddress, idempotencyKey: key,
             idempotencyScope: Self.idempotencyScope(caller, address: address), owner: caller?.publishableName,
-            locale: body.locale, ref: body.ref, transaction: body.transaction)
+            locale: body.locale, ref: body.ref, transaction: body.transaction, endUser: body.endUser)
         let verifier = self.verifier
         let metrics = self.metrics
         let events = self.events

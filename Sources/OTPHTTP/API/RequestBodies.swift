@@ -26,11 +26,13 @@ enum RequestBodies {
         var locale: String?
         var ref: String?
         var transaction: TransactionDetails?
+        var endUser: EndUserBody?
 
         init(
             to: String, channel: String?, hosted: HostedBody?, proof: String?, locale: String?,
-            ref: String? = nil, transaction: TransactionDetails? = nil
+            ref: String? = nil, transaction: TransactionDetails? = nil, endUser: EndUserBody? = nil
         ) {
+            self.endUser = endUser
             self.to = to
             self.channel = channel
             self.hosted = hosted
@@ -39,6 +41,13 @@ enum RequestBodies {
             self.ref = ref
             self.transaction = transaction
         }
+    }
+
+    /// The `endUser` member of a start: who a backend starts for.
+    struct EndUserBody: Decodable, Equatable {
+        var ip: String?
+        var deviceId: String?
+        var userId: String?
     }
 
     struct HostedBody: Decodable, Equatable {
@@ -74,6 +83,7 @@ enum RequestBodies {
         var locale: TextLanguage?
         var ref: String?
         var transaction: TransactionDetails?
+        var endUser: EndUser?
     }
 
     private struct CheckBody: Decodable {
@@ -87,7 +97,8 @@ enum RequestBodies {
                 APIResponses.invalidRequest(
                     "The body must be a JSON object, each member named once, with a string \"to\", optional "
                         + "strings \"channel\", \"locale\", \"proof\" and \"ref\", an optional \"transaction\" "
-                        + "object, and an optional \"hosted\" object with a string \"returnUrl\" and \"nonce\"."
+                        + "object, an optional \"endUser\" object of strings \"ip\", \"deviceId\" and \"userId\", "
+                        + "and an optional \"hosted\" object with a string \"returnUrl\" and \"nonce\"."
                 )
             )
         }
@@ -106,6 +117,12 @@ enum RequestBodies {
         }
         if let problem = parsed.transaction?.problem {
             return .failure(APIResponses.invalidRequest(problem))
+        }
+        if let body = parsed.endUser {
+            switch endUser(body) {
+            case .success(let user): start.endUser = user
+            case .failure(let error): return .failure(error)
+            }
         }
         if let locale = parsed.locale {
             guard let language = TextLanguage(identifier: locale) else {
@@ -162,6 +179,32 @@ enum RequestBodies {
                 returnURL: hosted.returnUrl, state: state, nonce: nonce, responseMode: mode)
         }
         return .success(start)
+    }
+
+    /// The end user of a start, or the reason the member is not one: an IP address, and device and
+    /// user identifiers of 1 to ``EndUser/maxIdentifierCharacters`` characters without controls;
+    /// at least one of the three.
+    static func endUser(_ body: EndUserBody) -> Result<EndUser, APIError> {
+        guard body.ip != nil || body.deviceId != nil || body.userId != nil else {
+            return .failure(
+                APIResponses.invalidRequest(
+                    "\"endUser\" must have at least one of \"ip\", \"deviceId\", \"userId\"."))
+        }
+        if let ip = body.ip, !ClientAddress.isIPAddress(ip) {
+            return .failure(APIResponses.invalidRequest("\"endUser.ip\" must be an IPv4 or IPv6 address."))
+        }
+        for (name, value) in [("deviceId", body.deviceId), ("userId", body.userId)] {
+            guard let value else { continue }
+            if value.isEmpty || value.count > EndUser.maxIdentifierCharacters
+                || value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            {
+                return .failure(
+                    APIResponses.invalidRequest(
+                        "\"endUser.\(name)\" must have 1 to \(EndUser.maxIdentifierCharacters) characters, "
+                            + "none of them a control character."))
+            }
+        }
+        return .success(EndUser(ip: body.ip, deviceId: body.deviceId, userId: body.userId))
     }
 
     /// A start body, read by Foundation's decoder.

@@ -36,7 +36,7 @@ struct InProcessAPI {
 
     init(
         policy: Policy = .default, checkFloor: Duration = .zero, recordsEvents: Bool = false,
-        maxEventBacklog: Int? = nil
+        maxEventBacklog: Int? = nil, keys: APIKeys = APIKeys([InProcessAPI.key])
     ) {
         clock = ManualClock()
         store = MemoryStore(recordsEvents: recordsEvents)
@@ -46,7 +46,7 @@ struct InProcessAPI {
             store: store, sender: sender, policy: policy, secret: Array(repeating: 5, count: 32),
             now: { clock.date })
         handler = APIHandler(
-            verifier: verifier, keys: APIKeys([Self.key]), metrics: ServerMetrics(), checkFloor: checkFloor,
+            verifier: verifier, keys: keys, metrics: ServerMetrics(), checkFloor: checkFloor,
             maxEventBacklog: maxEventBacklog)
     }
 
