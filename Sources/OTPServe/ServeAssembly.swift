@@ -49,11 +49,20 @@ public enum ServeAssembly {
                 let webhook = try EventWebhook(
                     url: url, secret: Array(secret.utf8), timeout: settings.eventDelivery.timeout,
                     now: server.now)
+                let log = server.requestLog
                 server.events = EventsConfiguration(settings: settings.eventDelivery) { event in
+                    let fields = [
+                        ("event", event.kind.rawValue), ("eventId", event.id), ("verification", event.verificationID),
+                    ]
                     do throws(DeliveryError) {
                         try await webhook.deliver(event)
+                        log.log(.debug, "an event was delivered", fields: fields)
                         return true
                     } catch {
+                        log.log(
+                            .warning, "an event delivery attempt failed; it will be tried again",
+                            fields: fields + (error.status.map { [("status", String($0))] } ?? [])
+                                + [("error", error.reason)])
                         return false
                     }
                 }
