@@ -51,7 +51,7 @@ enum ServeCommand {
         do {
             server = try await ServeAssembly.start(settings)
         } catch {
-            log.log(.error, "the server could not start: \(error.commandLineDescription)")
+            log.log(.error, error.commandLineDescription)
             log.flush()
             return 1
         }
