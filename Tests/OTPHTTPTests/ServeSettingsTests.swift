@@ -28,7 +28,9 @@ import Testing
                 environment: environment)
             #expect(chosen.server.policy.globalSendsPerHour == 50)
         }
-        let free = try settings(["--api-key", "k-0123456789abcdefghijklmn", "--sender", "smtp://127.0.0.1:2525"])
+        let free = try settings([
+            "--api-key", "k-0123456789abcdefghijklmn", "--sender", "smtp://127.0.0.1:2525", "--domain", "example.org",
+        ])
         #expect(free.server.policy.globalSendsPerHour == nil)
         #expect(free.server.policy.sendsPerCallingCodePerHour == nil)
     }

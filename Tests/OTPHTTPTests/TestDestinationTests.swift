@@ -82,8 +82,10 @@ import Testing
             "+1 555 555 0100=482019",
         ])
         let line = await good.waitForFirstLine()
-        #expect(line.hasPrefix("listening on "))
+        #expect(ServeLog.listeningURL(line) != nil)
         let (_, _, goodErrors) = await good.stop()
-        #expect(goodErrors.contains("test destination (+15555550100)"))
+        // Masked, as every destination in the log is.
+        #expect(goodErrors.contains("test destination (+1 ••• ••• 0100)"))
+        #expect(!goodErrors.contains("5550100"))
     }
 }

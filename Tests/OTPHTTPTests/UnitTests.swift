@@ -311,8 +311,11 @@ import Testing
 
     @Test("the channels offered are those the senders serve")
     func channelsFollowSenders() async throws {
+        var policy = Policy.default
+        policy.domain = "example.org"
         let server = try await serve(
-            port: 0, apiKeys: ["k"], senders: [.smtp(url: "smtp://127.0.0.1:1")], requestLog: .silent)
+            port: 0, apiKeys: ["k"], senders: [.smtp(url: "smtp://127.0.0.1:1")], policy: policy,
+            requestLog: .silent)
         #expect(server.policy.channels == [.email])
         let response = try await RawHTTP.request(
             port: server.port, method: "POST", path: "/v1/verifications",
