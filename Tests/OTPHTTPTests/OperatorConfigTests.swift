@@ -307,4 +307,60 @@ import Testing
         }
         await provider.stop()
     }
+
+    /// Waits up to five seconds for a log line containing `text`.
+    static func line(containing text: String, in log: LogLines) async throws -> String? {
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            if let line = log.all.first(where: { $0.contains(text) }) { return line }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
+    }
+
+    @Test("each failed event delivery attempt is logged with the endpoint's status and the event, never the destination")
+    func eventAttempts() async throws {
+        let receiver = try ProviderStub()
+        receiver.failing = true
+        try await EventWebhookTests.with(.memory, receiver: receiver) { harness in
+            _ = try await harness.start("+12025550177")
+            let line = try #require(
+                try await Self.line(containing: "an event delivery attempt failed", in: harness.log))
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(object["level"] as? String == "warning")
+            #expect(object["event"] as? String == "pending")
+            #expect(object["status"] as? String == "500")
+            #expect((object["verification"] as? String)?.hasPrefix("vf_") == true)
+            #expect(!line.contains("5550177"))
+        }
+        await receiver.stop()
+    }
+
+    @Test("the start guard's outcome is logged: refused with its reason, unavailable with its cause")
+    func guardOutcome() async throws {
+        for (verdict, level, outcome) in [
+            (StartGuardVerdict.refuse(reason: "too many"), "info", "refused"),
+            (.unavailable("connection refused"), "warning", "unavailable_closed"),
+        ] {
+            let guardSettings = StartGuardSettings(
+                guardian: FixedGuard(verdict: verdict), failOpen: false, appliesToSecretKeys: true)
+            try await Harness.with(startGuard: guardSettings) { harness in
+                _ = try await harness.call("POST", "/v1/verifications", json: #"{"to":"+12025550178"}"#)
+                let line = try #require(try await Self.line(containing: "the start guard", in: harness.log))
+                let object = try #require(
+                    try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                #expect(object["level"] as? String == level)
+                #expect(object["outcome"] as? String == outcome)
+                #expect(line.contains("too many") || line.contains("connection refused"))
+                #expect(!line.contains("5550178"))
+            }
+        }
+    }
+}
+
+/// A start guard that always gives the same verdict.
+struct FixedGuard: StartGuard {
+    let verdict: StartGuardVerdict
+
+    func judge(_ start: GuardedStart) async -> StartGuardVerdict { verdict }
 }

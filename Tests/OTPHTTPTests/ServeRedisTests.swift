@@ -214,6 +214,13 @@ import Testing
             #expect(answer.status == 503)
         }
         let (_, _, stderr) = await run.stop()
+        // Each 503 says why: the store's own error, with the route.
+        let failures = ServeLog.objects(stderr).filter {
+            $0["message"] as? String == "the store failed; the request was answered 503"
+        }
+        #expect(failures.count == 10)
+        #expect(failures.allSatisfy { $0["level"] as? String == "error" && ($0["error"] as? String)?.isEmpty == false })
+        #expect(failures.allSatisfy { $0["route"] as? String == "/v1/verifications" })
         let outages = Self.lines(stderr).filter { $0.contains("stopped answering") }
         #expect(outages.count == 1)
         #expect(
