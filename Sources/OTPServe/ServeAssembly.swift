@@ -52,7 +52,8 @@ public enum ServeAssembly {
                 let log = server.requestLog
                 server.events = EventsConfiguration(settings: settings.eventDelivery) { event in
                     let fields = [
-                        ("event", event.kind.rawValue), ("eventId", event.id), ("verification", event.verificationID),
+                        ("event", event.kind.rawValue), ("eventId", event.id),
+                        ("verification", event.verificationID),
                     ]
                     do throws(DeliveryError) {
                         try await webhook.deliver(event)
@@ -90,7 +91,9 @@ public enum ServeAssembly {
     ) throws(ServerStartError) -> [Channel: any CodeSender] {
         var routes: [Channel: any CodeSender] = [:]
         var made: [SenderSpec: any CodeSender] = [:]
-        for (channel, choice) in try SenderSpec.routes(settings.senders).sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+        for (channel, choice) in try SenderSpec.routes(settings.senders).sorted(by: {
+            $0.key.rawValue < $1.key.rawValue
+        }) {
             // A sender serving both channels is made once.
             let sender: any CodeSender
             if let existing = made[choice] {

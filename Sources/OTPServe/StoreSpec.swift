@@ -1,5 +1,5 @@
-import OTPCore
 import Foundation
+import OTPCore
 import OTPHTTP
 import OTPRedis
 
@@ -389,7 +389,8 @@ extension SenderSpec {
             self = .webhook(url: url)
         } else {
             throw ServerStartError(
-                "the sender is [sms=|email=]console, outbox:PATH, smtp://…, webhook:URL or twilio, not \(argument)")
+                "the sender is [sms=|email=]console, outbox:PATH, smtp://…, webhook:URL or twilio, not \(argument)"
+            )
         }
     }
 

@@ -94,7 +94,8 @@ enum ServeCommand {
     ) throws(UsageError) -> Prepared {
         let (settings, developmentKey, keys) = try makeSettings(options, environment: environment, log: log)
         return Prepared(
-            settings: settings, warnings: warnings(options, settings: settings), developmentKey: developmentKey,
+            settings: settings, warnings: warnings(options, settings: settings),
+            developmentKey: developmentKey,
             keys: keys)
     }
 
@@ -109,7 +110,8 @@ enum ServeCommand {
             log.log(
                 .info, "SIGHUP: reloaded the API keys, publishable keys and test destinations",
                 [
-                    "apiKeys": String(loaded.apiKeys.count), "publishableKeys": String(loaded.publishable.count),
+                    "apiKeys": String(loaded.apiKeys.count),
+                    "publishableKeys": String(loaded.publishable.count),
                     "testDestinations": String(loaded.testDestinations.count),
                 ])
             return true
@@ -233,7 +235,8 @@ enum ServeCommand {
             settings.hostedDomain == nil
         {
             throw UsageError(
-                "the SMTP sender needs a From address: give --mail-from ADDRESS (OTP_SMTP_FROM) or --domain DOMAIN")
+                "the SMTP sender needs a From address: give --mail-from ADDRESS (OTP_SMTP_FROM) or --domain DOMAIN"
+            )
         }
         return (settings, madeKey, keySources)
     }

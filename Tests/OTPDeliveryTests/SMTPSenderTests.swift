@@ -185,13 +185,17 @@ import Testing
             try SMTPConfiguration(url: "smtp://mail", environment: [:])
         }
         #expect(error?.reason.contains("--mail-from") == true)
-        #expect(try SMTPConfiguration(url: "smtp://mail", environment: [:], domain: "example.org").from
-            == "no-reply@example.org")
         #expect(
-            try SMTPConfiguration(url: "smtp://mail", environment: [:], domain: "example.org", from: "otp@example.net")
-                .from == "otp@example.net")
+            try SMTPConfiguration(url: "smtp://mail", environment: [:], domain: "example.org").from
+                == "no-reply@example.org")
         #expect(
-            try SMTPConfiguration(url: "smtp://mail", environment: ["OTP_SMTP_FROM": "codes@example.com"]).from
+            try SMTPConfiguration(
+                url: "smtp://mail", environment: [:], domain: "example.org", from: "otp@example.net"
+            )
+            .from == "otp@example.net")
+        #expect(
+            try SMTPConfiguration(url: "smtp://mail", environment: ["OTP_SMTP_FROM": "codes@example.com"])
+                .from
                 == "codes@example.com")
     }
 

@@ -58,7 +58,8 @@ import Testing
     func refused(status: Int) async throws {
         let provider = try await Receiver.start("http", ["--status", "\(status)"])
         defer { provider.stop() }
-        await #expect(throws: DeliveryError("SMS delivery: the provider answered \(status)", status: status)) {
+        await #expect(throws: DeliveryError("SMS delivery: the provider answered \(status)", status: status))
+        {
             try await sender(port: provider.port).send(sms)
         }
         #expect(try provider.records().count == 1)
@@ -68,7 +69,9 @@ import Testing
     func refusalCause() async throws {
         let provider = try await Receiver.start("http", ["--status", "400", "--error-code", "21211"])
         defer { provider.stop() }
-        let error = await #expect(throws: DeliveryError.self) { try await sender(port: provider.port).send(sms) }
+        let error = await #expect(throws: DeliveryError.self) {
+            try await sender(port: provider.port).send(sms)
+        }
         #expect(error?.status == 400)
         #expect(error?.providerCode == "21211")
         #expect(error?.reason == "SMS delivery: the provider answered 400 (error 21211)")

@@ -1,10 +1,10 @@
 import Foundation
 import OTPCore
 import OTPEngine
-@testable import OTPHTTP
 import OTPServe
 import Testing
 
+@testable import OTPHTTP
 @testable import otp
 
 /// `otp serve`'s configuration that cannot misroute: one sender per channel, a From address for
@@ -41,7 +41,8 @@ import Testing
     }
 
     static func directory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("otp-ops-\(UUID().uuidString)")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "otp-ops-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
@@ -49,11 +50,16 @@ import Testing
     @Test("senders are named per channel; each channel gets exactly the sender named for it")
     func sendersPerChannel() throws {
         let routes = try SenderSpec.routes(
-            [try SenderSpec(argument: "sms=twilio"), try SenderSpec(argument: "email=smtp://mail.example.com")])
+            [
+                try SenderSpec(argument: "sms=twilio"),
+                try SenderSpec(argument: "email=smtp://mail.example.com"),
+            ])
         #expect(routes == [.sms: .twilio, .email: .smtp(url: "smtp://mail.example.com")])
         // The unprefixed forms of one-channel senders stay unambiguous.
         #expect(
-            try SenderSpec.routes([.twilio, .smtp(url: "smtp://m")]) == [.sms: .twilio, .email: .smtp(url: "smtp://m")])
+            try SenderSpec.routes([.twilio, .smtp(url: "smtp://m")]) == [
+                .sms: .twilio, .email: .smtp(url: "smtp://m"),
+            ])
         #expect(try SenderSpec.routes([.console]) == [.sms: .console, .email: .console])
         #expect(
             try SenderSpec.routes([.only(.sms, .outbox(path: "/a")), .only(.email, .outbox(path: "/b"))])
@@ -72,7 +78,10 @@ import Testing
             (["outbox:/tmp/o", "smtp://mail"], "two senders for email (outbox and smtp)"),
             (["console", "twilio"], "two senders for sms (console and twilio)"),
             (["sms=twilio", "sms=outbox:/tmp/o"], "two senders for sms (twilio and outbox)"),
-            (["webhook:https://h.example/x", "email=console"], "two senders for email (webhook and console)"),
+            (
+                ["webhook:https://h.example/x", "email=console"],
+                "two senders for email (webhook and console)"
+            ),
         ])
     func twoSendersForOneChannel(senders: [String], message: String) throws {
         let arguments =
@@ -84,11 +93,17 @@ import Testing
 
     @Test("a sender named for a channel it cannot deliver is refused")
     func wrongChannel() {
-        #expect(refusal(["--api-key", Self.key, "--sender", "sms=smtp://mail"])?.contains("cannot deliver sms") == true)
-        #expect(refusal(["--api-key", Self.key, "--sender", "email=twilio"])?.contains("cannot deliver email") == true)
+        #expect(
+            refusal(["--api-key", Self.key, "--sender", "sms=smtp://mail"])?.contains("cannot deliver sms")
+                == true)
+        #expect(
+            refusal(["--api-key", Self.key, "--sender", "email=twilio"])?.contains("cannot deliver email")
+                == true)
     }
 
-    @Test("SMTP without --mail-from or --domain is refused; either one, OTP_SMTP_FROM or a hosted page's host does")
+    @Test(
+        "SMTP without --mail-from or --domain is refused; either one, OTP_SMTP_FROM or a hosted page's host does"
+    )
     func smtpNeedsFrom() throws {
         let base = ["--api-key", Self.key, "--sender", "smtp://mail"]
         let refused = try #require(refusal(base))
@@ -98,7 +113,10 @@ import Testing
         #expect(refusal(base, environment: ["OTP_SMTP_FROM": "codes@example.org"]) == nil)
         #expect(
             refusal(
-                base + ["--public-url", "https://verify.example", "--hosted-return-origins", "https://app.example"])
+                base + [
+                    "--public-url", "https://verify.example", "--hosted-return-origins",
+                    "https://app.example",
+                ])
                 == nil)
         // The assembly refuses it too, for settings made without the options.
         #expect(throws: ServerStartError.self) {
@@ -112,7 +130,8 @@ import Testing
         let line = try #require(refusal(["--api-key", short, "--sender", "console"]))
         #expect(line.contains("fewer than 24"))
         #expect(!line.contains(short), "the key itself is never shown")
-        #expect(refusal(["--sender", "console"], environment: ["OTP_API_KEYS": "\(Self.key),short-key"]) != nil)
+        #expect(
+            refusal(["--sender", "console"], environment: ["OTP_API_KEYS": "\(Self.key),short-key"]) != nil)
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("keys").path
@@ -133,16 +152,18 @@ import Testing
             let resolved = try ServeSecrets.resolve([name + "_FILE": path])
             #expect(resolved[name] == "secret-of-\(name)", "\(name)")
         }
-        #expect(Set(ServeSecrets.names).isSuperset(of: [
-            "OTP_TWILIO_AUTH_TOKEN", "OTP_SMTP_PASSWORD", "OTP_WEBHOOK_SECRET", "OTP_START_GUARD_SECRET",
-            "OTP_EVENTS_SECRET", "OTP_STORE_PASSWORD",
-        ]))
+        #expect(
+            Set(ServeSecrets.names).isSuperset(of: [
+                "OTP_TWILIO_AUTH_TOKEN", "OTP_SMTP_PASSWORD", "OTP_WEBHOOK_SECRET", "OTP_START_GUARD_SECRET",
+                "OTP_EVENTS_SECRET", "OTP_STORE_PASSWORD",
+            ]))
         let token = directory.appendingPathComponent("token").path
         try Self.ownerOnlyFile(token, "twilio-token\n")
         let settings = try settings(
             ["--api-key", Self.key, "--sender", "twilio"],
             environment: [
-                "OTP_TWILIO_ACCOUNT_SID": "AC1", "OTP_TWILIO_AUTH_TOKEN_FILE": token, "OTP_TWILIO_FROM": "+15550100",
+                "OTP_TWILIO_ACCOUNT_SID": "AC1", "OTP_TWILIO_AUTH_TOKEN_FILE": token,
+                "OTP_TWILIO_FROM": "+15550100",
             ])
         #expect(settings.environment["OTP_TWILIO_AUTH_TOKEN"] == "twilio-token")
         #expect(throws: UsageError.self) {
@@ -154,10 +175,14 @@ import Testing
         let open = directory.appendingPathComponent("open").path
         _ = FileManager.default.createFile(
             atPath: open, contents: Data("s\n".utf8), attributes: [.posixPermissions: 0o644])
-        let error = #expect(throws: UsageError.self) { try ServeSecrets.resolve(["OTP_WEBHOOK_SECRET_FILE": open]) }
+        let error = #expect(throws: UsageError.self) {
+            try ServeSecrets.resolve(["OTP_WEBHOOK_SECRET_FILE": open])
+        }
         #expect(error?.message.contains("chmod 600") == true)
         #expect(throws: UsageError.self) {
-            try ServeSecrets.resolve(["OTP_WEBHOOK_SECRET_FILE": directory.appendingPathComponent("none").path])
+            try ServeSecrets.resolve([
+                "OTP_WEBHOOK_SECRET_FILE": directory.appendingPathComponent("none").path
+            ])
         }
     }
 
@@ -165,11 +190,14 @@ import Testing
     func logLevelOption() throws {
         #expect(try settings(["--dev"]).server.requestLog.minimumLevel == .info)
         #expect(try settings(["--dev", "--log-level", "debug"]).server.requestLog.minimumLevel == .debug)
-        #expect(try settings(["--dev"], environment: ["OTP_LOG_LEVEL": "error"]).server.requestLog.minimumLevel == .error)
+        #expect(
+            try settings(["--dev"], environment: ["OTP_LOG_LEVEL": "error"]).server.requestLog.minimumLevel
+                == .error)
         #expect(refusal(["--dev", "--log-level", "verbose"])?.contains("--log-level must be") == true)
     }
 
-    @Test("a reload swaps the API keys, publishable keys and test destinations; a bad file keeps the old ones")
+    @Test(
+        "a reload swaps the API keys, publishable keys and test destinations; a bad file keeps the old ones")
     func reload() async throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -183,7 +211,8 @@ import Testing
         try Self.ownerOnlyFile(tests, "+15555550100=111111\n")
         let options = try ParsedOptions.parse(
             [
-                "--api-key-file", keys, "--publishable-key-file", publishable, "--test-destination-file", tests,
+                "--api-key-file", keys, "--publishable-key-file", publishable, "--test-destination-file",
+                tests,
                 "--store", "memory", "--port", "0", "--sender", "outbox:/dev/null",
             ], specs: ServeOptions.all, environment: [:])
         let lines = Locked<[String]>([])
@@ -202,7 +231,8 @@ import Testing
         #expect(server.verifier.testCode(for: "+15555550100") == "111111")
 
         try Self.ownerOnlyFile(keys, newKey + "\n")
-        try Self.ownerOnlyFile(publishable, "ios=pk_ios_0123456789abcdefghijk\nweb=pk_web_0123456789abcdefghijk\n")
+        try Self.ownerOnlyFile(
+            publishable, "ios=pk_ios_0123456789abcdefghijk\nweb=pk_web_0123456789abcdefghijk\n")
         try Self.ownerOnlyFile(tests, "+15555550199=222222\n")
         #expect(ServeCommand.reload(prepared.keys, into: server, log: log))
         #expect(try await status(oldKey) == 401)
@@ -213,7 +243,8 @@ import Testing
         // Request lines come in as their answers finish; the reload's own line is the one of SIGHUP.
         func reloadLines() -> [String] { lines.withLock { $0 }.filter { $0.contains("SIGHUP") } }
         let reloaded = try #require(reloadLines().last)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(reloaded.utf8)) as? [String: Any])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(reloaded.utf8)) as? [String: Any])
         #expect(object["level"] as? String == "info")
         #expect(object["publishableKeys"] as? String == "2")
         #expect(!reloaded.contains(newKey))
@@ -243,7 +274,8 @@ import Testing
 }
 
 @Suite struct LogLineTests {
-    @Test("every line is one JSON object with time, level and message; lines below the least level are dropped")
+    @Test(
+        "every line is one JSON object with time, level and message; lines below the least level are dropped")
     func shapeAndLevels() throws {
         let lines = Locked<[String]>([])
         var log = RequestLog(
@@ -255,10 +287,12 @@ import Testing
         log.log(.error, "error line")
         log.record(
             CompletedRequest(
-                method: "GET", route: "/healthz", status: 200, duration: .milliseconds(1), note: nil, completed: true))
+                method: "GET", route: "/healthz", status: 200, duration: .milliseconds(1), note: nil,
+                completed: true))
         log.record(
             CompletedRequest(
-                method: "POST", route: "/v1/verifications", status: 503, duration: .milliseconds(1), note: nil,
+                method: "POST", route: "/v1/verifications", status: 503, duration: .milliseconds(1),
+                note: nil,
                 completed: true))
         let written = lines.withLock { $0 }
         #expect(written.count == 3, "\(written)")
@@ -267,12 +301,16 @@ import Testing
         }
         #expect(objects.map { $0["level"] as? String } == ["warning", "error", "error"])
         #expect(
-            objects.map { $0["message"] as? String } == ["warning line", "error line", "POST /v1/verifications 503"])
+            objects.map { $0["message"] as? String } == [
+                "warning line", "error line", "POST /v1/verifications 503",
+            ])
         #expect(objects.allSatisfy { $0["time"] as? String == "1970-01-01T00:00:00.000Z" })
         #expect(objects[0]["cause"] as? String == "x\"y")
         // A 5xx request line is an error, so it passes a warning level; a 200 is info and does not.
         #expect(!log.writes(.info))
-        #expect(RequestLog.line(.info, "m", [("level", "x")], at: Date(timeIntervalSince1970: 0)).contains(#""level":"info","message":"m"}"#))
+        #expect(
+            RequestLog.line(.info, "m", [("level", "x")], at: Date(timeIntervalSince1970: 0)).contains(
+                #""level":"info","message":"m"}"#))
     }
 
     @Test("the levels order debug < info < warning < error, named as --log-level names them")
@@ -283,7 +321,9 @@ import Testing
         #expect(LogLevel(name: "WARN") == nil)
     }
 
-    @Test("a failed send is logged with the provider's status, the masked destination and the verification, never the code")
+    @Test(
+        "a failed send is logged with the provider's status, the masked destination and the verification, never the code"
+    )
     func failedSendCause() async throws {
         let provider = try ProviderStub()
         provider.failing = true
@@ -296,7 +336,8 @@ import Testing
             let lines = harness.log.all.filter { $0.contains("a code could not be sent") }
             #expect(lines.count == 1)
             let line = try #require(lines.first)
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             #expect(object["level"] as? String == "warning")
             #expect(object["channel"] as? String == "sms")
             #expect(object["providerStatus"] as? String == "500")
@@ -318,7 +359,9 @@ import Testing
         return nil
     }
 
-    @Test("each failed event delivery attempt is logged with the endpoint's status and the event, never the destination")
+    @Test(
+        "each failed event delivery attempt is logged with the endpoint's status and the event, never the destination"
+    )
     func eventAttempts() async throws {
         let receiver = try ProviderStub()
         receiver.failing = true
@@ -326,7 +369,8 @@ import Testing
             _ = try await harness.start("+12025550177")
             let line = try #require(
                 try await Self.line(containing: "an event delivery attempt failed", in: harness.log))
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             #expect(object["level"] as? String == "warning")
             #expect(object["event"] as? String == "pending")
             #expect(object["status"] as? String == "500")

@@ -97,7 +97,8 @@ import Testing
             ("smtps://mail", .smtp(url: "smtps://mail")),
             ("smtp+starttls://mail", .smtp(url: "smtp+starttls://mail")),
             ("webhook:https://example.com/h", .webhook(url: "https://example.com/h")),
-            ("sms=twilio", .only(.sms, .twilio)), ("email=smtps://mail", .only(.email, .smtp(url: "smtps://mail"))),
+            ("sms=twilio", .only(.sms, .twilio)),
+            ("email=smtps://mail", .only(.email, .smtp(url: "smtps://mail"))),
             ("sms=outbox:/tmp/o", .only(.sms, .outbox(path: "/tmp/o"))),
         ])
     func senders(argument: String, sender: SenderSpec) throws {

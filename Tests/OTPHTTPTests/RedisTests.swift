@@ -70,7 +70,8 @@ import Testing
 
         func post(_ port: Int, _ path: String, _ body: String) async throws -> RawResponse {
             try await RawHTTP.request(
-                port: port, method: "POST", path: path, headers: [("Authorization", "Bearer cluster-key-0123456789abcdefghijklmn")],
+                port: port, method: "POST", path: path,
+                headers: [("Authorization", "Bearer cluster-key-0123456789abcdefghijklmn")],
                 body: body)
         }
 

@@ -58,7 +58,8 @@ import Testing
             ["--start-guard", "https://guard.example"], ["--start-guard-failure", "maybe"],
         ])
     func usageErrors(arguments: [String]) async throws {
-        let needsKey = arguments.isEmpty ? [] : ["--api-key", "k-0123456789abcdefghijklmn", "--sender", "console"]
+        let needsKey =
+            arguments.isEmpty ? [] : ["--api-key", "k-0123456789abcdefghijklmn", "--sender", "console"]
         let serve = try ServeProcess(["serve"] + needsKey + arguments)
         let (status, stdout, stderr) = await serve.finish()
         #expect(status == 2)
@@ -87,7 +88,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let database = directory.appendingPathComponent("otp.sqlite3").path
         let serve = try ServeProcess([
-            "serve", "--port", "0", "--api-key", "serve-key-0123456789abcdefghijklmn", "--store", "sqlite:\(database)",
+            "serve", "--port", "0", "--api-key", "serve-key-0123456789abcdefghijklmn", "--store",
+            "sqlite:\(database)",
             "--sender", "outbox:\(directory.appendingPathComponent("outbox.jsonl").path)",
         ])
         let line = await serve.waitForFirstLine()
@@ -115,7 +117,8 @@ import Testing
         let serve = try ServeProcess(
             ["serve", "--port", "0", "--store", "memory", "--code-length", "7"],
             environment: [
-                "OTP_API_KEYS": "env-key-1-0123456789abcdefghijklmn,env-key-2-0123456789abcdefghijklmn", "OTP_SENDER": "console", "OTP_CODE_LENGTH": "8",
+                "OTP_API_KEYS": "env-key-1-0123456789abcdefghijklmn,env-key-2-0123456789abcdefghijklmn",
+                "OTP_SENDER": "console", "OTP_CODE_LENGTH": "8",
                 "OTP_MAX_ATTEMPTS": "5",
             ])
         let response = try await Self.start(on: serve, key: "env-key-2-0123456789abcdefghijklmn")
@@ -149,7 +152,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let database = directory.appendingPathComponent("otp.sqlite3").path
         let argv = try ServeProcess([
-            "serve", "--port", "0", "--api-key", "argv-key-0123456789abcdefghijklmn", "--sender", "console", "--store",
+            "serve", "--port", "0", "--api-key", "argv-key-0123456789abcdefghijklmn", "--sender", "console",
+            "--store",
             "sqlite:\(database)",
         ])
         _ = await argv.waitForFirstLine()
@@ -158,7 +162,8 @@ import Testing
         #expect(argvErrors.contains("\(database).secret, beside the database"))
 
         let keyFile = directory.appendingPathComponent("keys").path
-        try "# keys\nfile-key-1-0123456789abcdefghijklmn\n\nfile-key-2-0123456789abcdefghijklmn\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
+        try "# keys\nfile-key-1-0123456789abcdefghijklmn\n\nfile-key-2-0123456789abcdefghijklmn\n".write(
+            toFile: keyFile, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile)
         let fromFile = try ServeProcess([
             "serve", "--port", "0", "--api-key-file", keyFile, "--sender", "console", "--store", "memory",
@@ -195,7 +200,8 @@ import Testing
             atPath: publishable, contents: Data("ios=pk_ios_0123456789abcdefghijk\n".utf8),
             attributes: [.posixPermissions: 0o640])
         let group = try ServeProcess([
-            "serve", "--port", "0", "--api-key", "k-0123456789abcdefghijklmn", "--publishable-key-file", publishable, "--store",
+            "serve", "--port", "0", "--api-key", "k-0123456789abcdefghijklmn", "--publishable-key-file",
+            publishable, "--store",
             "memory", "--sender", "outbox:" + directory.appendingPathComponent("outbox.jsonl").path,
         ])
         let (groupStatus, _, groupErrors) = await group.finish()
@@ -227,7 +233,8 @@ import Testing
     static func keyFile(in directory: URL) throws -> String {
         let path = directory.appendingPathComponent("api-keys").path
         _ = FileManager.default.createFile(
-            atPath: path, contents: Data("mode-test-key-0123456789abcdefghijklmn\n".utf8), attributes: [.posixPermissions: 0o600])
+            atPath: path, contents: Data("mode-test-key-0123456789abcdefghijklmn\n".utf8),
+            attributes: [.posixPermissions: 0o600])
         return path
     }
 
@@ -242,7 +249,8 @@ import Testing
         let twilio = try ServeProcess(
             ["serve", "--sender", "twilio", "--store", "memory"],
             environment: [
-                "OTP_API_KEYS": "k-0123456789abcdefghijklmn", "OTP_TWILIO_ACCOUNT_SID": "AC1", "OTP_TWILIO_AUTH_TOKEN": "t",
+                "OTP_API_KEYS": "k-0123456789abcdefghijklmn", "OTP_TWILIO_ACCOUNT_SID": "AC1",
+                "OTP_TWILIO_AUTH_TOKEN": "t",
                 "OTP_TWILIO_FROM": "+15550100", "OTP_TWILIO_BASE_URL": "http://api.example.com",
             ])
         let (twilioStatus, _, twilioErrors) = await twilio.finish()
@@ -253,7 +261,8 @@ import Testing
     @Test("a server that cannot start exits 1 with the reason")
     func cannotStart() async throws {
         let serve = try ServeProcess([
-            "serve", "--api-key", "k-0123456789abcdefghijklmn", "--sender", "console", "--store", "redis://127.0.0.1:1",
+            "serve", "--api-key", "k-0123456789abcdefghijklmn", "--sender", "console", "--store",
+            "redis://127.0.0.1:1",
         ])
         let (status, stdout, stderr) = await serve.finish()
         #expect(status == 1)
@@ -265,7 +274,10 @@ import Testing
         "the hosted page's settings are checked at start: bad origins, a public URL with a path, a key file others read"
     )
     func hostedSettings() async throws {
-        let base = ["serve", "--api-key", "k-0123456789abcdefghijklmn", "--sender", "console", "--store", "memory", "--port", "0"]
+        let base = [
+            "serve", "--api-key", "k-0123456789abcdefghijklmn", "--sender", "console", "--store", "memory",
+            "--port", "0",
+        ]
         for (extra, reason) in [
             (
                 ["--public-url", "http://verify.example", "--hosted-return-origins", "https://app.example"],
@@ -311,7 +323,8 @@ import Testing
     @Test("a start guard without its signing secret refuses to start, naming OTP_START_GUARD_SECRET")
     func startGuardSecret() async throws {
         let serve = try ServeProcess([
-            "serve", "--api-key", "k-0123456789abcdefghijklmn", "--sender", "console", "--store", "memory", "--port", "0",
+            "serve", "--api-key", "k-0123456789abcdefghijklmn", "--sender", "console", "--store", "memory",
+            "--port", "0",
             "--start-guard", "webhook:https://guard.example/judge",
         ])
         let (status, _, stderr) = await serve.finish()

@@ -12,7 +12,8 @@ import Testing
         let outbox = directory.appendingPathComponent("outbox.jsonl").path
         let store = try TestPostgres.url() + "?schema=" + TestPostgres.freshSchema()
         let serve = try ServeProcess([
-            "serve", "--port", "0", "--api-key", "pg-key-0123456789abcdefghijklmn", "--store", store, "--store-connections", "2",
+            "serve", "--port", "0", "--api-key", "pg-key-0123456789abcdefghijklmn", "--store", store,
+            "--store-connections", "2",
             "--secret-file", directory.appendingPathComponent("secret").path, "--sender", "outbox:\(outbox)",
         ])
         let started = try await ServeCommandTests.start(on: serve, key: "pg-key-0123456789abcdefghijklmn")
@@ -27,7 +28,8 @@ import Testing
         func check(_ candidate: String) async throws -> RawResponse {
             try await RawHTTP.request(
                 port: port, method: "POST", path: "/v1/verifications/\(id)/check",
-                headers: [("Authorization", "Bearer pg-key-0123456789abcdefghijklmn")], body: #"{"code":"\#(candidate)"}"#)
+                headers: [("Authorization", "Bearer pg-key-0123456789abcdefghijklmn")],
+                body: #"{"code":"\#(candidate)"}"#)
         }
         let refused = try await check(wrong)
         #expect(refused.status == 422)

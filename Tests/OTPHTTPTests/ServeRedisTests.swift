@@ -12,7 +12,8 @@ import Testing
         let directory = try temporaryDirectory()
         return try ServeProcess(
             [
-                "serve", "--port", "0", "--api-key", "redis-key-0123456789abcdefghijklmn", "--sender", "outbox:/dev/null", "--store",
+                "serve", "--port", "0", "--api-key", "redis-key-0123456789abcdefghijklmn", "--sender",
+                "outbox:/dev/null", "--store",
                 url ?? "redis://127.0.0.1:\(port)/0", "--secret-file",
                 directory.appendingPathComponent("secret").path,
             ] + extra, environment: environment)
@@ -138,7 +139,10 @@ import Testing
             ),
         ] {
             let run = try ServeProcess(
-                ["serve", "--api-key", "k-0123456789abcdefghijklmn", "--sender", "console", "--store", "memory"] + extra)
+                [
+                    "serve", "--api-key", "k-0123456789abcdefghijklmn", "--sender", "console", "--store",
+                    "memory",
+                ] + extra)
             let (status, _, stderr) = await run.finish()
             #expect(status == 2)
             #expect(stderr.contains(reason))
@@ -219,7 +223,10 @@ import Testing
             $0["message"] as? String == "the store failed; the request was answered 503"
         }
         #expect(failures.count == 10)
-        #expect(failures.allSatisfy { $0["level"] as? String == "error" && ($0["error"] as? String)?.isEmpty == false })
+        #expect(
+            failures.allSatisfy {
+                $0["level"] as? String == "error" && ($0["error"] as? String)?.isEmpty == false
+            })
         #expect(failures.allSatisfy { $0["route"] as? String == "/v1/verifications" })
         let outages = Self.lines(stderr).filter { $0.contains("stopped answering") }
         #expect(outages.count == 1)

@@ -14,22 +14,28 @@ import Testing
     func defaultSMSCap() throws {
         let environment = ["OTP_WEBHOOK_SECRET": "s"]
         for sender in ["twilio", "webhook:https://hooks.example.com/otp"] {
-            let capped = try settings(["--api-key", "k-0123456789abcdefghijklmn", "--sender", sender], environment: environment)
+            let capped = try settings(
+                ["--api-key", "k-0123456789abcdefghijklmn", "--sender", sender], environment: environment)
             #expect(capped.server.policy.globalSendsPerHour == ServeOptions.defaultSMSCap, "\(sender)")
             #expect(capped.server.policy.sendsPerCallingCodePerHour == 250, "\(sender)")
             let options = try ParsedOptions.parse(
-                ["--api-key", "k-0123456789abcdefghijklmn", "--sender", sender], specs: ServeOptions.all, environment: environment)
+                ["--api-key", "k-0123456789abcdefghijklmn", "--sender", sender], specs: ServeOptions.all,
+                environment: environment)
             #expect(
                 ServeCommand.warnings(options, settings: capped).contains {
                     $0.contains("global cap of 1000")
                 })
             let chosen = try settings(
-                ["--api-key", "k-0123456789abcdefghijklmn", "--sender", sender, "--global-sends-per-hour", "50"],
+                [
+                    "--api-key", "k-0123456789abcdefghijklmn", "--sender", sender, "--global-sends-per-hour",
+                    "50",
+                ],
                 environment: environment)
             #expect(chosen.server.policy.globalSendsPerHour == 50)
         }
         let free = try settings([
-            "--api-key", "k-0123456789abcdefghijklmn", "--sender", "smtp://127.0.0.1:2525", "--domain", "example.org",
+            "--api-key", "k-0123456789abcdefghijklmn", "--sender", "smtp://127.0.0.1:2525", "--domain",
+            "example.org",
         ])
         #expect(free.server.policy.globalSendsPerHour == nil)
         #expect(free.server.policy.sendsPerCallingCodePerHour == nil)
@@ -129,7 +135,8 @@ import Testing
         }
         let parsed = try settings(
             [
-                "--api-key", "k-0123456789abcdefghijklmn", "--sender", "console", "--trust-proxy", "2", "--resend-cooldowns",
+                "--api-key", "k-0123456789abcdefghijklmn", "--sender", "console", "--trust-proxy", "2",
+                "--resend-cooldowns",
                 "0,31536000",
             ])
         #expect(parsed.server.trustedProxies == 2)

@@ -42,7 +42,8 @@ public struct TwilioSender: CodeSender {
         guard (200..<300).contains(response.code) else {
             let code = Self.errorCode(in: response.body)
             throw DeliveryError(
-                "SMS delivery: the provider answered \(response.code)" + (code.map { " (error \($0))" } ?? ""),
+                "SMS delivery: the provider answered \(response.code)"
+                    + (code.map { " (error \($0))" } ?? ""),
                 status: response.code, providerCode: code)
         }
     }

@@ -83,7 +83,8 @@ public struct SMTPConfiguration: Sendable, Equatable {
         let given = from ?? environment["OTP_SMTP_FROM"].flatMap { $0.isEmpty ? nil : $0 }
         guard let from = given ?? domain.flatMap({ $0.isEmpty ? nil : "no-reply@\($0)" }) else {
             throw DeliveryError(
-                "the SMTP sender needs a From address: give --mail-from ADDRESS (OTP_SMTP_FROM) or --domain DOMAIN")
+                "the SMTP sender needs a From address: give --mail-from ADDRESS (OTP_SMTP_FROM) or --domain DOMAIN"
+            )
         }
         guard MailComposer.isHeaderSafe(from), from.contains("@") else {
             throw DeliveryError("the SMTP From address \(from) is not an email address")

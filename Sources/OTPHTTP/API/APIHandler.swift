@@ -166,7 +166,8 @@ public struct APIHandler: HTTPHandler {
             let screen = startGuard.flatMap { settings in
                 caller?.isPublishable == true || settings.appliesToSecretKeys
                     ? Self.screen(
-                        settings, proof: nil, keyName: caller?.publishableName, metrics: metrics, events: events)
+                        settings, proof: nil, keyName: caller?.publishableName, metrics: metrics,
+                        events: events)
                     : nil
             }
             return answer(route) { verifier throws(VerifierError) in
@@ -452,8 +453,10 @@ public struct APIHandler: HTTPHandler {
         return failure(APIError(error), route: route, metrics: metrics)
     }
 
-    /// Logs why the store failed a request, which then answers 503: the store's own error, the
-    /// route and the verification. A failed send is logged where it fails (``MetricsSender``).
+    /// Logs why the store failed a request, which then answers 503.
+    ///
+    /// The line holds the store's own error, the route and the verification. A failed send is
+    /// logged where it fails (``MetricsSender``).
     static func logCause(of error: VerifierError, route: Route, events: RequestLog) {
         guard error.kind == .storeUnavailable else { return }
         var fields = [("route", route.template)]

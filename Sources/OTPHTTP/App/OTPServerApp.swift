@@ -84,7 +84,8 @@ public enum OTPServerApp {
         }
         let verifier = Verifier(
             store: store,
-            sender: MetricsSender(base: router, metrics: metrics, log: configuration.requestLog), policy: policy,
+            sender: MetricsSender(base: router, metrics: metrics, log: configuration.requestLog),
+            policy: policy,
             secret: secret, now: configuration.now,
             // The engine sends nothing to a test destination; such a message is only counted.
             testMessages: { message in metrics.recordSend(channel: message.channel, result: "test") })
@@ -135,13 +136,17 @@ public enum OTPServerApp {
                     if outcome == .dropped {
                         log.log(
                             .error, "an event was dropped after failing for longer than the retries allow",
-                            ["event": event.kind.rawValue, "eventId": event.id, "verification": event.verificationID])
+                            [
+                                "event": event.kind.rawValue, "eventId": event.id,
+                                "verification": event.verificationID,
+                            ])
                     }
                 })
         }
         return RunningServer(
             main: main, metricsServer: side, verifier: verifier, store: store, metrics: metrics,
-            policy: policy, keys: keys, takesPublishableKeys: configuration.approvalTokens != nil || configuration.hosted != nil,
+            policy: policy, keys: keys,
+            takesPublishableKeys: configuration.approvalTokens != nil || configuration.hosted != nil,
             purgeInterval: configuration.purgeInterval, requestLog: log, deliverer: deliverer)
     }
 }

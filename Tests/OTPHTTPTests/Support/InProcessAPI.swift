@@ -46,7 +46,8 @@ struct InProcessAPI {
             store: store, sender: sender, policy: policy, secret: Array(repeating: 5, count: 32),
             now: { clock.date })
         handler = APIHandler(
-            verifier: verifier, keys: KeyRing(APIKeys([Self.key])), metrics: ServerMetrics(), checkFloor: checkFloor,
+            verifier: verifier, keys: KeyRing(APIKeys([Self.key])), metrics: ServerMetrics(),
+            checkFloor: checkFloor,
             maxEventBacklog: maxEventBacklog)
     }
 
