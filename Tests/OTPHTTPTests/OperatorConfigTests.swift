@@ -396,6 +396,7 @@ import Testing
                 #expect(object["level"] as? String == level)
                 #expect(object["outcome"] as? String == outcome)
                 #expect(line.contains("too many") || line.contains("connection refused"))
+                #expect((object["requestId"] as? String)?.isEmpty == false, "the request's id is on the line")
                 #expect(!line.contains("5550178"))
             }
         }

@@ -228,6 +228,8 @@ import Testing
                 $0["level"] as? String == "error" && ($0["error"] as? String)?.isEmpty == false
             })
         #expect(failures.allSatisfy { $0["route"] as? String == "/v1/verifications" })
+        #expect(
+            Set(failures.compactMap { $0["requestId"] as? String }).count == 10, "each with its request's id")
         let outages = Self.lines(stderr).filter { $0.contains("stopped answering") }
         #expect(outages.count == 1)
         #expect(

@@ -125,13 +125,16 @@ public struct APIHandler: HTTPHandler {
             guard let route else {
                 return .now(APIResponses.error(APIResponses.routeNotFound, route: Route.unmatched))
             }
-            return dispatch(route, request: context.request, address: context.address, caller: context.caller)
+            return dispatch(
+                route, request: context.request, address: context.address, caller: context.caller,
+                events: events.adding("requestId", context.requestID))
         }
     }
 
     /// The answer of a route to a request that passed the checks every request goes through.
+    /// `events` is the server's log with the request's id on each line.
     private func dispatch(
-        _ route: Route, request: HTTPRequest, address: String, caller: APIKeys.Caller?
+        _ route: Route, request: HTTPRequest, address: String, caller: APIKeys.Caller?, events: RequestLog
     ) -> HTTPReply {
         switch route {
         case .health:
@@ -154,12 +157,14 @@ public struct APIHandler: HTTPHandler {
                     body: Array(metrics.prometheusText(eventBacklog: backlog).utf8), route: route.template)
             }
         case .start:
-            return start(request, address: address, caller: caller)
+            return start(request, address: address, caller: caller, events: events)
         case .status(let id):
             if let denied = denial(caller, id: id, route: route) { return .now(denied) }
-            return answer(route) { verifier throws(VerifierError) in try await verifier.status(id: id) }
+            return answer(route, events: events) { verifier throws(VerifierError) in
+                try await verifier.status(id: id)
+            }
         case .check(let id):
-            return check(request, id: id, address: address, caller: caller)
+            return check(request, id: id, address: address, caller: caller, events: events)
         case .resend(let id):
             if let denied = denial(caller, id: id, route: route) { return .now(denied) }
             // A publishable key's resend sends a paid message too: the guard judges it like a start.
@@ -170,7 +175,7 @@ public struct APIHandler: HTTPHandler {
                         events: events)
                     : nil
             }
-            return answer(route) { verifier throws(VerifierError) in
+            return answer(route, events: events) { verifier throws(VerifierError) in
                 try await verifier.resend(id: id, clientAddress: address, screen: screen)
             }
         case .totpEnroll, .totpFactor, .totpCheck, .totpRecover, .totpRecoveryCodes:
@@ -181,7 +186,9 @@ public struct APIHandler: HTTPHandler {
                     code: .forbidden, message: "A publishable key cannot cancel; cancel from your server.")
                 return .now(APIResponses.error(error, route: route.template, note: APIResponses.loggedID(id)))
             }
-            return answer(route) { verifier throws(VerifierError) in try await verifier.cancel(id: id) }
+            return answer(route, events: events) { verifier throws(VerifierError) in
+                try await verifier.cancel(id: id)
+            }
         }
     }
 
@@ -198,7 +205,9 @@ public struct APIHandler: HTTPHandler {
         addresses.address(of: request)
     }
 
-    private func start(_ request: HTTPRequest, address: String, caller: APIKeys.Caller?) -> HTTPReply {
+    private func start(
+        _ request: HTTPRequest, address: String, caller: APIKeys.Caller?, events: RequestLog
+    ) -> HTTPReply {
         let route = Route.start
         let body: RequestBodies.Start
         switch RequestBodies.start(request.body) {
@@ -242,7 +251,6 @@ public struct APIHandler: HTTPHandler {
             locale: body.locale, ref: body.ref, transaction: body.transaction)
         let verifier = self.verifier
         let metrics = self.metrics
-        let events = self.events
         let judged = startGuard.flatMap { settings in
             caller?.isPublishable == true || settings.appliesToSecretKeys ? settings : nil
         }
@@ -294,12 +302,11 @@ public struct APIHandler: HTTPHandler {
     }
 
     private func check(
-        _ request: HTTPRequest, id: String, address: String, caller: APIKeys.Caller?
+        _ request: HTTPRequest, id: String, address: String, caller: APIKeys.Caller?, events: RequestLog
     ) -> HTTPReply {
         let route = Route.check(id: id)
         let verifier = self.verifier
         let metrics = self.metrics
-        let events = self.events
         // Every answer here, right, wrong, unknown or malformed, is held to the check floor by the
         // dispatcher (`RouteTable.Entry.isHeldToCheckFloor`).
         if let denied = denial(caller, id: id, route: route) {
@@ -424,11 +431,11 @@ public struct APIHandler: HTTPHandler {
     }
 
     private func answer(
-        _ route: Route, _ call: @escaping @Sendable (Verifier) async throws(VerifierError) -> Verification
+        _ route: Route, events: RequestLog,
+        _ call: @escaping @Sendable (Verifier) async throws(VerifierError) -> Verification
     ) -> HTTPReply {
         let verifier = self.verifier
         let metrics = self.metrics
-        let events = self.events
         return .later {
             do throws(VerifierError) {
                 return APIResponses.verification(try await call(verifier), status: 200, route: route)

@@ -47,6 +47,9 @@ public struct RequestLog: Sendable {
     private let buffer: LineBuffer?
     /// Lines below this level are dropped; `info` unless set.
     public var minimumLevel: LogLevel = .info
+    /// Fields every server line of this log carries, such as the request's id (request lines have
+    /// their own).
+    private var context: [(String, String)] = []
 
     /// Writes to standard error through a buffer: whole lines only, so lines never interleave,
     /// written when 8 KiB have gathered, every 100 ms, and by ``flush()`` (which a server's stop
@@ -85,6 +88,15 @@ public struct RequestLog: Sendable {
         flushing()
     }
 
+    /// This log with `key` set to `value` on every server line it writes (``log(_:_:_:)``); an
+    /// empty value adds nothing.
+    public func adding(_ key: String, _ value: String) -> RequestLog {
+        guard !value.isEmpty else { return self }
+        var log = self
+        log.context.append((key, value))
+        return log
+    }
+
     /// Whether a line of `level` would be written.
     public func writes(_ level: LogLevel) -> Bool { level >= minimumLevel }
 
@@ -111,13 +123,13 @@ public struct RequestLog: Sendable {
     /// whole destination. Nothing is written below ``minimumLevel``.
     public func log(_ level: LogLevel, _ message: String, _ fields: KeyValuePairs<String, String> = [:]) {
         guard writes(level) else { return }
-        write(Self.line(level, message, Array(fields), at: now()))
+        write(Self.line(level, message, context + Array(fields), at: now()))
     }
 
     /// ``log(_:_:_:)`` with fields gathered at run time.
     public func log(_ level: LogLevel, _ message: String, fields: [(String, String)]) {
         guard writes(level) else { return }
-        write(Self.line(level, message, fields, at: now()))
+        write(Self.line(level, message, context + fields, at: now()))
     }
 
     /// Writes a warning named by an `event` field, such as `send_cap_reached`.
