@@ -132,6 +132,7 @@ public struct APIHandler: HTTPHandler {
     }
 
     /// The answer of a route to a request that passed the checks every request goes through.
+    ///
     /// `events` is the server's log with the request's id on each line.
     private func dispatch(
         _ route: Route, request: HTTPRequest, address: String, caller: APIKeys.Caller?, events: RequestLog
