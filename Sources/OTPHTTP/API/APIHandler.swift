@@ -16,7 +16,7 @@ public struct APIHandler: HTTPHandler {
     let verifier: Verifier
     private let keys: KeyRing
     let metrics: ServerMetrics
-    private let events: RequestLog
+    let events: RequestLog
     private let hosted: HostedHandler?
     private let approvalTokens: (any ApprovalTokenIssuing)?
     private let startGuard: StartGuardSettings?
