@@ -56,6 +56,8 @@ import Testing
             ["--publishable-key", "ios=sk_live_0123456789abcdefghij"],
             ["--publishable-key", "i os=pk_0123456789abcdefghijk"],
             ["--start-guard", "https://guard.example"], ["--start-guard-failure", "maybe"],
+            ["--sender", "twilio"], ["--sender", "email=outbox:/tmp/o"], ["--sender", "sms=smtp://mail"],
+            ["--api-key", "short-key"], ["--log-level", "loud"], ["--mail-from", "a@b", "--sender", "bogus"],
         ])
     func usageErrors(arguments: [String]) async throws {
         let needsKey =
