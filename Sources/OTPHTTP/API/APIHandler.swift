@@ -63,7 +63,7 @@ public struct APIHandler: HTTPHandler {
         self.startGuard = startGuard
         self.hosted = hosted.map {
             HostedHandler(
-                pages: $0, pageKey: hostedKey, verifier: verifier, metrics: metrics)
+                pages: $0, pageKey: hostedKey, verifier: verifier, metrics: metrics, events: events)
         }
         self.verifier = verifier
         self.keys = keys
