@@ -56,10 +56,12 @@ enum ServeCommand {
             return 1
         }
         // Exactly one line on standard output, written at once so a pipe sees it immediately; the
-        // same line goes to the log.
+        // same line goes to the log, unless both are the same file (a terminal shows it once).
         let started = RequestLog.line(.info, "listening on \(server.url)", [("url", server.url)], at: Date())
         FileHandle.standardOutput.write(Data(started.utf8))
-        log.log(.info, "listening on \(server.url)", ["url": server.url])
+        if !Self.outputIsLog() {
+            log.log(.info, "listening on \(server.url)", ["url": server.url])
+        }
         if let port = server.metricsPort, let address = settings.server.metricsAddress {
             let host = address.host.contains(":") ? "[\(address.host)]" : address.host
             log.log(
@@ -261,6 +263,14 @@ enum ServeCommand {
             throw UsageError("--public-url needs --hosted-return-origins: the origins the page may return to")
         }
         return HostedSpec(publicURL: url, returnOrigins: origins)
+    }
+
+    /// Whether standard output and standard error are one file (the same terminal, or `2>&1`).
+    static func outputIsLog() -> Bool {
+        var output = stat()
+        var error = stat()
+        guard fstat(STDOUT_FILENO, &output) == 0, fstat(STDERR_FILENO, &error) == 0 else { return false }
+        return output.st_dev == error.st_dev && output.st_ino == error.st_ino
     }
 
     /// What the options deserve a warning for: an API key in the process list, the HMAC key file's place.

@@ -409,3 +409,37 @@ struct FixedGuard: StartGuard {
 
     func judge(_ start: GuardedStart) async -> StartGuardVerdict { verdict }
 }
+
+/// The start line: once on standard output for scripts, once in the log, and once in all where
+/// the two are one stream.
+@Suite struct StartLineTests {
+    static let arguments = [
+        "serve", "--api-key", "tk-0123456789abcdefghijklmn", "--store", "memory", "--port", "0", "--sender",
+        "console",
+    ]
+
+    static func count(_ text: String) -> Int {
+        text.split(separator: "\n").filter { $0.contains("listening on http://") }.count
+    }
+
+    @Test("apart, the start line is on standard output and in the log")
+    func apart() async throws {
+        let serve = try ServeProcess(Self.arguments)
+        let first = await serve.waitForFirstLine()
+        #expect(Self.count(first) == 1)
+        let (_, stdout, stderr) = await serve.stop()
+        #expect(Self.count(first + stdout) == 1)
+        #expect(Self.count(stderr) == 1)
+    }
+
+    @Test("one stream (a terminal, 2>&1) shows the start line once")
+    func oneStream() async throws {
+        let serve = try ServeProcess(Self.arguments, oneStream: true)
+        var seen = await serve.waitForFirstLine()
+        #expect(serve.port != nil || Self.count(seen) == 0)
+        let (_, rest, _) = await serve.stop()
+        seen += rest
+        #expect(Self.count(seen) == 1, "\(seen)")
+        #expect(seen.contains("\"level\":\"warning\""))
+    }
+}

@@ -14,14 +14,16 @@ final class ServeProcess: @unchecked Sendable {
             "otp")
     }
 
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    /// Starts `otp` with `arguments`; with `oneStream`, its standard error goes to the same pipe as
+    /// its standard output, as in a terminal or with `2>&1`.
+    init(_ arguments: [String], environment: [String: String] = [:], oneStream: Bool = false) throws {
         process.executableURL = Self.binary
         process.arguments = arguments
         var merged = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("OTP_") }
         merged.merge(environment) { _, new in new }
         process.environment = merged
         process.standardOutput = .pipe(output)
-        process.standardError = .pipe(errors)
+        process.standardError = .pipe(oneStream ? output : errors)
         process.standardInput = .null
         try process.run()
     }
