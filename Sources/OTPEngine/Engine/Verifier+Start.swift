@@ -236,7 +236,8 @@ extension Verifier {
             String(destination.address.dropFirst(1 + code.count).prefix(3))
         }
         let start = GuardedStart(
-            channel: destination.channel, callingCode: destination.callingCode, to: destination.masked,
+            channel: destination.channel, callingCode: destination.callingCode,
+            to: masked(channel: destination.channel, address: destination.address),
             clientAddress: clientAddress, keyName: owner, proof: nil, nationalPrefix: national,
             destinationHash: hasher.opaqueKey("guard", destination.limitKey), isResend: isResend)
         switch await screen(start) {
@@ -295,6 +296,8 @@ extension Verifier {
         var permits: [RatePermit]
         var caps: [RatePermit]
         var fixedCode: String?
+        /// The messages' language: the request's, else the number's region's, else `nil` (the policy's).
+        var language: TextLanguage?
     }
 
     /// The request's destination, judged: it parses, and its channel and calling code are allowed.
@@ -306,7 +309,7 @@ extension Verifier {
             throw .invalidRef
         }
         if request.transaction?.problem != nil { throw .invalidTransaction }
-        let destination = try Destination.parse(request.to, channel: request.channel)
+        let destination = try parseDestination(request)
         guard policy.channels.contains(destination.channel) else {
             throw .channelNotSupported(destination.channel)
         }
@@ -314,6 +317,37 @@ extension Verifier {
             !allowed.contains(code)
         {
             throw .callingCodeNotAllowed
+        }
+        return destination
+    }
+
+    /// The request's destination as the phone number parser reads it: valid, in E.164, with its
+    /// region and type, and allowed by ``Policy/allowedRegions`` and ``Policy/smsNumberTypes``.
+    ///
+    /// A test destination (``Policy/testDestinations``) is exempt from the validity, region and
+    /// type screens: it is named by the operator and nothing is ever sent to it.
+    private func parseDestination(_ request: StartRequest) throws(VerifierError) -> Destination {
+        let text = request.to.trimmingWhitespace()
+        if text.contains("@") { return try Destination.parse(text, channel: request.channel) }
+        guard !text.isEmpty, text.utf8.count <= Destination.maximumLength,
+            let number = phoneNumbers.parse(text, region: request.country),
+            let parsed = try? Destination.parse(number.e164, channel: nil), parsed.channel == .sms
+        else { throw .invalidDestination }
+        if let channel = request.channel, channel != .sms {
+            throw .destinationChannelMismatch(destination: .sms)
+        }
+        var destination = parsed
+        destination.region = number.region
+        destination.numberType = number.type
+        guard policy.testCode(for: destination.address) == nil else { return destination }
+        guard number.isValid else { throw .invalidDestination }
+        if let allowed = policy.allowedRegions {
+            guard let region = number.region, allowed.contains(region) else {
+                throw .destinationNotAllowed(.region)
+            }
+        }
+        if let type = number.type, !policy.smsNumberTypes.contains(type) {
+            throw .destinationNotAllowed(.numberType)
         }
         return destination
     }
@@ -343,7 +377,9 @@ extension Verifier {
             caps = []
         }
         permits += caps
-        return StartPlan(destination: destination, permits: permits, caps: caps, fixedCode: fixedCode)
+        return StartPlan(
+            destination: destination, permits: permits, caps: caps, fixedCode: fixedCode,
+            language: request.locale ?? RegionLanguages.language(ofRegion: destination.region))
     }
 
     /// A new pending verification for a planned start, and its code.
@@ -359,7 +395,7 @@ extension Verifier {
             codeHash: try hash(id: id, code: code, transaction: request.transaction), state: .pending,
             attemptsLeft: policy.maxAttempts, sendsUsed: 1, createdAt: now, expiresAt: expiresAt,
             resendAvailableAt: policy.maxSends > 1 ? now.adding(policy.cooldown(afterSend: 1)) : nil,
-            purgeAt: purgeTime(after: expiresAt), locale: (request.locale ?? policy.defaultLocale).rawValue,
+            purgeAt: purgeTime(after: expiresAt), locale: (plan.language ?? policy.defaultLocale).rawValue,
             ref: request.ref, transaction: request.transaction)
         return (record, code)
     }
@@ -370,7 +406,8 @@ extension Verifier {
     ) -> OutgoingMessage {
         MessageTemplate.message(
             verificationID: record.id, channel: record.channel, to: record.destination, code: code,
-            policy: policy, language: request.locale, transaction: request.transaction)
+            policy: policy, language: record.locale.flatMap(TextLanguage.init(rawValue:)),
+            transaction: request.transaction)
     }
 
     /// The answer to a start whose idempotency key is live: the same verification, or a refusal for another body.

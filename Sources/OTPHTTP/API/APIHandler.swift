@@ -237,7 +237,7 @@ public struct APIHandler: HTTPHandler {
         let startRequest = StartRequest(
             to: body.to, channel: body.channel, clientAddress: address, idempotencyKey: key,
             idempotencyScope: Self.idempotencyScope(caller, address: address), owner: caller?.publishableName,
-            locale: body.locale, ref: body.ref, transaction: body.transaction)
+            locale: body.locale, ref: body.ref, transaction: body.transaction, country: body.country)
         let verifier = self.verifier
         let metrics = self.metrics
         let events = self.events
@@ -428,6 +428,9 @@ public struct APIHandler: HTTPHandler {
         if let limit = error.limit, limit.isSendCap {
             metrics.recordSendCapReached(limit.name)
             events.event("send_cap_reached", ["cap": limit.name, "route": route.template])
+        }
+        if let refusal = error.refusal {
+            metrics.recordDestinationRefused(reason: refusal.rawValue)
         }
         return failure(APIError(error), route: route, metrics: metrics)
     }
