@@ -7,7 +7,7 @@ import Testing
 
 @Suite struct ResponseJSONTests {
     static let texts = [
-        "plain", "+1 ••• ••• 0100", "a•••@example.org", "quote \" backslash \\ slash /",
+        "plain", "+1 •••-•••-0100", "a•••@example.org", "quote \" backslash \\ slash /",
         "tab\tnew\nline\rret",
         "bell \u{07} form \u{0C} back \u{08} nul \u{00} unit \u{1F}", "emoji 🙂 and é", "",
     ]
