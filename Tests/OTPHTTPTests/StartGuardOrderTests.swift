@@ -56,7 +56,7 @@ import Testing
             }
             #expect(objects.count == 3)
             #expect(objects[0]["callingCode"] as? String == "1")
-            #expect(objects[0]["nationalPrefix"] as? String == "555")
+            #expect(objects[0]["nationalPrefix"] as? String == "201")
             #expect(objects[0]["isResend"] as? Bool == false)
             let hashes = objects.compactMap { $0["destinationHash"] as? String }
             #expect(hashes.count == 3)
