@@ -109,7 +109,8 @@ func failureCode(_ call: () async throws -> Verification) async -> String? {
         #expect(again.verification.id == first.verification.id)
         #expect(!again.created)
         let code = await failureCode {
-            try await server.client.startVerification(to: "+12015550199", idempotencyKey: "key-1").verification
+            try await server.client.startVerification(to: "+12015550199", idempotencyKey: "key-1")
+                .verification
         }
         #expect(code == "idempotency_key_reused")
         await server.stop()

@@ -102,7 +102,8 @@ import Testing
         let schemas = try #require(components["schemas"] as? [String: [String: Any]])
         let properties = try #require(schemas["Verification"]?["properties"] as? [String: Any])
         let sample = Verification(
-            id: "vf_x", status: .pending, channel: .sms, to: "+1 •••-•••-0100", codeLength: 6, attemptsLeft: 3,
+            id: "vf_x", status: .pending, channel: .sms, to: "+1 •••-•••-0100", codeLength: 6,
+            attemptsLeft: 3,
             sendsLeft: 4,
             expiresAt: Date(), resendAvailableAt: nil, createdAt: Date(), ref: "user-1",
             transaction: TransactionDetails(amount: "1", currency: "EUR", payee: "A"))

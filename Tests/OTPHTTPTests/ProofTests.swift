@@ -145,7 +145,8 @@ import Testing
                 #"{"amount":12.5,"currency":"EUR","payee":"A"}"#,
             ] {
                 let response = try await harness.call(
-                    "POST", "/v1/verifications", json: #"{"to":"+12015550100","transaction":\#(transaction)}"#)
+                    "POST", "/v1/verifications", json: #"{"to":"+12015550100","transaction":\#(transaction)}"#
+                )
                 #expect(response.status == 400, "\(transaction)")
                 #expect(response.errorCode == "invalid_request")
             }
@@ -259,7 +260,8 @@ import Testing
     func duplicateMembers() async throws {
         try await Harness.with { harness in
             let start = try await harness.call(
-                "POST", "/v1/verifications", json: #"{"to":"+12015550100","channel":"sms","to":"+12015550101"}"#)
+                "POST", "/v1/verifications",
+                json: #"{"to":"+12015550100","channel":"sms","to":"+12015550101"}"#)
             #expect(start.status == 400)
             #expect(start.errorCode == "invalid_request")
             let nested = try await harness.call(

@@ -196,7 +196,8 @@ final class GuardStub: @unchecked Sendable {
             #expect(refused.errorField("message") as? String == "CAPTCHA failed")
             #expect(
                 ((try? OutboxSender.entries(path: harness.outbox)) ?? []).count == 1, "one code sent in all")
-            let bySecret = try await harness.call("POST", "/v1/verifications", json: #"{"to":"+12015550132"}"#)
+            let bySecret = try await harness.call(
+                "POST", "/v1/verifications", json: #"{"to":"+12015550132"}"#)
             #expect(bySecret.status == 201, "secret keys are not judged unless asked")
             let metrics = try await harness.call("GET", "/metrics", key: .some(nil))
             #expect(metrics.text.contains(#"otp_start_guard_total{outcome="refused"} 1"#))

@@ -94,7 +94,8 @@ import Testing
     func badIdempotencyKey(key: String) async throws {
         try await Harness.with { harness in
             let response = try await harness.call(
-                "POST", "/v1/verifications", json: #"{"to":"+12015550100"}"#, headers: [("Idempotency-Key", key)]
+                "POST", "/v1/verifications", json: #"{"to":"+12015550100"}"#,
+                headers: [("Idempotency-Key", key)]
             )
             #expect(response.status == 400)
             #expect(response.errorCode == "invalid_request")
@@ -149,7 +150,8 @@ import Testing
         let policy = Policy(startsPerDestination: RateLimit(limit: 1, window: .seconds(3600)))
         try await Harness.with(store: store, policy: policy) { harness in
             _ = try await harness.start()
-            let response = try await harness.call("POST", "/v1/verifications", json: #"{"to":"+12015550100"}"#)
+            let response = try await harness.call(
+                "POST", "/v1/verifications", json: #"{"to":"+12015550100"}"#)
             #expect(response.status == 429)
             #expect(response.errorCode == "rate_limited")
             let retry = try #require(response.errorField("retryAfter") as? Int)

@@ -19,7 +19,8 @@ struct TablePhoneParser: PhoneNumberParser {
     static let mobileDE = PhoneNumber(
         e164: "+4915123456789", isValid: true, region: "DE", type: .mobile, international: "+49 1512 3456789")
     static let usNumber = PhoneNumber(
-        e164: "+12015550123", isValid: true, region: "US", type: .fixedLineOrMobile, international: "+1 201-555-0123")
+        e164: "+12015550123", isValid: true, region: "US", type: .fixedLineOrMobile,
+        international: "+1 201-555-0123")
     static let premium = PhoneNumber(e164: "+19002345678", isValid: true, region: "US", type: .premiumRate)
     static let landline = PhoneNumber(e164: "+442079460018", isValid: true, region: "GB", type: .fixedLine)
     static let impossible = PhoneNumber(e164: "+15555550100", isValid: false, region: nil, type: .unknown)
@@ -48,12 +49,15 @@ struct TablePhoneParser: PhoneNumberParser {
         let store = MemoryStore()
         let clock = ManualClock()
         let verifier = Verifier(
-            store: store, sender: sender, policy: relaxedPolicy(change), secret: testSecret, now: { clock.date },
+            store: store, sender: sender, policy: relaxedPolicy(change), secret: testSecret,
+            now: { clock.date },
             phoneNumbers: Self.parser)
         return Setup(verifier: verifier, sender: sender, store: store)
     }
 
-    func start(_ setup: Setup, _ to: String, country: String? = nil, locale: TextLanguage? = nil) async
+    func start(
+        _ setup: Setup, _ to: String, country: String? = nil, locale: TextLanguage? = nil
+    ) async
         -> Result<StartResult, VerifierError>
     {
         do {
@@ -172,7 +176,8 @@ struct TablePhoneParser: PhoneNumberParser {
         #expect(try #require(await s.store.record(id: chosen.verification.id)).locale == "ja")
         // The German message is not the English one.
         let messages = await s.sender.messages
-        #expect(messages[0].text.hasPrefix("Dein") || messages[0].text.hasPrefix("Ihr"), "\(messages[0].text)")
+        #expect(
+            messages[0].text.hasPrefix("Dein") || messages[0].text.hasPrefix("Ihr"), "\(messages[0].text)")
         #expect(messages[4].text.hasPrefix("Your"))
     }
 
@@ -186,14 +191,17 @@ struct TablePhoneParser: PhoneNumberParser {
     @Test("the E.164 syntax parser reads international numbers only, valid and of no known region or type")
     func syntaxParser() {
         let parser = E164SyntaxParser()
-        #expect(parser.parse("+1 (555) 555-0100", region: "GB") == PhoneNumber(e164: "+15555550100", isValid: true))
+        #expect(
+            parser.parse("+1 (555) 555-0100", region: "GB")
+                == PhoneNumber(e164: "+15555550100", isValid: true))
         #expect(parser.parse("5555550100", region: "US") == nil)
         #expect(parser.parse("ana@example.org", region: nil) == nil)
         #expect(parser.international(e164: "+15555550100") == nil)
         #expect(parser.masked(e164: "+15555550100") == "+1 ••• ••• 0100")
     }
 
-    @Test("a grouped mask hides the national digits but the last four; a grouping of other digits is not used")
+    @Test(
+        "a grouped mask hides the national digits but the last four; a grouping of other digits is not used")
     func groupedMask() {
         #expect(Destination.maskGrouped("+44 7400 123456", e164: "+447400123456") == "+44 •••• ••3456")
         #expect(Destination.maskGrouped("+1 201-555-0123", e164: "+12015550123") == "+1 •••-•••-0123")
@@ -209,7 +217,9 @@ struct TablePhoneParser: PhoneNumberParser {
         #expect(RegionLanguages.language(ofRegion: "CH") == .german)
         #expect(RegionLanguages.language(ofRegion: "JP") == .japanese)
         #expect(RegionLanguages.regions[.arabic]?.count == 22)
-        for region in ["SA", "EG", "AE", "MA", "IQ"] { #expect(RegionLanguages.language(ofRegion: region) == .arabic) }
+        for region in ["SA", "EG", "AE", "MA", "IQ"] {
+            #expect(RegionLanguages.language(ofRegion: region) == .arabic)
+        }
         #expect(RegionLanguages.language(ofRegion: "FR") == nil)
         #expect(RegionLanguages.language(ofRegion: nil) == nil)
     }
