@@ -19,6 +19,15 @@ public struct LibPhoneNumberParser: PhoneNumberParser {
     /// The longest input read, in bytes.
     static let maximumLength = 64
 
+    /// The international forms already made, by E.164 number: every answer about a stored
+    /// verification masks its number, and a number's grouping never changes while the process runs.
+    private let groupings = BoundedMemo<String, Grouping>(bound: 16_384, stripes: 16)
+
+    /// A remembered international form, or its absence.
+    private struct Grouping: Sendable {
+        let text: String?
+    }
+
     /// Creates the parser; libphonenumber's tables are loaded once per process, on first use.
     public init() {}
 
@@ -46,8 +55,11 @@ public struct LibPhoneNumberParser: PhoneNumberParser {
     /// The international form of a valid E.164 number, or `nil` when libphonenumber finds it not
     /// valid (a test destination, say), whose grouping would be a guess.
     public func international(e164: String) -> String? {
-        guard let number = parse(e164, region: nil), number.isValid else { return nil }
-        return number.international
+        if let known = groupings[e164] { return known.text }
+        let number = parse(e164, region: nil)
+        let text = number?.isValid == true ? number?.international : nil
+        groupings.remember(Grouping(text: text), for: e164)
+        return text
     }
 
     /// The example number of `type` in `region` from libphonenumber's metadata, or `nil` when the

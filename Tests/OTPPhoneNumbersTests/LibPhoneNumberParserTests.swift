@@ -149,6 +149,8 @@ import Testing
     @Test("masking keeps libphonenumber's grouping, the calling code and the last four digits")
     func masking() {
         #expect(parser.masked(e164: "+12015550123") == "+1 •••-•••-0123")
+        // Asked again, the remembered grouping gives the same answer.
+        #expect(parser.masked(e164: "+12015550123") == "+1 •••-•••-0123")
         #expect(parser.masked(e164: "+447400123456") == "+44 •••• ••3456")
         // A number libphonenumber cannot read keeps the ungrouped mask.
         #expect(parser.masked(e164: "+15550100") == Destination.mask(channel: .sms, address: "+15550100"))
