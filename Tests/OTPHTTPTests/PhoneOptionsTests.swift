@@ -43,6 +43,15 @@ import Testing
         #expect(message?.contains(named) == true, "\(value): \(message ?? "accepted")")
     }
 
+    @Test("both options can come from the environment, as every option can")
+    func fromTheEnvironment() throws {
+        let environment = ["OTP_ALLOWED_REGIONS": "de,AT", "OTP_SMS_NUMBER_TYPES": "mobile"]
+        let options = try ParsedOptions.parse(base, specs: ServeOptions.all, environment: environment)
+        let policy = try ServeCommand.makeSettings(options, environment: environment).0.server.policy
+        #expect(policy.allowedRegions == ["DE", "AT"])
+        #expect(policy.smsNumberTypes == [.mobile])
+    }
+
     @Test("--sms-number-types defaults to mobiles, mobile-or-landline ranges, VoIP and personal numbers")
     func defaultTypes() throws {
         let types = try policy([]).smsNumberTypes
