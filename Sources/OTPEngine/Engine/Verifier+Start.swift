@@ -300,7 +300,8 @@ extension Verifier {
         var language: TextLanguage?
     }
 
-    /// The request's destination, judged: it parses, and its channel and calling code are allowed.
+    /// The request's destination, judged: it parses, its channel and calling code are allowed, and a
+    /// phone number passes the number plan's screens.
     private func startDestination(_ request: StartRequest) throws(VerifierError) -> Destination {
         if let ref = request.ref,
             ref.isEmpty || ref.count > StartRequest.maxRefCharacters
@@ -309,7 +310,7 @@ extension Verifier {
             throw .invalidRef
         }
         if request.transaction?.problem != nil { throw .invalidTransaction }
-        let destination = try parseDestination(request)
+        let (destination, number) = try parseDestination(request)
         guard policy.channels.contains(destination.channel) else {
             throw .channelNotSupported(destination.channel)
         }
@@ -318,29 +319,41 @@ extension Verifier {
         {
             throw .callingCodeNotAllowed
         }
+        if let number { try screen(number, address: destination.address) }
         return destination
     }
 
-    /// The request's destination as the phone number parser reads it: valid, in E.164, with its
-    /// region and type, and allowed by ``Policy/allowedRegions`` and ``Policy/smsNumberTypes``.
+    /// The request's destination, a phone number read by the phone number parser (in E.164, with
+    /// its region and type) or an email address; the phone number as the parser read it.
     ///
-    /// A test destination (``Policy/testDestinations``) is exempt from the validity, region and
-    /// type screens: it is named by the operator and nothing is ever sent to it.
-    private func parseDestination(_ request: StartRequest) throws(VerifierError) -> Destination {
+    /// A number the parser finds not valid is `invalidDestination`, unless it is a test destination
+    /// (``Policy/testDestinations``): named by the operator, nothing is ever sent to one.
+    private func parseDestination(
+        _ request: StartRequest
+    ) throws(VerifierError) -> (Destination, PhoneNumber?) {
         let text = request.to.trimmingWhitespace()
-        if text.contains("@") { return try Destination.parse(text, channel: request.channel) }
+        if text.contains("@") { return (try Destination.parse(text, channel: request.channel), nil) }
         guard !text.isEmpty, text.utf8.count <= Destination.maximumLength,
             let number = phoneNumbers.parse(text, region: request.country),
-            let parsed = try? Destination.parse(number.e164, channel: nil), parsed.channel == .sms
+            var destination = try? Destination.parse(number.e164, channel: nil), destination.channel == .sms
         else { throw .invalidDestination }
         if let channel = request.channel, channel != .sms {
             throw .destinationChannelMismatch(destination: .sms)
         }
-        var destination = parsed
+        guard number.isValid || policy.testCode(for: destination.address) != nil else {
+            throw .invalidDestination
+        }
         destination.region = number.region
         destination.numberType = number.type
-        guard policy.testCode(for: destination.address) == nil else { return destination }
-        guard number.isValid else { throw .invalidDestination }
+        return (destination, number)
+    }
+
+    /// Judges a phone number by the number plan: it must be of a region in
+    /// ``Policy/allowedRegions`` and of a type in ``Policy/smsNumberTypes``.
+    ///
+    /// A test destination (``Policy/testDestinations``) is exempt from these screens.
+    private func screen(_ number: PhoneNumber, address: String) throws(VerifierError) {
+        guard policy.testCode(for: address) == nil else { return }
         if let allowed = policy.allowedRegions {
             guard let region = number.region, allowed.contains(region) else {
                 throw .destinationNotAllowed(.region)
@@ -349,7 +362,6 @@ extension Verifier {
         if let type = number.type, !policy.smsNumberTypes.contains(type) {
             throw .destinationNotAllowed(.numberType)
         }
-        return destination
     }
 
     /// The permits a start takes: per destination, per address (and per address for publishable
