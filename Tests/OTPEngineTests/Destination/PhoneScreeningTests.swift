@@ -141,6 +141,23 @@ struct TablePhoneParser: PhoneNumberParser {
         #expect(await start(s, "+12015550123").failure == nil)
     }
 
+    @Test("the order: an impossible number first, then the channel and calling code, then region and type")
+    func order() async throws {
+        let emailOnly = setup {
+            $0.channels = [.email]
+            $0.allowedRegions = ["DE"]
+        }
+        #expect(await start(emailOnly, "+15555550100").failure == .invalidDestination)
+        #expect(await start(emailOnly, "+19002345678").failure == .channelNotSupported(.sms))
+        let codes = setup {
+            $0.allowedCallingCodes = ["49"]
+            $0.allowedRegions = ["DE"]
+        }
+        #expect(await start(codes, "+15555550100").failure == .invalidDestination)
+        #expect(await start(codes, "+19002345678").failure == .callingCodeNotAllowed)
+        #expect(await start(codes, "+4915123456789").failure == nil)
+    }
+
     @Test("the operator's number types replace the default")
     func chosenTypes() async throws {
         let s = setup { $0.smsNumberTypes = [.mobile, .fixedLine] }
