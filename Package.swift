@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "OTPTerminal", targets: ["OTPTerminal"]),
         .library(name: "OTPTokens", targets: ["OTPTokens"]),
         .library(name: "OTPQR", targets: ["OTPQR"]),
+        .library(name: "OTPPhoneNumbers", targets: ["OTPPhoneNumbers"]),
     ],
     targets: [
         // MARK: Core (Linux and Apple)
@@ -80,6 +81,13 @@ let package = Package(
         .target(name: "OTPQR", dependencies: ["CQRencode"]),
         .testTarget(name: "OTPQRTests", dependencies: ["OTPQR", "OTPEngine", "OTPTestSupport"]),
 
+        // MARK: Phone numbers through libphonenumber (a C++ target with a C interface)
+        .target(
+            name: "CPhoneNumbers",
+            linkerSettings: [.linkedLibrary("phonenumber"), .linkedLibrary("protobuf")]),
+        .target(name: "OTPPhoneNumbers", dependencies: ["OTPEngine", "CPhoneNumbers"]),
+        .testTarget(name: "OTPPhoneNumbersTests", dependencies: ["OTPPhoneNumbers", "OTPEngine", "OTPCore"]),
+
         // MARK: Delivery and the HTTP front
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(
@@ -101,7 +109,7 @@ let package = Package(
             name: "OTPServe",
             dependencies: [
                 "OTPHTTP", "OTPEngine", "OTPCore", "OTPDelivery", "OTPSQLite", "OTPRedis", "OTPPostgres",
-                "OTPTokens",
+                "OTPTokens", "OTPPhoneNumbers",
             ]),
         .testTarget(
             name: "OTPHTTPTests",
@@ -113,7 +121,7 @@ let package = Package(
             name: "otp",
             dependencies: [
                 "OTPServe", "OTPHTTP", "OTPEngine", "OTPCore", "OTPClient", "OTPTerminal", "OTPTokens",
-                "OTPQR", "OTPSQLite", "OTPPostgres",
+                "OTPQR", "OTPSQLite", "OTPPostgres", "OTPPhoneNumbers",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -2,7 +2,7 @@
 # Installs what OTPKit needs on a Debian machine; quick when everything is there.
 set -euo pipefail
 
-apt_packages=(libsqlite3-dev libssl-dev libmicrohttpd-dev libhiredis-dev libcurl4-openssl-dev libqrencode-dev libpq-dev zbar-tools
+apt_packages=(libsqlite3-dev libssl-dev libmicrohttpd-dev libhiredis-dev libcurl4-openssl-dev libqrencode-dev libpq-dev libphonenumber-dev zbar-tools
   redis-server redis-sentinel postgresql tmux wrk pkg-config chromium chromium-driver prometheus)
 missing=()
 for p in "${apt_packages[@]}"; do

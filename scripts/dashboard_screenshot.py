@@ -119,7 +119,7 @@ try:
         number += 1
         phase = (time.monotonic() - began) / seconds
         address = f"198.51.100.{number % 200 + 1}" if not 0.7 < phase < 0.85 else "203.0.113.66"
-        status, started = call("POST", "/v1/verifications", {"to": f"+1555555{number % 10000:04d}"}, address)
+        status, started = call("POST", "/v1/verifications", {"to": f"+1202555{number % 10000:04d}"}, address)
         if status == 201:
             code = code_of(started["id"])
             roll = random.random()

@@ -71,7 +71,7 @@ try:
         except urllib.error.HTTPError as error:
             return error.code, json.loads(error.read())
 
-    status, started = call("/v1/verifications", {"to": "+15555550100"})
+    status, started = call("/v1/verifications", {"to": "+12015550100"})
     assert status == 201, (status, started)
     delivery = next(body for path, _, body in received if path == "/hook")
     code = re.search(r"code is ([0-9]+)", json.loads(delivery)["text"]).group(1)

@@ -3,6 +3,7 @@ import OTPCore
 import OTPDelivery
 import OTPEngine
 import OTPHTTP
+import OTPPhoneNumbers
 import OTPTokens
 
 /// Turns ``ServeSettings`` into the values a server runs on (a store, senders by channel, the
@@ -13,6 +14,8 @@ public enum ServeAssembly {
         let senders = try senders(for: settings)
         let secret = try secret(for: settings)
         var server = settings.server
+        // Every phone number the server sees is read by libphonenumber: validity, region and type.
+        server.phoneNumbers = LibPhoneNumberParser()
         if settings.hosted != nil || !server.publishableKeys.isEmpty {
             let publicURL = settings.hosted?.publicURL
             server.approvalTokens = SignedApprovalTokens(

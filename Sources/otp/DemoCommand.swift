@@ -20,7 +20,7 @@ enum DemoCommand {
 
     /// The demo's options, each declared once.
     enum Flags {
-        static let to = Option.text("to", "DESTINATION", default: "+15550100", "where the code goes")
+        static let to = Option.text("to", "DESTINATION", default: "+12015550100", "where the code goes")
         static let length = Option.integer("length", "N", in: 4...8, default: 6, "code length, 4-8")
         static let cooldown = Option.integer(
             "cooldown", "SECONDS", in: 1...3600, default: 15, "resend cooldown")
@@ -61,7 +61,7 @@ enum DemoCommand {
     static let phoneDelay: Duration = .milliseconds(1200)
 
     struct Options {
-        var to = "+15550100"
+        var to = "+12015550100"
         var length = 6
         var cooldown = 15
         var reduceMotion = false

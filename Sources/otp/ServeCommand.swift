@@ -309,7 +309,7 @@ enum ServeCommand {
             warnings.append(
                 "a paid SMS sender runs with a global cap of \(settings.server.policy.globalSendsPerHour ?? 0) messages "
                     + "an hour and \(settings.server.policy.sendsPerCallingCodePerHour ?? 0) per country calling code "
-                    + "(--global-sends-per-hour, --sends-per-calling-code-per-hour); pair it with --allowed-calling-codes"
+                    + "(--global-sends-per-hour, --sends-per-calling-code-per-hour); pair it with --allowed-regions"
             )
         }
         let policy = settings.server.policy

@@ -2,6 +2,7 @@ import Foundation
 import OTPCore
 import OTPEngine
 import OTPHTTP
+import OTPPhoneNumbers
 import OTPServe
 
 /// Every option of `otp serve`, each declared once with its parser, bounds and default.
@@ -350,6 +351,44 @@ enum ServeOptions {
         }
         return Set(codes)
     }
+    static let allowedRegions = Option(
+        "allowed-regions", "LIST", defaultText: "all",
+        "ISO 3166 regions SMS may go to, such as US,CA,GB, read from the number (with --allowed-calling-codes, both must pass)"
+    ) { text throws(UsageError) -> Set<String> in
+        let regions = text.split(separator: ",", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces).uppercased()
+        }
+        guard !regions.isEmpty, regions.allSatisfy({ !$0.isEmpty }) else {
+            throw UsageError("--allowed-regions must be ISO 3166 regions such as US,CA,GB, not \(text)")
+        }
+        for region in regions where !LibPhoneNumberParser.isSupported(region: region) {
+            throw UsageError(
+                "--allowed-regions: \(region) is not a region libphonenumber knows (ISO 3166 alpha-2, such as US, GB)"
+            )
+        }
+        return Set(regions)
+    }
+    static let smsNumberTypes = Option(
+        "sms-number-types", "LIST",
+        defaultText: PhoneNumberType.allCases.filter(PhoneNumberType.smsDefault.contains).map(\.rawValue)
+            .joined(separator: ","),
+        "number types SMS may go to: "
+            + PhoneNumberType.allCases.filter { $0 != .unknown }.map(\.rawValue).joined(separator: ", ")
+    ) { text throws(UsageError) -> Set<PhoneNumberType> in
+        var types: Set<PhoneNumberType> = []
+        for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let name = item.trimmingCharacters(in: .whitespaces).lowercased().replacingOccurrences(
+                of: "-", with: "_")
+            guard let type = PhoneNumberType(rawValue: name), type != .unknown else {
+                throw UsageError(
+                    "--sms-number-types: \(item) is not a number type; use "
+                        + PhoneNumberType.allCases.filter { $0 != .unknown }.map(\.rawValue).joined(
+                            separator: ", "))
+            }
+            types.insert(type)
+        }
+        return types
+    }
     static let trustProxy = Option.integer(
         ServerSettings.trustedProxies, "N", defaultText: "0 (the socket's peer)",
         "N proxies of your own in front: the client address is X-Forwarded-For's Nth entry from the right")
@@ -407,7 +446,8 @@ enum ServeOptions {
         resendCooldowns.spec,
         maxSends.spec, startsPerDestination.spec, startsPerAddress.spec, checksPerAddress.spec,
         failedChecksPerDestination.spec, failedChecksPerDestinationAndAddress.spec, globalSendsPerHour.spec,
-        sendsPerCallingCodePerHour.spec, allowedCallingCodes.spec, trustProxy.spec,
+        sendsPerCallingCodePerHour.spec, allowedCallingCodes.spec, allowedRegions.spec, smsNumberTypes.spec,
+        trustProxy.spec,
         secretFile.spec, publicURL.spec, hostedReturnOrigins.spec, signingKeyFile.spec, publishableKey.spec,
         publishableKeyFile.spec, publishableStartsPerAddress.spec, startGuard.spec, startGuardFailure.spec,
         startGuardSecretKeys.spec, events.spec, eventsRetryMax.spec, testDestination.spec,
@@ -438,6 +478,8 @@ enum ServeOptions {
         policy.globalSendsPerHour = try options.value(globalSendsPerHour)
         policy.sendsPerCallingCodePerHour = try options.value(sendsPerCallingCodePerHour)
         policy.allowedCallingCodes = try options.value(allowedCallingCodes)
+        policy.allowedRegions = try options.value(allowedRegions)
+        policy.smsNumberTypes = try options.value(smsNumberTypes, or: policy.smsNumberTypes)
         policy.appName = try options.value(appName, or: policy.appName)
         policy.domain = try options.value(domain).flatMap { $0.isEmpty ? nil : $0 }
         policy.androidAppHash = try options.value(androidAppHash).flatMap { $0.isEmpty ? nil : $0 }

@@ -88,7 +88,7 @@ func failureCode(_ call: () async throws -> Verification) async -> String? {
     @Test("start, check right, status: the happy path over real HTTP")
     func happyPath() async throws {
         let server = try await LiveServer.start()
-        let (started, created) = try await server.client.startVerification(to: "+1 555 0100")
+        let (started, created) = try await server.client.startVerification(to: "+1 201 555 0100")
         #expect(created)
         #expect(started.status == .pending)
         #expect(started.to.hasSuffix("0100") && !started.to.contains("555"))
@@ -104,12 +104,13 @@ func failureCode(_ call: () async throws -> Verification) async -> String? {
     @Test("the same idempotency key replays; with another body it is refused")
     func idempotency() async throws {
         let server = try await LiveServer.start()
-        let first = try await server.client.startVerification(to: "+15550100", idempotencyKey: "key-1")
-        let again = try await server.client.startVerification(to: "+15550100", idempotencyKey: "key-1")
+        let first = try await server.client.startVerification(to: "+12015550100", idempotencyKey: "key-1")
+        let again = try await server.client.startVerification(to: "+12015550100", idempotencyKey: "key-1")
         #expect(again.verification.id == first.verification.id)
         #expect(!again.created)
         let code = await failureCode {
-            try await server.client.startVerification(to: "+15550199", idempotencyKey: "key-1").verification
+            try await server.client.startVerification(to: "+12015550199", idempotencyKey: "key-1")
+                .verification
         }
         #expect(code == "idempotency_key_reused")
         await server.stop()
@@ -119,7 +120,7 @@ func failureCode(_ call: () async throws -> Verification) async -> String? {
     func checkAnswers() async throws {
         let server = try await LiveServer.start()
         let client = server.client
-        let id = try await client.startVerification(to: "+15550100").verification.id
+        let id = try await client.startVerification(to: "+12015550100").verification.id
         let right = try server.lastCode()
         let wrong = right == "000000" ? "111111" : "000000"
         #expect(await failureCode { try await client.checkCode(id: id, code: "12") } == "invalid_code_format")
@@ -142,7 +143,7 @@ func failureCode(_ call: () async throws -> Verification) async -> String? {
         #expect(await failureCode { try await client.checkCode(id: id, code: right) } == "expired")
         #expect(await failureCode { try await client.checkCode(id: "vf_nope", code: right) } == "not_found")
         #expect(await failureCode { try await client.status(id: "vf_nope") } == "not_found")
-        let other = try await client.startVerification(to: "+15550111").verification.id
+        let other = try await client.startVerification(to: "+12015550111").verification.id
         #expect(try await client.cancel(id: other).status == .canceled)
         #expect(await failureCode { try await client.cancel(id: other) } == "not_pending")
         #expect(await failureCode { try await client.resendCode(id: other) } == "not_pending")
@@ -155,7 +156,7 @@ func failureCode(_ call: () async throws -> Verification) async -> String? {
         policy.maxSends = 2
         let server = try await LiveServer.start(policy: policy)
         let client = server.client
-        let id = try await client.startVerification(to: "+15550100").verification.id
+        let id = try await client.startVerification(to: "+12015550100").verification.id
         do {
             _ = try await client.resendCode(id: id)
             Issue.record("a resend went out during the cooldown")
@@ -185,9 +186,9 @@ func failureCode(_ call: () async throws -> Verification) async -> String? {
                 try await client.startVerification(to: "a@example.org", channel: .sms).verification
             }
                 == "channel_not_supported")
-        _ = try await client.startVerification(to: "+15550100")
+        _ = try await client.startVerification(to: "+12015550100")
         do {
-            _ = try await client.startVerification(to: "+15550100")
+            _ = try await client.startVerification(to: "+12015550100")
             Issue.record("the per-destination limit let a second start through")
         } catch {
             #expect(error.code == "rate_limited")
@@ -209,7 +210,7 @@ func failureCode(_ call: () async throws -> Verification) async -> String? {
         let port = closed.port
         let server = try await LiveServer.start(senders: [.webhook(url: "http://127.0.0.1:\(port)/hook")])
         #expect(
-            await failureCode { try await server.client.startVerification(to: "+15550100").verification }
+            await failureCode { try await server.client.startVerification(to: "+12015550100").verification }
                 == "delivery_failed")
         await server.stop()
     }
@@ -220,7 +221,7 @@ func failureCode(_ call: () async throws -> Verification) async -> String? {
         let server = try await LiveServer.start()
         var verified: Verification?
         let model = VerificationModel(service: server.client) { verified = $0 }
-        await model.start(to: "+15550100")
+        await model.start(to: "+12015550100")
         #expect(model.destination.hasSuffix("0100"))
         model.setText(try server.lastCode())
         for _ in 0..<2_000 where verified == nil {

@@ -38,7 +38,7 @@ final class RecordingGuard: StartGuard, @unchecked Sendable {
                 store: .memory, senders: [.outbox(path: outbox)]))
         let baseURL = try #require(URL(string: running.url))
         let client = VerificationClient(baseURL: baseURL, publishableKey: key, proof: { "attested" })
-        let verification = try await client.start(to: "+15550100", channel: nil)
+        let verification = try await client.start(to: "+12015550100", channel: nil)
         // The client sends a start again, with the same key, after a network error (a slow machine's
         // timeout): the guard then sees the proof twice, and the server still sends one code.
         let firstStart = guardian.seen
@@ -52,7 +52,7 @@ final class RecordingGuard: StartGuard, @unchecked Sendable {
         #expect(token.split(separator: ".").count == 3)
         let unproven = VerificationClient(baseURL: baseURL, publishableKey: key)
         await #expect(throws: VerificationFailure.self) {
-            _ = try await unproven.start(to: "+15550101", channel: nil)
+            _ = try await unproven.start(to: "+12015550101", channel: nil)
         }
         #expect(guardian.seen.dropFirst(firstStart.count).allSatisfy { $0 == nil })
         #expect(guardian.seen.count > firstStart.count, "the start without a proof was asked about")

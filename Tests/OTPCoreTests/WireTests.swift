@@ -61,6 +61,21 @@ import Testing
         #expect(decoded == body)
     }
 
+    @Test("a refusal with a reason carries it; an error without one has no reason member")
+    func errorReason() throws {
+        let body = APIErrorBody(
+            error: APIError(
+                code: .destinationNotAllowed, message: "Codes can't be sent by SMS to this kind of number.",
+                reason: "number_type"))
+        let text = String(decoding: try WireCoding.encoder().encode(body), as: UTF8.self)
+        #expect(
+            text
+                == #"{"error":{"attemptsLeft":null,"code":"destination_not_allowed","message":"Codes can't be sent by SMS to this kind of number.","reason":"number_type","retryAfter":null}}"#
+        )
+        #expect(try WireCoding.decoder().decode(APIErrorBody.self, from: Data(text.utf8)) == body)
+        #expect(OTPErrorCode.destinationNotAllowed.httpStatus == 422)
+    }
+
     @Test("every error code has the HTTP status of HTTP-API.md (and openapi.yaml for the key codes)")
     func statuses() {
         let expected: [OTPErrorCode: Int] = [
@@ -69,7 +84,7 @@ import Testing
             .payloadTooLarge: 413, .incorrectCode: 422, .idempotencyKeyReused: 422, .locked: 423,
             .rateLimited: 429, .resendTooSoon: 429, .maxSendsReached: 429, .deliveryFailed: 502,
             .storeUnavailable: 503, .internalError: 500, .forbidden: 403, .startRefused: 403,
-            .codeAlreadyUsed: 409, .notImplemented: 501,
+            .codeAlreadyUsed: 409, .notImplemented: 501, .destinationNotAllowed: 422,
         ]
         #expect(Set(OTPErrorCode.all) == Set(expected.keys))
         for code in OTPErrorCode.all {

@@ -248,7 +248,7 @@ final class MemorySender: CodeSender, @unchecked Sendable {
         let auth = [("Authorization", "Bearer embed-key")]
         let started = try await RawHTTP.request(
             port: server.port, method: "POST", path: "/v1/verifications", headers: auth,
-            body: #"{"to":"+15555550100"}"#)
+            body: #"{"to":"+12125550100"}"#)
         #expect(started.status == 201)
         let id = try #require(started.json["id"] as? String)
         #expect(try await store.record(id: id)?.state == .pending)

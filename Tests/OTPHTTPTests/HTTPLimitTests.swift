@@ -34,7 +34,7 @@ import Testing
     @Test("Content-Length beside Transfer-Encoding is 400 and the connection closed; nothing is started")
     func twoFramings() async throws {
         try await Harness.with { harness in
-            let body = #"{"to":"+15550100"}"#
+            let body = #"{"to":"+12015550100"}"#
             let chunked = String(body.utf8.count, radix: 16) + "\r\n" + body + "\r\n0\r\n\r\n"
             let head =
                 "POST /v1/verifications HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(harness.key)\r\n"
@@ -59,7 +59,7 @@ import Testing
                     "POST /v1/verifications HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(harness.key)\r\n"
                     + "Content-Type: application/json\r\nTransfer-Encoding: \(coding)\r\n\r\n"
                 let (seconds, received) = try await RawHTTP.sendAndWaitForClose(
-                    port: harness.port, Array((head + #"{"to":"+15550100"}"#).utf8))
+                    port: harness.port, Array((head + #"{"to":"+12015550100"}"#).utf8))
                 let text = String(decoding: received, as: UTF8.self)
                 #expect(text.hasPrefix("HTTP/1.1 501"), "\(coding): \(text.prefix(80))")
                 #expect(text.contains(#""code":"not_implemented""#))

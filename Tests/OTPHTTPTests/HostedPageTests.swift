@@ -34,7 +34,7 @@ struct RecordingIssuer: ApprovalTokenIssuing {
         let response = try await harness.call(
             "POST", "/v1/verifications",
             json:
-                #"{"to":"+15550100","hosted":{"returnUrl":"\#(Self.returnOrigin)/done?x=1","state":"\#(state)","#
+                #"{"to":"+12015550100","hosted":{"returnUrl":"\#(Self.returnOrigin)/done?x=1","state":"\#(state)","#
                 + #""nonce":"\#(Self.nonce)","responseMode":"query"}}"#
         )
         #expect(response.status == 201)
@@ -51,7 +51,7 @@ struct RecordingIssuer: ApprovalTokenIssuing {
         try await Harness.with(hosted: Self.pages()) { harness in
             let (_, path) = try await startHosted(harness)
             #expect(path.count > "/v/".count + 22)
-            let plain = try await harness.call("POST", "/v1/verifications", json: #"{"to":"+15550101"}"#)
+            let plain = try await harness.call("POST", "/v1/verifications", json: #"{"to":"+12015550101"}"#)
             #expect(plain.status == 201)
             #expect(plain.json["hostedUrl"] == nil)
         }
@@ -69,7 +69,7 @@ struct RecordingIssuer: ApprovalTokenIssuing {
                 let response = try await harness.call(
                     "POST", "/v1/verifications",
                     json:
-                        #"{"to":"+15550100","hosted":{"returnUrl":"\#(returnURL)","nonce":"\#(Self.nonce)"}}"#
+                        #"{"to":"+12015550100","hosted":{"returnUrl":"\#(returnURL)","nonce":"\#(Self.nonce)"}}"#
                 )
                 #expect(response.status == 400, "\(returnURL)")
                 #expect(response.errorCode == "invalid_request")
@@ -78,7 +78,7 @@ struct RecordingIssuer: ApprovalTokenIssuing {
             let long = try await harness.call(
                 "POST", "/v1/verifications",
                 json:
-                    #"{"to":"+15550100","hosted":{"returnUrl":"\#(Self.returnOrigin)/","state":"\#(state)","#
+                    #"{"to":"+12015550100","hosted":{"returnUrl":"\#(Self.returnOrigin)/","state":"\#(state)","#
                     + #""nonce":"\#(Self.nonce)"}}"#
             )
             #expect(long.status == 400)
@@ -88,7 +88,7 @@ struct RecordingIssuer: ApprovalTokenIssuing {
             let response = try await harness.call(
                 "POST", "/v1/verifications",
                 json:
-                    #"{"to":"+15550100","hosted":{"returnUrl":"\#(Self.returnOrigin)/","nonce":"\#(Self.nonce)"}}"#
+                    #"{"to":"+12015550100","hosted":{"returnUrl":"\#(Self.returnOrigin)/","nonce":"\#(Self.nonce)"}}"#
             )
             #expect(response.status == 400, "a server without a public URL refuses hosted starts")
             #expect(response.text.contains("This server hosts no verification page"))
@@ -172,7 +172,7 @@ struct RecordingIssuer: ApprovalTokenIssuing {
             #expect(good.json["status"] as? String == "approved")
             let redirect = try #require(good.json["redirectUrl"] as? String)
             let token = FormEncoding.percentEncode(
-                "tok.\(id).\(Self.returnOrigin).sms.to=+15550100.nonce=\(Self.nonce)")
+                "tok.\(id).\(Self.returnOrigin).sms.to=+12015550100.nonce=\(Self.nonce)")
             #expect(redirect == "\(Self.returnOrigin)/done?x=1&state=a%20b%26c&token=\(token)")
             let again = try await harness.call(
                 "POST", path + "/check", json: #"{"code":"\#(code)"}"#, key: .some(nil))

@@ -72,7 +72,7 @@ import Testing
             chunked += "0\r\n\r\n"
             let response = try await RawHTTP.send(port: harness.port, Array(chunked.utf8))
             #expect(response.status == 413)
-            let atLimit = "{\"to\":\"+15550100\"\(String(repeating: " ", count: 16 * 1024 - 18))}"
+            let atLimit = "{\"to\":\"+12015550100\"\(String(repeating: " ", count: 16 * 1024 - 21))}"
             #expect(atLimit.utf8.count == 16 * 1024)
             #expect(try await harness.call("POST", "/v1/verifications", json: atLimit).status == 201)
         }

@@ -15,7 +15,7 @@ import Testing
     func localeKept(store: StoreKind) async throws {
         try await Harness.with(store: store) { harness in
             let start = try await harness.call(
-                "POST", "/v1/verifications", json: #"{"to":"+15550100","locale":"de-CH"}"#)
+                "POST", "/v1/verifications", json: #"{"to":"+12015550100","locale":"de-CH"}"#)
             #expect(start.status == 201)
             let id = try #require(start.json["id"] as? String)
             #expect(try bodies(harness, for: id).last?.body.hasPrefix("Ihr OTPKit-Code lautet ") == true)
@@ -24,7 +24,7 @@ import Testing
                 try await harness.call("POST", "/v1/verifications/\(id)/resend", json: "{}").status == 200)
             let resent = try #require(try bodies(harness, for: id).last?.body)
             #expect(resent.hasPrefix("Ihr OTPKit-Code lautet "), "\(resent)")
-            let plain = try await harness.start("+15550101")
+            let plain = try await harness.start("+12015550101")
             #expect(try bodies(harness, for: plain).last?.body.hasPrefix("Your OTPKit code is ") == true)
         }
     }
@@ -35,7 +35,7 @@ import Testing
             for (locale, prefix) in [("ar", "رمز OTPKit هو "), ("ja", "OTPKitの確認コードは")] {
                 let start = try await harness.call(
                     "POST", "/v1/verifications",
-                    json: #"{"to":"+1555010\#(locale == "ar" ? 2 : 3)","locale":"\#(locale)"}"#)
+                    json: #"{"to":"+1201555010\#(locale == "ar" ? 2 : 3)","locale":"\#(locale)"}"#)
                 let id = try #require(start.json["id"] as? String)
                 let body = try #require(try bodies(harness, for: id).last?.body)
                 #expect(body.hasPrefix(prefix), "\(body)")
@@ -55,7 +55,7 @@ import Testing
     func unknownLocale() async throws {
         try await Harness.with { harness in
             let response = try await harness.call(
-                "POST", "/v1/verifications", json: #"{"to":"+15550100","locale":"fr"}"#)
+                "POST", "/v1/verifications", json: #"{"to":"+12015550100","locale":"fr"}"#)
             #expect(response.status == 400)
             #expect(response.errorCode == "invalid_request")
             #expect(((try? OutboxSender.entries(path: harness.outbox)) ?? []).isEmpty)
@@ -112,7 +112,7 @@ import Testing
             headers: [
                 ("Authorization", "Bearer tk-0123456789abcdefghijklmn"), ("Content-Type", "application/json"),
             ],
-            body: #"{"to":"+15550100"}"#)
+            body: #"{"to":"+12015550100"}"#)
         #expect(response.status == 201)
         _ = await serve.stop()
         let body = try #require(try OutboxSender.entries(path: outbox).last?.body)

@@ -89,8 +89,8 @@ import Testing
     func sendCapReached() async throws {
         let policy = Policy(globalSendsPerHour: 5, sendsPerCallingCodePerHour: 1)
         try await Harness.with(policy: policy) { harness in
-            _ = try await harness.start("+15550100")
-            let refused = try await harness.call("POST", "/v1/verifications", json: #"{"to":"+15550111"}"#)
+            _ = try await harness.start("+12015550100")
+            let refused = try await harness.call("POST", "/v1/verifications", json: #"{"to":"+12015550111"}"#)
             #expect(refused.status == 429)
             let text = try await harness.call("GET", "/metrics").text
             #expect(text.contains(#"otp_send_cap_reached_total{cap="sends_per_calling_code"} 1"#))

@@ -1,5 +1,6 @@
 import Foundation
 import OTPCore
+import OTPEngine
 import OTPTestSupport
 import Testing
 
@@ -86,7 +87,9 @@ import Testing
         let inner = try #require(error["error"]?["properties"] as? [String: [String: Any]])
         let codes = try #require(inner["code"]?["enum"] as? [String])
         #expect(Set(codes) == Set(OTPErrorCode.all.map(\.rawValue)))
-        #expect(Set(inner.keys) == ["code", "message", "attemptsLeft", "retryAfter"])
+        #expect(Set(inner.keys) == ["code", "message", "attemptsLeft", "retryAfter", "reason"])
+        let reasons = try #require(inner["reason"]?["enum"] as? [String])
+        #expect(Set(reasons) == Set(VerifierError.DestinationRefusal.allCases.map(\.rawValue)))
         let responses = try #require(components["responses"] as? [String: [String: Any]])
         let headers = try #require(responses["TooManyRequests"]?["headers"] as? [String: Any])
         #expect(headers["Retry-After"] != nil)
@@ -99,7 +102,8 @@ import Testing
         let schemas = try #require(components["schemas"] as? [String: [String: Any]])
         let properties = try #require(schemas["Verification"]?["properties"] as? [String: Any])
         let sample = Verification(
-            id: "vf_x", status: .pending, channel: .sms, to: "+1 ••• 0100", codeLength: 6, attemptsLeft: 3,
+            id: "vf_x", status: .pending, channel: .sms, to: "+1 •••-•••-0100", codeLength: 6,
+            attemptsLeft: 3,
             sendsLeft: 4,
             expiresAt: Date(), resendAvailableAt: nil, createdAt: Date(), ref: "user-1",
             transaction: TransactionDetails(amount: "1", currency: "EUR", payee: "A"))

@@ -34,11 +34,11 @@ import Testing
         #expect(empty.json["eventBacklog"] as? Int == 0)
         for number in 0..<2 {
             #expect(
-                await api.call("POST", "/v1/verifications", json: #"{"to":"+1555555010\#(number)"}"#).status
+                await api.call("POST", "/v1/verifications", json: #"{"to":"+1212555010\#(number)"}"#).status
                     == 201)
         }
         #expect(await api.call("GET", "/readyz", key: nil).status == 200, "at the bound")
-        #expect(await api.call("POST", "/v1/verifications", json: #"{"to":"+15555550109"}"#).status == 201)
+        #expect(await api.call("POST", "/v1/verifications", json: #"{"to":"+12125550109"}"#).status == 201)
         let over = await api.call("GET", "/readyz", key: nil)
         #expect(over.status == 503)
         #expect(over.json["eventBacklog"] as? Int == 3)
@@ -68,7 +68,7 @@ import Testing
         #expect(started > 1_700_000_000)
 
         let api = InProcessAPI(recordsEvents: true, maxEventBacklog: 100)
-        #expect(await api.call("POST", "/v1/verifications", json: #"{"to":"+15555550100"}"#).status == 201)
+        #expect(await api.call("POST", "/v1/verifications", json: #"{"to":"+12125550100"}"#).status == 201)
         let withEvents = await api.call("GET", "/metrics", key: nil)
         #expect(Self.value(of: "otp_event_backlog", in: withEvents.text) == 1)
     }

@@ -41,19 +41,19 @@ import Testing
     func appTokenNamesPhone() async throws {
         try await Harness.with(checkFloor: .zero, publishableKeys: ["ios": Self.ios]) { harness in
             let good = try await Self.approveThroughApp(
-                harness, body: #"{"to":"+1 (555) 0100","ref":"user-42"}"#)
+                harness, body: #"{"to":"+1 (201) 555-0100","ref":"user-42"}"#)
             #expect(good.status == 200)
             #expect(good.json["ref"] as? String == "user-42")
             let token = try #require(good.json["approvalToken"] as? String)
             let claims = try await Self.claims(
-                token, harness, expecting: ApprovalExpectations(ref: "user-42", phoneNumber: "+15550100"))
-            #expect(claims.phoneNumber == "+15550100")
+                token, harness, expecting: ApprovalExpectations(ref: "user-42", phoneNumber: "+12015550100"))
+            #expect(claims.phoneNumber == "+12015550100")
             #expect(claims.email == nil)
             #expect(claims.test == false)
             // The attacker's own verified number does not sign the victim in.
             await #expect(throws: ApprovalTokenError.self) {
                 _ = try await Self.claims(
-                    token, harness, expecting: ApprovalExpectations(phoneNumber: "+15550199"))
+                    token, harness, expecting: ApprovalExpectations(phoneNumber: "+12015550199"))
             }
         }
     }
@@ -62,7 +62,7 @@ import Testing
         "an email approval names the address; a test destination's token says test and is refused by default")
     func emailAndTestTokens() async throws {
         var policy = Policy()
-        policy.testDestinations = ["+15550155": "123456"]
+        policy.testDestinations = ["+12015550155": "123456"]
         try await Harness.with(policy: policy, checkFloor: .zero, publishableKeys: ["ios": Self.ios]) {
             harness in
             let mail = try await Self.approveThroughApp(harness, body: #"{"to":"alice@example.org"}"#)
@@ -73,7 +73,7 @@ import Testing
             #expect(mailClaims.phoneNumber == nil)
 
             let started = try await harness.call(
-                "POST", "/v1/verifications", json: #"{"to":"+15550155"}"#, key: .some(Self.ios))
+                "POST", "/v1/verifications", json: #"{"to":"+12015550155"}"#, key: .some(Self.ios))
             let id = try #require(started.json["id"] as? String)
             #expect(harness.sends(for: id) == 0, "a test destination is never sent to")
             let approved = try await harness.call(
@@ -83,7 +83,7 @@ import Testing
             let claims = try await Self.claims(
                 token, harness, expecting: ApprovalExpectations(allowsTestDestinations: true))
             #expect(claims.test)
-            #expect(claims.phoneNumber == "+15550155")
+            #expect(claims.phoneNumber == "+12015550155")
         }
     }
 
@@ -92,13 +92,13 @@ import Testing
         try await Harness.with { harness in
             for ref in [String(repeating: "r", count: 129), "a\\u0007b", ""] {
                 let response = try await harness.call(
-                    "POST", "/v1/verifications", json: #"{"to":"+15550100","ref":"\#(ref)"}"#)
+                    "POST", "/v1/verifications", json: #"{"to":"+12015550100","ref":"\#(ref)"}"#)
                 #expect(response.status == 400, "\(ref.prefix(10))")
                 #expect(response.errorCode == "invalid_request")
             }
             let fine = try await harness.call(
                 "POST", "/v1/verifications",
-                json: #"{"to":"+15550100","ref":"\#(String(repeating: "r", count: 128))"}"#)
+                json: #"{"to":"+12015550100","ref":"\#(String(repeating: "r", count: 128))"}"#)
             #expect(fine.status == 201)
         }
     }
@@ -107,7 +107,7 @@ import Testing
     func transactionBinding() async throws {
         try await Harness.with(checkFloor: .zero, publishableKeys: ["ios": Self.ios]) { harness in
             let started = try await harness.call(
-                "POST", "/v1/verifications", json: #"{"to":"+15550100","transaction":\#(Self.payment)}"#,
+                "POST", "/v1/verifications", json: #"{"to":"+12015550100","transaction":\#(Self.payment)}"#,
                 key: .some(Self.ios))
             #expect(started.status == 201)
             let id = try #require(started.json["id"] as? String)
@@ -145,7 +145,8 @@ import Testing
                 #"{"amount":12.5,"currency":"EUR","payee":"A"}"#,
             ] {
                 let response = try await harness.call(
-                    "POST", "/v1/verifications", json: #"{"to":"+15550100","transaction":\#(transaction)}"#)
+                    "POST", "/v1/verifications", json: #"{"to":"+12015550100","transaction":\#(transaction)}"#
+                )
                 #expect(response.status == 400, "\(transaction)")
                 #expect(response.errorCode == "invalid_request")
             }
@@ -164,12 +165,12 @@ import Testing
                 #"{"returnUrl":"\#(origin)/","nonce":"\#(Self.nonce)","responseMode":"fragment"}"#,
             ] {
                 let response = try await harness.call(
-                    "POST", "/v1/verifications", json: #"{"to":"+15550100","hosted":\#(hosted)}"#)
+                    "POST", "/v1/verifications", json: #"{"to":"+12015550100","hosted":\#(hosted)}"#)
                 #expect(response.status == 400, "\(hosted)")
             }
             let app = try await harness.call(
                 "POST", "/v1/verifications",
-                json: #"{"to":"+15550100","hosted":{"returnUrl":"\#(origin)/","nonce":"\#(Self.nonce)"}}"#,
+                json: #"{"to":"+12015550100","hosted":{"returnUrl":"\#(origin)/","nonce":"\#(Self.nonce)"}}"#,
                 key: .some(Self.ios))
             #expect(app.status == 403)
             #expect(app.errorCode == "forbidden")
@@ -184,7 +185,7 @@ import Testing
             func start() async throws -> (String, String) {
                 let response = try await harness.call(
                     "POST", "/v1/verifications",
-                    json: #"{"to":"+15550100","ref":"r-1","hosted":{"returnUrl":"\#(origin)/back","#
+                    json: #"{"to":"+12015550100","ref":"r-1","hosted":{"returnUrl":"\#(origin)/back","#
                         + #""state":"s&1","nonce":"\#(Self.nonce)"}}"#)
                 let id = try #require(response.json["id"] as? String)
                 let url = try #require(response.json["hostedUrl"] as? String)
@@ -200,7 +201,7 @@ import Testing
             #expect(good.json["returnState"] as? String == "s&1")
             #expect(
                 good.json["approvalToken"] as? String
-                    == "tok.\(id).\(origin).sms.to=+15550100.nonce=\(Self.nonce).ref=r-1")
+                    == "tok.\(id).\(origin).sms.to=+12015550100.nonce=\(Self.nonce).ref=r-1")
             // Without JavaScript: a page whose form posts the token, with a Continue button.
             let (formID, formPath) = try await start()
             let form = try await RawHTTP.request(
@@ -213,7 +214,7 @@ import Testing
             #expect(form.text.contains(#"<input type="hidden" name="state" value="s&amp;1">"#))
             #expect(
                 form.text.contains(
-                    #"name="token" value="tok.\#(formID).\#(origin).sms.to=+15550100.nonce=\#(Self.nonce).ref=r-1""#
+                    #"name="token" value="tok.\#(formID).\#(origin).sms.to=+12015550100.nonce=\#(Self.nonce).ref=r-1""#
                 ))
             #expect(form.text.contains(#"<button id="otp-continue" type="submit">Continue</button>"#))
             #expect(form.headers["content-security-policy"]?.contains("form-action 'self' \(origin)") == true)
@@ -228,7 +229,7 @@ import Testing
         try await Harness.with(checkFloor: .zero, hosted: pages) { harness in
             let response = try await harness.call(
                 "POST", "/v1/verifications",
-                json: #"{"to":"+15550100","hosted":{"returnUrl":"\#(HostedPageTests.returnOrigin)/","#
+                json: #"{"to":"+12015550100","hosted":{"returnUrl":"\#(HostedPageTests.returnOrigin)/","#
                     + #""nonce":"\#(Self.nonce)"}}"#)
             let id = try #require(response.json["id"] as? String)
             let url = try #require(response.json["hostedUrl"] as? String)
@@ -244,7 +245,7 @@ import Testing
         try await Harness.with(hosted: HostedPageTests.pages()) { harness in
             let response = try await harness.call(
                 "POST", "/v1/verifications",
-                json: #"{"to":"+15550100","transaction":\#(Self.payment),"hosted":{"returnUrl":"#
+                json: #"{"to":"+12015550100","transaction":\#(Self.payment),"hosted":{"returnUrl":"#
                     + #""\#(HostedPageTests.returnOrigin)/","nonce":"\#(Self.nonce)"}}"#)
             let url = try #require(response.json["hostedUrl"] as? String)
             let page = try await harness.call(
@@ -259,13 +260,14 @@ import Testing
     func duplicateMembers() async throws {
         try await Harness.with { harness in
             let start = try await harness.call(
-                "POST", "/v1/verifications", json: #"{"to":"+15550100","channel":"sms","to":"+15550101"}"#)
+                "POST", "/v1/verifications",
+                json: #"{"to":"+12015550100","channel":"sms","to":"+12015550101"}"#)
             #expect(start.status == 400)
             #expect(start.errorCode == "invalid_request")
             let nested = try await harness.call(
                 "POST", "/v1/verifications",
                 json:
-                    #"{"to":"+15550100","transaction":{"amount":"1","amount":"2","currency":"EUR","payee":"A"}}"#
+                    #"{"to":"+12015550100","transaction":{"amount":"1","amount":"2","currency":"EUR","payee":"A"}}"#
             )
             #expect(nested.status == 400)
             let id = try await harness.start()
@@ -283,7 +285,7 @@ import Testing
         try await Harness.with(trustedProxies: 1, publishableKeys: ["ios": Self.ios]) { harness in
             func start(from address: String) async throws -> String? {
                 let response = try await harness.call(
-                    "POST", "/v1/verifications", json: #"{"to":"+15550100"}"#, key: .some(Self.ios),
+                    "POST", "/v1/verifications", json: #"{"to":"+12015550100"}"#, key: .some(Self.ios),
                     headers: [("Idempotency-Key", "k-1"), ("X-Forwarded-For", address)])
                 return response.json["id"] as? String
             }

@@ -67,7 +67,7 @@ final class GuardStub: @unchecked Sendable {
     static let web = "pk_web_0123456789abcdefghijk"
     static let keys = ["ios": ios, "web": web]
 
-    func start(_ harness: Harness, key: String, to: String = "+15550100") async throws -> String {
+    func start(_ harness: Harness, key: String, to: String = "+12015550100") async throws -> String {
         let response = try await harness.call(
             "POST", "/v1/verifications", json: #"{"to":"\#(to)"}"#, key: .some(key))
         guard response.status == 201, let id = response.json["id"] as? String else {
@@ -80,8 +80,8 @@ final class GuardStub: @unchecked Sendable {
     func isolation() async throws {
         try await Harness.with(publishableKeys: Self.keys) { harness in
             let mine = try await start(harness, key: Self.ios)
-            let theirs = try await start(harness, key: Self.web, to: "+15550101")
-            let server = try await start(harness, key: harness.key, to: "+15550102")
+            let theirs = try await start(harness, key: Self.web, to: "+12015550101")
+            let server = try await start(harness, key: harness.key, to: "+12015550102")
             #expect(
                 try await harness.call("GET", "/v1/verifications/\(mine)", key: .some(Self.ios)).status == 200
             )
@@ -120,13 +120,13 @@ final class GuardStub: @unchecked Sendable {
         var policy = Policy()
         policy.ownerStartsPerAddress = RateLimit(limit: 2, window: .seconds(3600))
         try await Harness.with(policy: policy, publishableKeys: Self.keys) { harness in
-            _ = try await start(harness, key: Self.ios, to: "+15550110")
-            _ = try await start(harness, key: Self.web, to: "+15550111")
+            _ = try await start(harness, key: Self.ios, to: "+12015550110")
+            _ = try await start(harness, key: Self.web, to: "+12015550111")
             let third = try await harness.call(
-                "POST", "/v1/verifications", json: #"{"to":"+15550112"}"#, key: .some(Self.ios))
+                "POST", "/v1/verifications", json: #"{"to":"+12015550112"}"#, key: .some(Self.ios))
             #expect(third.status == 429)
             #expect(third.errorCode == "rate_limited")
-            _ = try await start(harness, key: harness.key, to: "+15550113")
+            _ = try await start(harness, key: harness.key, to: "+12015550113")
         }
     }
 
@@ -154,7 +154,7 @@ final class GuardStub: @unchecked Sendable {
             let other = ApprovalTokenVerifier(
                 keySet: try JSONWebKeySet.decode(keys.body), issuer: "otpkit", audience: "web", now: { now })
             #expect(throws: ApprovalTokenError.self) { try other.verify(token) }
-            let serverSide = try await start(harness, key: harness.key, to: "+15550120")
+            let serverSide = try await start(harness, key: harness.key, to: "+12015550120")
             let approved = try await harness.check(serverSide, try harness.code(for: serverSide))
             #expect(approved.json["approvalToken"] == nil, "secret keys' answers carry none")
         }
@@ -170,7 +170,7 @@ final class GuardStub: @unchecked Sendable {
             publishableKeys: Self.keys, startGuard: StartGuardSettings(guardian: guardian)
         ) { harness in
             let allowed = try await harness.call(
-                "POST", "/v1/verifications", json: #"{"to":"+15550130","proof":"captcha-ok"}"#,
+                "POST", "/v1/verifications", json: #"{"to":"+12015550130","proof":"captcha-ok"}"#,
                 key: .some(Self.ios))
             #expect(allowed.status == 201)
             let seen = try #require(stub.bodies.last)
@@ -190,13 +190,14 @@ final class GuardStub: @unchecked Sendable {
                     now: Date()))
             stub.answer(#"{"allow":false,"reason":"CAPTCHA failed"}"#)
             let refused = try await harness.call(
-                "POST", "/v1/verifications", json: #"{"to":"+15550131"}"#, key: .some(Self.ios))
+                "POST", "/v1/verifications", json: #"{"to":"+12015550131"}"#, key: .some(Self.ios))
             #expect(refused.status == 403)
             #expect(refused.errorCode == "start_refused")
             #expect(refused.errorField("message") as? String == "CAPTCHA failed")
             #expect(
                 ((try? OutboxSender.entries(path: harness.outbox)) ?? []).count == 1, "one code sent in all")
-            let bySecret = try await harness.call("POST", "/v1/verifications", json: #"{"to":"+15550132"}"#)
+            let bySecret = try await harness.call(
+                "POST", "/v1/verifications", json: #"{"to":"+12015550132"}"#)
             #expect(bySecret.status == 201, "secret keys are not judged unless asked")
             let metrics = try await harness.call("GET", "/metrics", key: .some(nil))
             #expect(metrics.text.contains(#"otp_start_guard_total{outcome="refused"} 1"#))
@@ -220,7 +221,7 @@ final class GuardStub: @unchecked Sendable {
                     guardian: guardian, failOpen: failOpen, appliesToSecretKeys: true)
             ) { harness in
                 let response = try await harness.call(
-                    "POST", "/v1/verifications", json: #"{"to":"+1555014\#(index)"}"#)
+                    "POST", "/v1/verifications", json: #"{"to":"+1201555014\#(index)"}"#)
                 #expect(response.status == (failOpen ? 201 : 403), "\(index == 0 ? "slow" : "down")")
                 if !failOpen { #expect(response.errorCode == "start_refused") }
                 let metrics = try await harness.call("GET", "/metrics", key: .some(nil))

@@ -7,7 +7,7 @@ import Testing
 
 @Suite struct ResponseJSONTests {
     static let texts = [
-        "plain", "+1 ••• ••• 0100", "a•••@example.org", "quote \" backslash \\ slash /",
+        "plain", "+1 •••-•••-0100", "a•••@example.org", "quote \" backslash \\ slash /",
         "tab\tnew\nline\rret",
         "bell \u{07} form \u{0C} back \u{08} nul \u{00} unit \u{1F}", "emoji 🙂 and é", "",
     ]
@@ -41,7 +41,8 @@ import Testing
         for (index, text) in Self.texts.enumerated() {
             let error = APIError(
                 code: OTPErrorCode.all[index % OTPErrorCode.all.count], message: text,
-                attemptsLeft: index % 2 == 0 ? nil : index, retryAfter: index % 3 == 0 ? index : nil)
+                attemptsLeft: index % 2 == 0 ? nil : index, retryAfter: index % 3 == 0 ? index : nil,
+                reason: index % 4 == 1 ? text : nil)
             let expected = try WireCoding.encoder().encode(APIErrorBody(error: error))
             #expect(
                 String(decoding: ResponseJSON.error(error), as: UTF8.self)

@@ -69,7 +69,7 @@ import Testing
     func keysAndUnknownPaths() async {
         let api = InProcessAPI()
         #expect(
-            await api.call("POST", "/v1/verifications", json: #"{"to":"+15555550100"}"#, key: nil).status
+            await api.call("POST", "/v1/verifications", json: #"{"to":"+12125550100"}"#, key: nil).status
                 == 401)
         #expect(await api.call("GET", "/v1/verifications/vf_1", key: "wrong").errorCode == "unauthorized")
         #expect(await api.call("GET", "/v1/nothing").errorCode == "not_found")
@@ -80,7 +80,7 @@ import Testing
     @Test("in process: a start, a wrong code with its attempts left, then the right code approves")
     func checkFlow() async throws {
         let api = InProcessAPI(checkFloor: .milliseconds(50))
-        let started = await api.call("POST", "/v1/verifications", json: #"{"to":"+15555550100"}"#)
+        let started = await api.call("POST", "/v1/verifications", json: #"{"to":"+12125550100"}"#)
         #expect(started.status == 201)
         let id = try #require(started.json["id"] as? String)
         let code = try #require(api.sender.code(for: id))

@@ -253,7 +253,7 @@ import Testing
             environment: [
                 "OTP_API_KEYS": "k-0123456789abcdefghijklmn", "OTP_TWILIO_ACCOUNT_SID": "AC1",
                 "OTP_TWILIO_AUTH_TOKEN": "t",
-                "OTP_TWILIO_FROM": "+15550100", "OTP_TWILIO_BASE_URL": "http://api.example.com",
+                "OTP_TWILIO_FROM": "+12015550100", "OTP_TWILIO_BASE_URL": "http://api.example.com",
             ])
         let (twilioStatus, _, twilioErrors) = await twilio.finish()
         #expect(twilioStatus == 1)

@@ -19,7 +19,7 @@ import Testing
             #expect(id.hasPrefix("vf_"))
             #expect(json["status"] as? String == "pending")
             #expect(json["channel"] as? String == "sms")
-            #expect(json["to"] as? String == "+1 ••• ••• 0100")
+            #expect(json["to"] as? String == "+1 •••-•••-0100")
             #expect(json["codeLength"] as? Int == 6)
             #expect(json["attemptsLeft"] as? Int == 3)
             #expect(json["sendsLeft"] as? Int == 4)
@@ -46,20 +46,20 @@ import Testing
         "the same Idempotency-Key and body replays with 200 and sends nothing", arguments: StoreKind.allCases)
     func idempotentReplay(store: StoreKind) async throws {
         try await Harness.with(store: store) { harness in
-            let body = #"{"to":"+15550100","channel":"sms"}"#
+            let body = #"{"to":"+12015550100","channel":"sms"}"#
             // A key of its own: a shared Redis may still hold one from an earlier run.
             let key = "order-\(UUID().uuidString)"
             let first = try await harness.call(
                 "POST", "/v1/verifications", json: body, headers: [("Idempotency-Key", key)])
             let same = try await harness.call(
-                "POST", "/v1/verifications", json: #"{"channel":"sms", "to":"+15550100"}"#,
+                "POST", "/v1/verifications", json: #"{"channel":"sms", "to":"+12015550100"}"#,
                 headers: [("Idempotency-Key", key)])
             #expect(first.status == 201)
             #expect(same.status == 200)
             #expect(same.json["id"] as? String == first.json["id"] as? String)
             #expect(harness.sends(for: try #require(first.json["id"] as? String)) == 1)
             let other = try await harness.call(
-                "POST", "/v1/verifications", json: #"{"to":"+15550111"}"#,
+                "POST", "/v1/verifications", json: #"{"to":"+12015550111"}"#,
                 headers: [("Idempotency-Key", key)])
             #expect(other.status == 422)
             #expect(other.errorCode == "idempotency_key_reused")
@@ -72,7 +72,7 @@ import Testing
     func idempotencyPerAPIKey(store: StoreKind) async throws {
         try await Harness.with(store: store) { harness in
             let key = "order-\(UUID().uuidString)"
-            let body = #"{"to":"+15550100"}"#
+            let body = #"{"to":"+12015550100"}"#
             let mine = try await harness.call(
                 "POST", "/v1/verifications", json: body, headers: [("Idempotency-Key", key)])
             let theirs = try await harness.call(
@@ -94,7 +94,8 @@ import Testing
     func badIdempotencyKey(key: String) async throws {
         try await Harness.with { harness in
             let response = try await harness.call(
-                "POST", "/v1/verifications", json: #"{"to":"+15550100"}"#, headers: [("Idempotency-Key", key)]
+                "POST", "/v1/verifications", json: #"{"to":"+12015550100"}"#,
+                headers: [("Idempotency-Key", key)]
             )
             #expect(response.status == 400)
             #expect(response.errorCode == "invalid_request")
@@ -105,7 +106,7 @@ import Testing
         "malformed bodies are 400 invalid_request",
         arguments: [
             "", "not json", "[]", #"{"to":5}"#, #"{"channel":"sms"}"#, #"{"to":""}"#,
-            #"{"to":"+15550100","channel":"fax"}"#,
+            #"{"to":"+12015550100","channel":"fax"}"#,
             "{\"to\":\"\(String(repeating: "1", count: 321))\"}",
         ])
     func malformed(body: String) async throws {
@@ -133,7 +134,7 @@ import Testing
     func channelNotSupported(store: StoreKind) async throws {
         try await Harness.with(store: store, policy: Policy(allowedCallingCodes: ["1"])) { harness in
             let response = try await harness.call(
-                "POST", "/v1/verifications", json: #"{"to":"+447700900123"}"#)
+                "POST", "/v1/verifications", json: #"{"to":"+447400900123"}"#)
             #expect(response.status == 400)
             #expect(response.errorCode == "channel_not_supported")
             let mismatch = try await harness.call(
@@ -149,7 +150,8 @@ import Testing
         let policy = Policy(startsPerDestination: RateLimit(limit: 1, window: .seconds(3600)))
         try await Harness.with(store: store, policy: policy) { harness in
             _ = try await harness.start()
-            let response = try await harness.call("POST", "/v1/verifications", json: #"{"to":"+15550100"}"#)
+            let response = try await harness.call(
+                "POST", "/v1/verifications", json: #"{"to":"+12015550100"}"#)
             #expect(response.status == 429)
             #expect(response.errorCode == "rate_limited")
             let retry = try #require(response.errorField("retryAfter") as? Int)
@@ -168,13 +170,13 @@ import Testing
         ) { harness in
             let key = [("Idempotency-Key", "signup-7")]
             let response = try await harness.call(
-                "POST", "/v1/verifications", json: #"{"to":"+15550100"}"#, headers: key)
+                "POST", "/v1/verifications", json: #"{"to":"+12015550100"}"#, headers: key)
             #expect(response.status == 502)
             #expect(response.errorCode == "delivery_failed")
             #expect(provider.received == 1)
             provider.failing = false
             let retry = try await harness.call(
-                "POST", "/v1/verifications", json: #"{"to":"+15550100"}"#, headers: key)
+                "POST", "/v1/verifications", json: #"{"to":"+12015550100"}"#, headers: key)
             #expect(retry.status == 201)
             #expect(provider.received == 2)
         }
@@ -187,15 +189,15 @@ import Testing
         let first = [("X-Forwarded-For", "10.9.9.9, 203.0.113.1, 10.0.0.1")]
         let second = [("X-Forwarded-For", "10.9.9.9, 203.0.113.2, 10.0.0.1")]
         try await Harness.with(policy: policy, trustedProxies: 2) { harness in
-            _ = try await harness.start("+15550100", headers: first)
+            _ = try await harness.start("+12015550100", headers: first)
             let response = try await harness.call(
-                "POST", "/v1/verifications", json: #"{"to":"+15550111"}"#, headers: second)
+                "POST", "/v1/verifications", json: #"{"to":"+12015550111"}"#, headers: second)
             #expect(response.status == 201)
         }
         try await Harness.with(policy: policy) { harness in
-            _ = try await harness.start("+15550100", headers: first)
+            _ = try await harness.start("+12015550100", headers: first)
             let response = try await harness.call(
-                "POST", "/v1/verifications", json: #"{"to":"+15550111"}"#, headers: second)
+                "POST", "/v1/verifications", json: #"{"to":"+12015550111"}"#, headers: second)
             #expect(response.status == 429)
         }
     }
@@ -207,7 +209,7 @@ import Testing
             var statuses: [Int] = []
             for (index, forged) in ["198.51.100.1", "198.51.100.2", "198.51.100.3"].enumerated() {
                 let response = try await harness.call(
-                    "POST", "/v1/verifications", json: "{\"to\":\"+1555010\(index)0\"}",
+                    "POST", "/v1/verifications", json: "{\"to\":\"+12015550\(index)10\"}",
                     headers: [("X-Forwarded-For", "\(forged), 203.0.113.7")])
                 statuses.append(response.status)
             }
@@ -217,7 +219,7 @@ import Testing
             var fallbacks: [Int] = []
             for (index, header) in ["", "not-an-address", "203.0.113.7, junk"].enumerated() {
                 let response = try await harness.call(
-                    "POST", "/v1/verifications", json: "{\"to\":\"+1555017\(index)0\"}",
+                    "POST", "/v1/verifications", json: "{\"to\":\"+12015550\(index)70\"}",
                     headers: [("X-Forwarded-For", header)])
                 fallbacks.append(response.status)
             }

@@ -29,7 +29,7 @@ import Testing
             var statuses: [Int] = []
             for index in 0..<12 {
                 let response = try await harness.call(
-                    "POST", "/v1/verifications", json: #"{"to":"+1555011\#(index % 10)"}"#,
+                    "POST", "/v1/verifications", json: #"{"to":"+1201555011\#(index % 10)"}"#,
                     key: .some(Self.ios))
                 statuses.append(response.status)
             }
@@ -46,7 +46,7 @@ import Testing
     func whatTheGuardHears() async throws {
         let stub = try GuardStub()
         try await harness(stub) { harness in
-            for to in ["+15550140", "+15550140", "+15550141"] {
+            for to in ["+12015550140", "+12015550140", "+12015550141"] {
                 let response = try await harness.call(
                     "POST", "/v1/verifications", json: #"{"to":"\#(to)","proof":"p"}"#, key: .some(Self.ios))
                 #expect(response.status == 201)
@@ -56,7 +56,7 @@ import Testing
             }
             #expect(objects.count == 3)
             #expect(objects[0]["callingCode"] as? String == "1")
-            #expect(objects[0]["nationalPrefix"] as? String == "555")
+            #expect(objects[0]["nationalPrefix"] as? String == "201")
             #expect(objects[0]["isResend"] as? Bool == false)
             let hashes = objects.compactMap { $0["destinationHash"] as? String }
             #expect(hashes.count == 3)
@@ -75,7 +75,7 @@ import Testing
         let stub = try GuardStub()
         try await harness(stub) { harness in
             let started = try await harness.call(
-                "POST", "/v1/verifications", json: #"{"to":"+15550150"}"#, key: .some(Self.ios))
+                "POST", "/v1/verifications", json: #"{"to":"+12015550150"}"#, key: .some(Self.ios))
             let id = try #require(started.json["id"] as? String)
             let first = try harness.code(for: id)
             harness.clock.advance(seconds: 31)
@@ -96,7 +96,7 @@ import Testing
             #expect(good.status == 200)
             // A secret key's resend is not judged (the guard applies to publishable keys here).
             let count = stub.bodies.count
-            let server = try await harness.start("+15550151")
+            let server = try await harness.start("+12015550151")
             harness.clock.advance(seconds: 31)
             let resent = try await harness.call("POST", "/v1/verifications/\(server)/resend")
             #expect(resent.status == 200)

@@ -298,8 +298,13 @@ def far_code(code):
 
 
 def phone(number):
-    """A distinct valid E.164 destination for a number."""
-    return f"+1202{number % 10_000_000:07d}"
+    """A distinct destination for each number below 8,000,000 that libphonenumber finds valid.
+
+    Washington's area code 202, an exchange of 200 to 999 (an exchange never starts with 0 or 1),
+    four more digits.
+    """
+    number %= 8_000_000
+    return f"+1202{2 + number // 1_000_000}{number % 1_000_000:06d}"
 
 
 def run_threads(count, target, *arguments):

@@ -56,17 +56,17 @@ check() {
 }
 
 transaction='{"amount":"12.50","currency":"EUR","payee":"ACME Ltd"}'
-token=$(approve "{\"to\":\"+15550100\",\"transaction\":$transaction}")
-OTP_TOKEN=$token OTP_PHONE=+15550100 OTP_TRANSACTION=$transaction check >"$work/good" ||
+token=$(approve "{\"to\":\"+12015550100\",\"transaction\":$transaction}")
+OTP_TOKEN=$token OTP_PHONE=+12015550100 OTP_TRANSACTION=$transaction check >"$work/good" ||
   { echo "the README's check refused a good token"; exit 1; }
-grep -q "'phone_number': '+15550100'" "$work/good" || { echo "no phone_number: $(cat "$work/good")"; exit 1; }
+grep -q "'phone_number': '+12015550100'" "$work/good" || { echo "no phone_number: $(cat "$work/good")"; exit 1; }
 echo "  ok: the verified number and transaction pass"
 
-if OTP_TOKEN=$token OTP_PHONE=+15550199 check >/dev/null 2>&1; then
+if OTP_TOKEN=$token OTP_PHONE=+12015550199 check >/dev/null 2>&1; then
   echo "the README's check accepted a token for another number"; exit 1
 fi
 echo "  ok: another number is refused"
-if OTP_TOKEN=$token OTP_PHONE=+15550100 OTP_TRANSACTION='{"amount":"99.00","currency":"EUR","payee":"ACME Ltd"}' \
+if OTP_TOKEN=$token OTP_PHONE=+12015550100 OTP_TRANSACTION='{"amount":"99.00","currency":"EUR","payee":"ACME Ltd"}' \
   check >/dev/null 2>&1; then
   echo "the README's check accepted another transaction"; exit 1
 fi
@@ -77,9 +77,9 @@ if OTP_TOKEN=$test_token OTP_PHONE=+15550155 check >/dev/null 2>&1; then
 fi
 echo "  ok: a test destination's token is refused"
 "$bin" token verify "$token" --jwks "$url/.well-known/jwks.json" --issuer otpkit --audience ios \
-  --phone-number +15550100 >/dev/null || { echo "otp token verify refused the good token"; exit 1; }
+  --phone-number +12015550100 >/dev/null || { echo "otp token verify refused the good token"; exit 1; }
 if "$bin" token verify "$token" --jwks "$url/.well-known/jwks.json" --issuer otpkit --audience ios \
-  --phone-number +15550199 >/dev/null 2>&1; then
+  --phone-number +12015550199 >/dev/null 2>&1; then
   echo "otp token verify accepted another number"; exit 1
 fi
 echo "  ok: otp token verify agrees"

@@ -45,7 +45,7 @@ check_api = importlib.import_module(f"{package}.api.default.check_code")
 models = importlib.import_module(f"{package}.models")
 
 client = client_module.AuthenticatedClient(base_url=os.environ["OTP_URL"], token=os.environ["OTP_PK"])
-started = start_api.sync_detailed(client=client, body=models.StartRequest(to="+15555550100"))
+started = start_api.sync_detailed(client=client, body=models.StartRequest(to="+12015550100"))
 assert started.status_code == 201, (started.status_code, started.content)
 verification = started.parsed
 assert verification.status == "pending" and verification.attempts_left == 3, verification
@@ -74,8 +74,8 @@ print(approved.parsed.approval_token)
 PY
 
 "$bin" token verify "$(cat "$work/token")" --jwks "$SERVE_URL/.well-known/jwks.json" --audience app --issuer otpkit \
-  --phone-number +15555550100 >"$work/verified"
-grep -q '^valid: .*"phone_number":"+15555550100","phone_number_verified":true' "$work/verified" || {
+  --phone-number +12015550100 >"$work/verified"
+grep -q '^valid: .*"phone_number":"+12015550100","phone_number_verified":true' "$work/verified" || {
   cat "$work/verified" >&2
   exit 1
 }

@@ -168,7 +168,7 @@ expect_exit 2 "cannot read the key set" "$bin" token verify x --jwks /nonexisten
 expect_exit 2 "OTP_REDUCE_MOTION must be 1 or 0" env OTP_REDUCE_MOTION=maybe "$bin" demo
 expect_exit 2 "an API key is needed" "$bin" check vf_x 482019
 expect_exit 2 "otp check takes 2 arguments" "$bin" check vf_x --api-key k
-expect_exit 2 "--channel must be sms or email" "$bin" start --to +15550100 --channel fax --api-key k
+expect_exit 2 "--channel must be sms or email" "$bin" start --to +12015550100 --channel fax --api-key k
 expect_exit 2 "--server must be an http or https URL" "$bin" status vf_x --api-key k --server ftp://x
 expect_exit 2 "unknown option --color" "$bin" status vf_x --api-key k --color
 expect_exit 1 "network_failure" "$bin" status vf_x --api-key k --server "http://127.0.0.1:$(free_port)"

@@ -70,7 +70,7 @@ url=$(sed -n 's|.*listening on \(http://[^" ]*\).*|\1|p' "$work/stdout")
 health=$(curl -s "$url/healthz")
 [ "$health" = "{\"status\":\"ok\",\"version\":\"$version\"}" ] || { echo "release test: /healthz said $health" >&2; exit 1; }
 started=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$url/v1/verifications" \
-  -H "Authorization: Bearer $key" -H 'Content-Type: application/json' -d '{"to":"+15555550100"}')
+  -H "Authorization: Bearer $key" -H 'Content-Type: application/json' -d '{"to":"+12015550100"}')
 [ "$started" = 201 ] || { echo "release test: a start answered $started" >&2; cat "$work/stderr" >&2; exit 1; }
 [ -f "$work/otp.sqlite3" ] && [ "$(stat -c '%U' "$work/otp.sqlite3")" = otp ] || {
   echo "release test: the database is not in the state folder, owned by otp" >&2

@@ -8,7 +8,7 @@ import OTPCore
 /// - `OTPKIT_SERVER_URL`: the server's address, such as `http://127.0.0.1:8080`;
 /// - `OTPKIT_PUBLISHABLE_KEY`: a publishable key the server accepts (`otp serve --publishable-key
 ///   ios=pk_…`); never a secret API key, which must not ship inside an app;
-/// - `OTPKIT_DESTINATION`: the phone number or email to verify (default `+1 555 0100`).
+/// - `OTPKIT_DESTINATION`: the phone number or email to verify (default `+1 201 555 0100`).
 struct ExampleConfiguration {
     /// The server's address, when one is configured.
     var serverURL: URL?
@@ -26,7 +26,7 @@ struct ExampleConfiguration {
         ExampleConfiguration(
             serverURL: environment["OTPKIT_SERVER_URL"].flatMap(URL.init(string:)),
             publishableKey: environment["OTPKIT_PUBLISHABLE_KEY"],
-            destination: environment["OTPKIT_DESTINATION"] ?? "+1 555 0100")
+            destination: environment["OTPKIT_DESTINATION"] ?? "+1 201 555 0100")
     }
 
     /// The real client when a server and a publishable key are configured.

@@ -49,12 +49,14 @@ struct ExampleRootView: View {
 
 #Preview("Example, offline") {
     ExampleRootView(
-        configuration: ExampleConfiguration(serverURL: nil, publishableKey: nil, destination: "+1 555 0100"))
+        configuration: ExampleConfiguration(
+            serverURL: nil, publishableKey: nil, destination: "+1 201 555 0100"))
 }
 
 #Preview("Example, offline, dark") {
     ExampleRootView(
-        configuration: ExampleConfiguration(serverURL: nil, publishableKey: nil, destination: "+1 555 0100")
+        configuration: ExampleConfiguration(
+            serverURL: nil, publishableKey: nil, destination: "+1 201 555 0100")
     )
     .preferredColorScheme(.dark)
 }

@@ -48,6 +48,10 @@ public struct OTPErrorCode: RawRepresentable, Hashable, Sendable, Codable, Custo
     public static let incorrectCode = OTPErrorCode(rawValue: "incorrect_code")
     /// 422: the idempotency key was used with a different body.
     public static let idempotencyKeyReused = OTPErrorCode(rawValue: "idempotency_key_reused")
+    /// 422: the phone number's region or type may not take SMS here; nothing was sent.
+    ///
+    /// `reason` says which: `region` or `number_type`.
+    public static let destinationNotAllowed = OTPErrorCode(rawValue: "destination_not_allowed")
     /// 423: the current code has no attempts left.
     public static let locked = OTPErrorCode(rawValue: "locked")
     /// 429: a rate limit was reached; `retryAfter` says how long to wait.
@@ -77,6 +81,7 @@ public struct OTPErrorCode: RawRepresentable, Hashable, Sendable, Codable, Custo
         .notFound, .methodNotAllowed, .notPending, .expired, .payloadTooLarge, .incorrectCode,
         .idempotencyKeyReused, .locked, .rateLimited, .resendTooSoon, .maxSendsReached, .deliveryFailed,
         .storeUnavailable, .internalError, .forbidden, .startRefused, .codeAlreadyUsed, .notImplemented,
+        .destinationNotAllowed,
     ]
 
     /// The HTTP status this code is sent with: the one place the mapping lives.
@@ -90,7 +95,7 @@ public struct OTPErrorCode: RawRepresentable, Hashable, Sendable, Codable, Custo
         case .notPending, .codeAlreadyUsed: 409
         case .expired: 410
         case .payloadTooLarge: 413
-        case .incorrectCode, .idempotencyKeyReused: 422
+        case .incorrectCode, .idempotencyKeyReused, .destinationNotAllowed: 422
         case .locked: 423
         case .rateLimited, .resendTooSoon, .maxSendsReached: 429
         case .deliveryFailed: 502

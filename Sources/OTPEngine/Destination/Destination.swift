@@ -11,6 +11,11 @@ public struct Destination: Sendable, Hashable {
     public let channel: Channel
     /// The full address: `+15550100` or `ana@example.org` (domain lower-cased).
     public let address: String
+    /// A phone number's ISO 3166 alpha-2 region as the ``PhoneNumberParser`` read it from the
+    /// number (never from a hint), or `nil` for email and when the parser cannot tell.
+    public internal(set) var region: String? = nil
+    /// A phone number's type as the ``PhoneNumberParser`` read it, or `nil`.
+    public internal(set) var numberType: PhoneNumberType? = nil
 
     /// Parses a destination the way the API does, inferring the channel from an `@`.
     ///
@@ -135,6 +140,39 @@ public struct Destination: Sendable, Hashable {
         if shown > 0 {
             out.append(UInt8(ascii: " "))
             out.append(contentsOf: digits[(digits.count - shown)...])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The masked form of a phone number in a grouped international form (`+1 201-555-0123`):
+    /// the calling code and the separators kept, the national digits hidden but the last ones,
+    /// as ``mask(channel:address:)`` hides them (`+1 •••-•••-0123`).
+    ///
+    /// `grouped` must hold the digits of `e164` in order; otherwise the ungrouped mask is returned.
+    public static func maskGrouped(_ grouped: String, e164: String) -> String {
+        let digits = Array(e164.utf8.dropFirst())
+        let isDigit = { (byte: UInt8) in byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+        guard e164.first == "+", grouped.utf8.filter(isDigit).elementsEqual(digits) else {
+            return maskPhone(e164)
+        }
+        let codeLength = CallingCodes.callingCodeLength(ofDigits: digits)
+        let nationalCount = digits.count - codeLength
+        let shown = min(4, max(0, nationalCount - 3))
+        var out: [UInt8] = []
+        out.reserveCapacity(grouped.utf8.count * 2)
+        var index = 0
+        for byte in grouped.utf8 {
+            guard isDigit(byte) else {
+                out.append(byte)
+                continue
+            }
+            let national = index - codeLength
+            if national >= 0 && national < nationalCount - shown {
+                out.append(contentsOf: "•".utf8)
+            } else {
+                out.append(byte)
+            }
+            index += 1
         }
         return String(decoding: out, as: UTF8.self)
     }

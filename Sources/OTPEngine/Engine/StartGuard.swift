@@ -7,8 +7,8 @@ public struct GuardedStart: Sendable, Equatable, Encodable {
     public var channel: Channel
     /// The destination's country calling code for a phone number, such as `1` or `44`.
     public var callingCode: String?
-    /// The first three national digits of a phone number (after the calling code), such as `555`
-    /// for `+1 555 0100`: with ``callingCode`` enough to judge a premium or high-cost range.
+    /// The first three national digits of a phone number (after the calling code), such as `201`
+    /// for `+1 201 555 0100`: with ``callingCode`` enough to judge a premium or high-cost range.
     public var nationalPrefix: String?
     /// A keyed hash of the full destination: 32 hex digits of HMAC-SHA256 under the server's key.
     ///

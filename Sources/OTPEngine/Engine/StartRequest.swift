@@ -14,8 +14,12 @@ public struct StartRequest: Sendable, Equatable {
     /// identifier then carries a tag of that name, and the stricter per-address limit of
     /// ``Policy/ownerStartsPerAddress`` applies.
     public var owner: String?
-    /// The language of the verification's messages, or `nil` for the policy's default.
+    /// The language of the verification's messages, or `nil` for the number's region's language
+    /// (``RegionLanguages``), else the policy's default.
     public var locale: TextLanguage?
+    /// The ISO 3166 alpha-2 region a national phone number is read in (`US` for `(201) 555-0123`),
+    /// or `nil`; a number in international form keeps its own region whatever this says.
+    public var country: String?
     /// Whose idempotency key it is, such as a name for the caller's API key: the same key under
     /// another scope is another key, so one caller can neither replay nor block another's starts.
     public var idempotencyScope: String
@@ -38,9 +42,10 @@ public struct StartRequest: Sendable, Equatable {
     public init(
         to: String, channel: Channel? = nil, clientAddress: String, idempotencyKey: String? = nil,
         idempotencyScope: String = "", owner: String? = nil, locale: TextLanguage? = nil, ref: String? = nil,
-        transaction: TransactionDetails? = nil, endUser: EndUser? = nil
+        transaction: TransactionDetails? = nil, country: String? = nil, endUser: EndUser? = nil
     ) {
         self.endUser = endUser
+        self.country = country
         self.ref = ref
         self.transaction = transaction
         self.locale = locale
@@ -60,6 +65,7 @@ public struct StartRequest: Sendable, Equatable {
     /// What identifies the body for idempotency: the fields as JSON values, not bytes.
     var fingerprint: String {
         "\(to)\u{0}\(channel?.rawValue ?? "")\u{0}\(ref ?? "")\u{0}\(transaction?.canonicalJSON ?? "")"
+            + (country.map { "\u{0}\($0)" } ?? "")
     }
 }
 

@@ -236,7 +236,8 @@ extension Verifier {
             String(destination.address.dropFirst(1 + code.count).prefix(3))
         }
         let start = GuardedStart(
-            channel: destination.channel, callingCode: destination.callingCode, to: destination.masked,
+            channel: destination.channel, callingCode: destination.callingCode,
+            to: masked(channel: destination.channel, address: destination.address),
             clientAddress: clientAddress, keyName: owner, proof: nil, nationalPrefix: national,
             destinationHash: hasher.opaqueKey("guard", destination.limitKey), isResend: isResend)
         switch await screen(start) {
@@ -295,9 +296,12 @@ extension Verifier {
         var permits: [RatePermit]
         var caps: [RatePermit]
         var fixedCode: String?
+        /// The messages' language: the request's, else the number's region's, else `nil` (the policy's).
+        var language: TextLanguage?
     }
 
-    /// The request's destination, judged: it parses, and its channel and calling code are allowed.
+    /// The request's destination, judged: it parses, its channel and calling code are allowed, and a
+    /// phone number passes the number plan's screens.
     private func startDestination(_ request: StartRequest) throws(VerifierError) -> Destination {
         if let ref = request.ref,
             ref.isEmpty || ref.count > StartRequest.maxRefCharacters
@@ -306,7 +310,7 @@ extension Verifier {
             throw .invalidRef
         }
         if request.transaction?.problem != nil { throw .invalidTransaction }
-        let destination = try Destination.parse(request.to, channel: request.channel)
+        let (destination, number) = try parseDestination(request)
         guard policy.channels.contains(destination.channel) else {
             throw .channelNotSupported(destination.channel)
         }
@@ -315,11 +319,54 @@ extension Verifier {
         {
             throw .callingCodeNotAllowed
         }
+        if let number { try screen(number, address: destination.address) }
         return destination
     }
 
+    /// The request's destination, a phone number read by the phone number parser (in E.164, with
+    /// its region and type) or an email address; the phone number as the parser read it.
+    ///
+    /// A number the parser finds not valid is `invalidDestination`, unless it is a test destination
+    /// (``Policy/testDestinations``): named by the operator, nothing is ever sent to one.
+    private func parseDestination(
+        _ request: StartRequest
+    ) throws(VerifierError) -> (Destination, PhoneNumber?) {
+        let text = request.to.trimmingWhitespace()
+        if text.contains("@") { return (try Destination.parse(text, channel: request.channel), nil) }
+        guard !text.isEmpty, text.utf8.count <= Destination.maximumLength,
+            let number = phoneNumbers.parse(text, region: request.country),
+            var destination = try? Destination.parse(number.e164, channel: nil), destination.channel == .sms
+        else { throw .invalidDestination }
+        if let channel = request.channel, channel != .sms {
+            throw .destinationChannelMismatch(destination: .sms)
+        }
+        guard number.isValid || policy.testCode(for: destination.address) != nil else {
+            throw .invalidDestination
+        }
+        destination.region = number.region
+        destination.numberType = number.type
+        return (destination, number)
+    }
+
+    /// Judges a phone number by the number plan: it must be of a region in
+    /// ``Policy/allowedRegions`` and of a type in ``Policy/smsNumberTypes``.
+    ///
+    /// A test destination (``Policy/testDestinations``) is exempt from these screens.
+    private func screen(_ number: PhoneNumber, address: String) throws(VerifierError) {
+        guard policy.testCode(for: address) == nil else { return }
+        if let allowed = policy.allowedRegions {
+            guard let region = number.region, allowed.contains(region) else {
+                throw .destinationNotAllowed(.region)
+            }
+        }
+        if let type = number.type, !policy.smsNumberTypes.contains(type) {
+            throw .destinationNotAllowed(.numberType)
+        }
+    }
+
     /// The permits a start takes: per destination, per address (and per device when the end user's
-    /// is known, and per address for publishable keys), then the send caps; none for a test destination without limits.
+    /// is known, and per address for publishable keys), then the send caps; none for a test
+    /// destination without limits.
     private func startPlan(
         _ request: StartRequest, destination: Destination
     ) throws(VerifierError) -> StartPlan {
@@ -348,7 +395,9 @@ extension Verifier {
             caps = []
         }
         permits += caps
-        return StartPlan(destination: destination, permits: permits, caps: caps, fixedCode: fixedCode)
+        return StartPlan(
+            destination: destination, permits: permits, caps: caps, fixedCode: fixedCode,
+            language: request.locale ?? RegionLanguages.language(ofRegion: destination.region))
     }
 
     /// A new pending verification for a planned start, and its code.
@@ -364,7 +413,7 @@ extension Verifier {
             codeHash: try hash(id: id, code: code, transaction: request.transaction), state: .pending,
             attemptsLeft: policy.maxAttempts, sendsUsed: 1, createdAt: now, expiresAt: expiresAt,
             resendAvailableAt: policy.maxSends > 1 ? now.adding(policy.cooldown(afterSend: 1)) : nil,
-            purgeAt: purgeTime(after: expiresAt), locale: (request.locale ?? policy.defaultLocale).rawValue,
+            purgeAt: purgeTime(after: expiresAt), locale: (plan.language ?? policy.defaultLocale).rawValue,
             ref: request.ref, transaction: request.transaction)
         return (record, code)
     }
@@ -375,7 +424,8 @@ extension Verifier {
     ) -> OutgoingMessage {
         MessageTemplate.message(
             verificationID: record.id, channel: record.channel, to: record.destination, code: code,
-            policy: policy, language: request.locale, transaction: request.transaction)
+            policy: policy, language: record.locale.flatMap(TextLanguage.init(rawValue:)),
+            transaction: request.transaction)
     }
 
     /// The answer to a start whose idempotency key is live: the same verification, or a refusal for another body.

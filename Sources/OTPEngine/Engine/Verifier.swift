@@ -31,6 +31,8 @@ public final class Verifier: Sendable {
     let testSink: @Sendable (OutgoingMessage) -> Void
     let hasher: CodeHasher
     let clock: @Sendable () -> Date
+    /// Reads every phone number a start names: its validity, E.164 form, region and type.
+    public let phoneNumbers: any PhoneNumberParser
     let random: SharedRandom
     /// The test destinations in force: the policy's at first, then whatever
     /// ``replaceTestDestinations(_:)`` last put in (a reload of their file).
@@ -50,12 +52,16 @@ public final class Verifier: Sendable {
     ///   - random: the source of codes and identifiers; keep the default outside tests.
     ///   - testMessages: sees each message to one of ``Policy/testDestinations``, which is never
     ///     handed to `sender`; by default such messages go nowhere.
+    ///   - phoneNumbers: reads phone numbers; ``E164SyntaxParser`` (the syntax alone) by default,
+    ///     libphonenumber (`OTPPhoneNumbers`) in `otp serve`.
     public init(
         store: any VerificationStore, sender: any CodeSender, policy: Policy, secret: [UInt8],
         now: @escaping @Sendable () -> Date = { Date() },
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
-        testMessages: @escaping @Sendable (OutgoingMessage) -> Void = { _ in }
+        testMessages: @escaping @Sendable (OutgoingMessage) -> Void = { _ in },
+        phoneNumbers: any PhoneNumberParser = E164SyntaxParser()
     ) {
+        self.phoneNumbers = phoneNumbers
         self.testSink = testMessages
         precondition(
             secret.count >= SecretKey.minimumByteCount, "the HMAC secret must have at least 16 bytes")
@@ -285,11 +291,17 @@ public final class Verifier: Sendable {
         let open = status != .approved && status != .canceled && sendsLeft > 0
         return Verification(
             id: record.id, status: status, channel: record.channel,
-            to: Destination.mask(channel: record.channel, address: record.destination),
+            to: masked(channel: record.channel, address: record.destination),
             codeLength: record.codeLength, attemptsLeft: status == .locked ? 0 : max(0, record.attemptsLeft),
             sendsLeft: sendsLeft, expiresAt: record.expiresAt,
             resendAvailableAt: open ? record.resendAvailableAt : nil, createdAt: record.createdAt,
             ref: record.ref, transaction: record.transaction)
+    }
+
+    /// The masked form of a stored destination: a phone number in the parser's grouping.
+    func masked(channel: Channel, address: String) -> String {
+        channel == .sms
+            ? phoneNumbers.masked(e164: address) : Destination.mask(channel: channel, address: address)
     }
 
     /// When the store may delete a record whose code expires at a time.

@@ -22,7 +22,7 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
             case invalidDestination, destinationChannelMismatch, channelNotSupported, callingCodeNotAllowed
             case invalidIdempotencyKey, idempotencyKeyReused, storeUnavailable, internalFailure
             case codeAlreadyUsed, invalidRef, invalidTransaction, startRefused, startGuardUnavailable
-            case factorNotConfirmed
+            case factorNotConfirmed, destinationNotAllowed
         }
 
         fileprivate let base: Base
@@ -55,6 +55,8 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
         public static let channelNotSupported = Kind(base: .channelNotSupported)
         /// SMS to the destination's country calling code is not allowed.
         public static let callingCodeNotAllowed = Kind(base: .callingCodeNotAllowed)
+        /// The phone number's region or type may not take SMS here; ``VerifierError/refusal`` says which.
+        public static let destinationNotAllowed = Kind(base: .destinationNotAllowed)
         /// The idempotency key is not 1–255 printable ASCII characters.
         public static let invalidIdempotencyKey = Kind(base: .invalidIdempotencyKey)
         /// The idempotency key was used with a different request body.
@@ -152,8 +154,21 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
     public var deliveryError: DeliveryError? { details?.deliveryError }
     /// The limit that refused the request, for ``Kind/rateLimited``.
     public var limit: Limit? { details?.limit }
-    /// The start guard's reason, for ``Kind/startRefused`` (its own words, at most 200 characters).
+    /// The start guard's reason, for ``Kind/startRefused`` (its own words, at most 200 characters),
+    /// or the ``DestinationRefusal`` raw value for ``Kind/destinationNotAllowed``.
     public var reason: String? { details?.reason }
+    /// Why a destination was refused, for ``Kind/destinationNotAllowed``.
+    public var refusal: DestinationRefusal? {
+        kind == .destinationNotAllowed ? reason.flatMap(DestinationRefusal.init(rawValue:)) : nil
+    }
+
+    /// Why a phone number may not take SMS here.
+    public enum DestinationRefusal: String, Sendable, Hashable, CaseIterable {
+        /// Its region is not among ``Policy/allowedRegions``.
+        case region
+        /// Its type is not among ``Policy/smsNumberTypes``.
+        case numberType = "number_type"
+    }
 
     /// The facts besides the kind and the attempts left; never changed once made.
     private final class Details: Sendable, Equatable {
@@ -230,6 +245,7 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
         if let retryAfter { parts.append("retryAfter=\(retryAfter)") }
         if let channel { parts.append("channel=\(channel.rawValue)") }
         if let limit { parts.append("limit=\(limit)") }
+        if let refusal { parts.append("refusal=\(refusal.rawValue)") }
         if let storeError { parts.append("store: \(storeError)") }
         if let deliveryError { parts.append("delivery: \(deliveryError)") }
         return parts.joined(separator: " ")
@@ -308,6 +324,11 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
     /// The start guard refused, for `reason` (empty when it gave none).
     public static func startRefused(reason: String) -> VerifierError {
         VerifierError(.startRefused, reason: String(reason.prefix(200)))
+    }
+
+    /// The destination's region or number type may not take SMS.
+    public static func destinationNotAllowed(_ refusal: DestinationRefusal) -> VerifierError {
+        VerifierError(.destinationNotAllowed, channel: .sms, reason: refusal.rawValue)
     }
 
     /// The authenticator factor is not confirmed yet.

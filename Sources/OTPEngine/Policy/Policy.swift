@@ -54,6 +54,14 @@ public struct Policy: Sendable, Hashable {
     public var sendsPerCallingCodePerHour: Int?
     /// Country calling codes SMS may go to (such as `"1"`, `"44"`), or `nil` for all.
     public var allowedCallingCodes: Set<String>?
+    /// ISO 3166 alpha-2 regions SMS may go to (such as `"US"`, `"GB"`), read from the number by the
+    /// verifier's ``PhoneNumberParser``, or `nil` for all; with ``allowedCallingCodes`` both must pass.
+    ///
+    /// A parser that cannot tell a number's region (``E164SyntaxParser``) has every number refused
+    /// when this is set.
+    public var allowedRegions: Set<String>? = nil
+    /// The number types SMS may go to; a number whose type the parser cannot tell is not screened.
+    public var smsNumberTypes: Set<PhoneNumberType> = PhoneNumberType.smsDefault
     /// The channels offered.
     public var channels: Set<Channel>
     /// The app's name in messages: "Your <app name> code is …".

@@ -70,6 +70,13 @@ extension APIError {
                     ? "Codes can't be sent by email here." : "Codes can't be sent by SMS here.")
         case .callingCodeNotAllowed:
             self.init(code: .channelNotSupported, message: "Codes can't be sent by SMS to this country.")
+        case .destinationNotAllowed:
+            self.init(
+                code: .destinationNotAllowed,
+                message: error.refusal == .region
+                    ? "Codes can't be sent by SMS to numbers of this region."
+                    : "Codes can't be sent by SMS to this kind of number.",
+                reason: error.refusal?.rawValue)
         case .invalidIdempotencyKey:
             self.init(
                 code: .invalidRequest,

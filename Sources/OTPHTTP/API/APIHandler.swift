@@ -259,7 +259,8 @@ public struct APIHandler: HTTPHandler {
         let startRequest = StartRequest(
             to: body.to, channel: body.channel, clientAddress: limitedAddress, idempotencyKey: key,
             idempotencyScope: Self.idempotencyScope(caller, address: address), owner: caller?.publishableName,
-            locale: body.locale, ref: body.ref, transaction: body.transaction, endUser: body.endUser)
+            locale: body.locale, ref: body.ref, transaction: body.transaction, country: body.country,
+            endUser: body.endUser)
         let verifier = self.verifier
         let metrics = self.metrics
         let judged = startGuard.flatMap { settings in
@@ -467,6 +468,9 @@ public struct APIHandler: HTTPHandler {
             events.event(
                 "send_cap_reached", "a send cap was reached: starts are refused while it lasts",
                 ["cap": limit.name, "route": route.template])
+        }
+        if let refusal = error.refusal {
+            metrics.recordDestinationRefused(reason: refusal.rawValue)
         }
         return failure(APIError(error), route: route, metrics: metrics)
     }

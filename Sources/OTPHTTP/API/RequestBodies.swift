@@ -26,12 +26,15 @@ enum RequestBodies {
         var locale: String?
         var ref: String?
         var transaction: TransactionDetails?
+        var country: String?
         var endUser: EndUserBody?
 
         init(
             to: String, channel: String?, hosted: HostedBody?, proof: String?, locale: String?,
-            ref: String? = nil, transaction: TransactionDetails? = nil, endUser: EndUserBody? = nil
+            ref: String? = nil, transaction: TransactionDetails? = nil, country: String? = nil,
+            endUser: EndUserBody? = nil
         ) {
+            self.country = country
             self.endUser = endUser
             self.to = to
             self.channel = channel
@@ -83,6 +86,8 @@ enum RequestBodies {
         var locale: TextLanguage?
         var ref: String?
         var transaction: TransactionDetails?
+        /// The ISO 3166 alpha-2 region a national number is read in, upper-cased.
+        var country: String?
         var endUser: EndUser?
     }
 
@@ -96,9 +101,9 @@ enum RequestBodies {
             return .failure(
                 APIResponses.invalidRequest(
                     "The body must be a JSON object, each member named once, with a string \"to\", optional "
-                        + "strings \"channel\", \"locale\", \"proof\" and \"ref\", an optional \"transaction\" "
-                        + "object, an optional \"endUser\" object of strings \"ip\", \"deviceId\" and \"userId\", "
-                        + "and an optional \"hosted\" object with a string \"returnUrl\" and \"nonce\"."
+                        + "strings \"channel\", \"country\", \"locale\", \"proof\" and \"ref\", an optional "
+                        + "\"transaction\" object, an optional \"endUser\" object of strings \"ip\", \"deviceId\" "
+                        + "and \"userId\", and an optional \"hosted\" object with a string \"returnUrl\" and \"nonce\"."
                 )
             )
         }
@@ -123,6 +128,15 @@ enum RequestBodies {
             case .success(let user): start.endUser = user
             case .failure(let error): return .failure(error)
             }
+        }
+        if let country = parsed.country {
+            guard country.utf8.count == 2, country.utf8.allSatisfy({ (0x41...0x5A).contains($0 & 0xDF) })
+            else {
+                return .failure(
+                    APIResponses.invalidRequest(
+                        "\"country\" must be an ISO 3166 alpha-2 region such as \"US\" or \"GB\"."))
+            }
+            start.country = country.uppercased()
         }
         if let locale = parsed.locale {
             guard let language = TextLanguage(identifier: locale) else {
@@ -221,12 +235,13 @@ enum RequestBodies {
     /// `nil` and goes to ``decodedStart(_:)``. The fuzz target keeps the two equal.
     static func plainStart(_ body: [UInt8]) -> StartBody? {
         guard let members = plainStringMembers(body), let to = members["to"] else { return nil }
-        for name in members.keys where !["to", "channel", "locale", "proof", "ref"].contains(name) {
+        for name in members.keys where !["to", "channel", "locale", "proof", "ref", "country"].contains(name)
+        {
             return nil
         }
         return StartBody(
             to: to, channel: members["channel"], hosted: nil, proof: members["proof"],
-            locale: members["locale"], ref: members["ref"])
+            locale: members["locale"], ref: members["ref"], country: members["country"])
     }
 
     /// The code of a check body, or the reason it is not one.

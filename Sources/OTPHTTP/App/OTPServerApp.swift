@@ -88,7 +88,8 @@ public enum OTPServerApp {
             policy: policy,
             secret: secret, now: configuration.now,
             // The engine sends nothing to a test destination; such a message is only counted.
-            testMessages: { message in metrics.recordSend(channel: message.channel, result: "test") })
+            testMessages: { message in metrics.recordSend(channel: message.channel, result: "test") },
+            phoneNumbers: configuration.phoneNumbers)
         let log = configuration.requestLog
         let observer: @Sendable (CompletedRequest) -> Void = { request in
             metrics.recordRequest(

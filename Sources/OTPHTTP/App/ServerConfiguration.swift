@@ -55,6 +55,9 @@ public struct ServerConfiguration: Sendable {
     /// Delivers lifecycle events from the store's outbox, or `nil` for none; the store must be a
     /// ``LifecycleEventStore`` opened to record events.
     public var events: EventsConfiguration?
+    /// Reads the phone numbers starts name: ``E164SyntaxParser`` (the syntax alone) unless told
+    /// otherwise; `otp serve` always uses libphonenumber (`OTPPhoneNumbers`).
+    public var phoneNumbers: any PhoneNumberParser = E164SyntaxParser()
 
     /// Creates a configuration; the defaults and bounds are those of ``ServerSettings``, which
     /// `otp serve` reads too.

@@ -45,6 +45,7 @@ public final class ServerMetrics: Sendable {
         var rateLimited: [String: Int] = [:]
         var sendCaps: [String: Int] = [:]
         var guardOutcomes: [String: Int] = [:]
+        var destinationsRefused: [String: Int] = [:]
         var smsSegments = 0
     }
 
@@ -103,6 +104,11 @@ public final class ServerMetrics: Sendable {
         state.withLock { $0.sendCaps["cap=\"\(cap)\"", default: 0] += 1 }
     }
 
+    /// Counts a start refused for its phone number's region or type (`region`, `number_type`).
+    public func recordDestinationRefused(reason: String) {
+        state.withLock { $0.destinationsRefused["reason=\"\(reason)\"", default: 0] += 1 }
+    }
+
     /// Counts the segments of an SMS handed to a provider: what providers bill.
     public func recordSMSSegments(_ segments: Int) {
         state.withLock { $0.smsSegments += segments }
@@ -155,6 +161,9 @@ public final class ServerMetrics: Sendable {
         family(
             "otp_send_cap_reached_total", "counter", "Starts and resends refused by a send cap, by cap.",
             snapshot.sendCaps)
+        family(
+            "otp_destinations_refused_total", "counter",
+            "Starts refused for the phone number's region or type, by reason.", snapshot.destinationsRefused)
         family(
             "otp_start_guard_total", "counter", "Starts judged by the start guard, by outcome.",
             snapshot.guardOutcomes)

@@ -225,7 +225,7 @@
         var body: some View {
             VerificationScreen(model: model)
                 .task {
-                    await model.start(to: "+1 555 0100")
+                    await model.start(to: "+1 201 555 0100")
                     model.offerSuggestion("482019")
                 }
         }

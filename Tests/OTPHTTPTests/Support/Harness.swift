@@ -146,7 +146,7 @@ final class Harness: @unchecked Sendable {
     }
 
     /// Starts a verification and returns its id.
-    func start(_ to: String = "+15550100", headers: [(String, String)] = []) async throws -> String {
+    func start(_ to: String = "+12015550100", headers: [(String, String)] = []) async throws -> String {
         let response = try await call(
             "POST", "/v1/verifications", json: "{\"to\":\"\(to)\"}", headers: headers)
         guard response.status == 201, let id = response.json["id"] as? String else {

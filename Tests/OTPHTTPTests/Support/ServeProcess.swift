@@ -7,6 +7,8 @@ final class ServeProcess: @unchecked Sendable {
     private let output = Pipe()
     private let errors = Pipe()
     private(set) var firstLine = ""
+    /// Whether standard error shares standard output's pipe.
+    private let oneStream: Bool
 
     /// The built `otp` next to the test bundle.
     static var binary: URL {
@@ -17,6 +19,7 @@ final class ServeProcess: @unchecked Sendable {
     /// Starts `otp` with `arguments`; with `oneStream`, its standard error goes to the same pipe as
     /// its standard output, as in a terminal or with `2>&1`.
     init(_ arguments: [String], environment: [String: String] = [:], oneStream: Bool = false) throws {
+        self.oneStream = oneStream
         process.executableURL = Self.binary
         process.arguments = arguments
         var merged = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("OTP_") }
@@ -26,6 +29,17 @@ final class ServeProcess: @unchecked Sendable {
         process.standardError = .pipe(oneStream ? output : errors)
         process.standardInput = .null
         try process.run()
+    }
+
+    /// Waits for more of standard output; `nil` at its end.
+    func nextOutput() async -> String? {
+        let handle = output.fileHandleForReading
+        return await withCheckedContinuation { continuation in
+            Thread {
+                let chunk = handle.availableData
+                continuation.resume(returning: chunk.isEmpty ? nil : String(decoding: chunk, as: UTF8.self))
+            }.start()
+        }
     }
 
     /// Waits for the first line on standard output (or the end of it).
@@ -65,10 +79,12 @@ final class ServeProcess: @unchecked Sendable {
         let process = self.process
         let output = self.output
         let errors = self.errors
+        let oneStream = self.oneStream
         return await withCheckedContinuation { continuation in
             Thread {
                 let rest = output.fileHandleForReading.readDataToEndOfFile()
-                let err = errors.fileHandleForReading.readDataToEndOfFile()
+                // With one stream the errors pipe was never the child's: nothing will end it.
+                let err = oneStream ? Data() : errors.fileHandleForReading.readDataToEndOfFile()
                 process.waitUntilExit()
                 continuation.resume(
                     returning: (

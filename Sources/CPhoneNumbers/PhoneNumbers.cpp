@@ -1,0 +1,83 @@
+// libphonenumber behind the C interface of CPhoneNumbers.h.
+#include "CPhoneNumbers.h"
+
+#include <phonenumbers/phonenumber.pb.h>
+#include <phonenumbers/phonenumberutil.h>
+
+#include <cstring>
+#include <set>
+#include <string>
+
+using i18n::phonenumbers::PhoneNumber;
+using i18n::phonenumbers::PhoneNumberUtil;
+
+namespace {
+
+const PhoneNumberUtil &util() { return *PhoneNumberUtil::GetInstance(); }
+
+void copy(const std::string &text, char *buffer, size_t capacity) {
+  if (capacity == 0) return;
+  size_t count = text.size() < capacity - 1 ? text.size() : capacity - 1;
+  std::memcpy(buffer, text.data(), count);
+  buffer[count] = '\0';
+}
+
+void describe(const PhoneNumber &number, otp_phone_number *out) {
+  const PhoneNumberUtil &phone = util();
+  std::memset(out, 0, sizeof(*out));
+  out->is_valid = phone.IsValidNumber(number) ? 1 : 0;
+  out->has_extension = number.has_extension() && !number.extension().empty() ? 1 : 0;
+  out->type = out->is_valid ? static_cast<otp_phone_type>(phone.GetNumberType(number)) : otp_phone_unknown;
+  std::string text;
+  phone.Format(number, PhoneNumberUtil::E164, &text);
+  copy(text, out->e164, sizeof(out->e164));
+  text.clear();
+  phone.GetRegionCodeForNumber(number, &text);
+  copy(text, out->region, sizeof(out->region));
+  text.clear();
+  PhoneNumber plain(number);
+  plain.clear_extension();
+  phone.Format(plain, PhoneNumberUtil::INTERNATIONAL, &text);
+  copy(text, out->international, sizeof(out->international));
+}
+
+}  // namespace
+
+extern "C" int otp_phone_parse(const char *text, const char *region_hint, otp_phone_number *out) {
+  std::memset(out, 0, sizeof(*out));
+  if (text == nullptr) return 0;
+  PhoneNumber number;
+  const std::string hint = region_hint == nullptr ? std::string("ZZ") : std::string(region_hint);
+  if (util().Parse(std::string(text), hint, &number) != PhoneNumberUtil::NO_PARSING_ERROR) return 0;
+  describe(number, out);
+  return 1;
+}
+
+extern "C" int otp_phone_example(const char *region, otp_phone_type type, otp_phone_number *out) {
+  std::memset(out, 0, sizeof(*out));
+  if (region == nullptr || type < otp_phone_fixed_line || type >= otp_phone_unknown) return 0;
+  PhoneNumber number;
+  if (!util().GetExampleNumberForType(
+          std::string(region), static_cast<PhoneNumberUtil::PhoneNumberType>(type), &number)) {
+    return 0;
+  }
+  describe(number, out);
+  return 1;
+}
+
+extern "C" size_t otp_phone_supported_regions(char *buffer, size_t capacity) {
+  std::set<std::string> regions;
+  util().GetSupportedRegions(&regions);
+  std::string list;
+  for (const std::string &region : regions) {
+    if (!list.empty()) list += ',';
+    list += region;
+  }
+  copy(list, buffer, capacity);
+  return list.size();
+}
+
+extern "C" int otp_phone_calling_code(const char *region) {
+  if (region == nullptr) return 0;
+  return util().GetCountryCodeForRegion(std::string(region));
+}
