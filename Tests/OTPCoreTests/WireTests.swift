@@ -69,7 +69,7 @@ import Testing
             .payloadTooLarge: 413, .incorrectCode: 422, .idempotencyKeyReused: 422, .locked: 423,
             .rateLimited: 429, .resendTooSoon: 429, .maxSendsReached: 429, .deliveryFailed: 502,
             .storeUnavailable: 503, .internalError: 500, .forbidden: 403, .startRefused: 403,
-            .codeAlreadyUsed: 409, .notImplemented: 501,
+            .codeAlreadyUsed: 409, .notImplemented: 501, .destinationBlocked: 429,
         ]
         #expect(Set(OTPErrorCode.all) == Set(expected.keys))
         for code in OTPErrorCode.all {

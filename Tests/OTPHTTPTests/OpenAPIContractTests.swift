@@ -86,7 +86,7 @@ import Testing
         let inner = try #require(error["error"]?["properties"] as? [String: [String: Any]])
         let codes = try #require(inner["code"]?["enum"] as? [String])
         #expect(Set(codes) == Set(OTPErrorCode.all.map(\.rawValue)))
-        #expect(Set(inner.keys) == ["code", "message", "attemptsLeft", "retryAfter"])
+        #expect(Set(inner.keys) == ["code", "message", "attemptsLeft", "retryAfter", "reason"])
         let responses = try #require(components["responses"] as? [String: [String: Any]])
         let headers = try #require(responses["TooManyRequests"]?["headers"] as? [String: Any])
         #expect(headers["Retry-After"] != nil)

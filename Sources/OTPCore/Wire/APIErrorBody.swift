@@ -19,17 +19,23 @@ public struct APIError: Codable, Sendable, Equatable, Error {
     public var attemptsLeft: Int?
     /// Seconds to wait before trying again, set on every 429.
     public var retryAfter: Int?
+    /// Why a destination is refused, set on `destination_blocked` (`pumping`); absent otherwise.
+    public var reason: String?
 
     /// Creates an error.
-    public init(code: OTPErrorCode, message: String, attemptsLeft: Int? = nil, retryAfter: Int? = nil) {
+    public init(
+        code: OTPErrorCode, message: String, attemptsLeft: Int? = nil, retryAfter: Int? = nil,
+        reason: String? = nil
+    ) {
         self.code = code
         self.message = message
         self.attemptsLeft = attemptsLeft
         self.retryAfter = retryAfter
+        self.reason = reason
     }
 
     private enum CodingKeys: String, CodingKey {
-        case code, message, attemptsLeft, retryAfter
+        case code, message, attemptsLeft, retryAfter, reason
     }
 
     /// Encodes the error, writing absent numbers as `null` as the API shows them.
@@ -39,5 +45,6 @@ public struct APIError: Codable, Sendable, Equatable, Error {
         try container.encode(message, forKey: .message)
         try container.encode(attemptsLeft, forKey: .attemptsLeft)
         try container.encode(retryAfter, forKey: .retryAfter)
+        try container.encodeIfPresent(reason, forKey: .reason)
     }
 }

@@ -45,6 +45,36 @@ extension Verifier {
         } catch {
             return reply(.failure(error))
         }
+        guard let subject = fraudSubject(channel: plan.destination.channel, address: plan.destination.address)
+        else {
+            return proceed(request, screen: screen, plan: plan, claim: claim, now: now, reply: reply)
+        }
+        // The pumping guard: a blocked prefix or region sends nothing; a start that sent is counted
+        // (and may block its prefix) before it answers.
+        let address = plan.destination.address
+        let counted: @Sendable (Result<StartResult, VerifierError>) -> Void = { [self] result in
+            guard case .success(let started) = result, started.created else { return reply(result) }
+            Task { [self] in
+                await fraudCountSend(subject, address: address, now: now)
+                reply(result)
+            }
+        }
+        Task { [self] in
+            do throws(VerifierError) {
+                try await fraudGate(subject, address: address, now: now)
+            } catch {
+                return reply(.failure(error))
+            }
+            proceed(request, screen: screen, plan: plan, claim: claim, now: now, reply: counted)
+        }
+    }
+
+    /// A start past its destination, key and plan: judged by the guard when there is one, else
+    /// stored and sent in one store step.
+    private func proceed(
+        _ request: StartRequest, screen: StartScreen?, plan: StartPlan, claim: IdempotencyClaim?, now: Date,
+        reply: @escaping @Sendable (Result<StartResult, VerifierError>) -> Void
+    ) {
         if let screen {
             Task { [self] in
                 do throws(VerifierError) {

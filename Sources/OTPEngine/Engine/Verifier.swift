@@ -32,6 +32,10 @@ public final class Verifier: Sendable {
     let hasher: CodeHasher
     let clock: @Sendable () -> Date
     let random: SharedRandom
+    /// The store as the pumping guard uses it, when it keeps the guard's counters.
+    let fraudStore: (any FraudCounterStore)?
+    /// Sees every decision of the pumping guard (``FraudDecision``).
+    let fraudDecisions: @Sendable (FraudDecision) -> Void
 
     /// How long a resend may take to deliver its code before another resend may take over.
     static let resendLeaseDuration: Duration = .seconds(60)
@@ -47,12 +51,17 @@ public final class Verifier: Sendable {
     ///   - random: the source of codes and identifiers; keep the default outside tests.
     ///   - testMessages: sees each message to one of ``Policy/testDestinations``, which is never
     ///     handed to `sender`; by default such messages go nowhere.
+    ///   - fraudDecisions: sees each decision of the pumping guard (``Policy/fraudGuard``), on the
+    ///     thread that made it; it must not block.
     public init(
         store: any VerificationStore, sender: any CodeSender, policy: Policy, secret: [UInt8],
         now: @escaping @Sendable () -> Date = { Date() },
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
-        testMessages: @escaping @Sendable (OutgoingMessage) -> Void = { _ in }
+        testMessages: @escaping @Sendable (OutgoingMessage) -> Void = { _ in },
+        fraudDecisions: @escaping @Sendable (FraudDecision) -> Void = { _ in }
     ) {
+        self.fraudStore = store as? any FraudCounterStore
+        self.fraudDecisions = fraudDecisions
         self.testSink = testMessages
         precondition(
             secret.count >= SecretKey.minimumByteCount, "the HMAC secret must have at least 16 bytes")

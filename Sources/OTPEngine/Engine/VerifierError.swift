@@ -22,7 +22,7 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
             case invalidDestination, destinationChannelMismatch, channelNotSupported, callingCodeNotAllowed
             case invalidIdempotencyKey, idempotencyKeyReused, storeUnavailable, internalFailure
             case codeAlreadyUsed, invalidRef, invalidTransaction, startRefused, startGuardUnavailable
-            case factorNotConfirmed
+            case factorNotConfirmed, destinationBlocked
         }
 
         fileprivate let base: Base
@@ -79,6 +79,10 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
 
         /// The authenticator factor has not been confirmed by a first right code.
         public static let factorNotConfirmed = Kind(base: .factorNotConfirmed)
+
+        /// The pumping guard blocks the destination's prefix or region; ``VerifierError/reason``
+        /// says why (`pumping`) and ``VerifierError/retryAfter`` until when.
+        public static let destinationBlocked = Kind(base: .destinationBlocked)
 
         /// The kind's name, such as `incorrectCode`.
         public var description: String { base.rawValue }
@@ -306,6 +310,11 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
     /// The start guard refused, for `reason` (empty when it gave none).
     public static func startRefused(reason: String) -> VerifierError {
         VerifierError(.startRefused, reason: String(reason.prefix(200)))
+    }
+
+    /// The pumping guard blocks the destination for `retryAfter` more, for `reason` (`pumping`).
+    public static func destinationBlocked(retryAfter: Duration, reason: String) -> VerifierError {
+        VerifierError(.destinationBlocked, retryAfter: retryAfter, reason: reason)
     }
 
     /// The authenticator factor is not confirmed yet.

@@ -79,6 +79,10 @@ enum ResponseJSON {
         string(error.code.rawValue, into: &out)
         out.append(contentsOf: #","message":"#.utf8)
         string(error.message, into: &out)
+        if let reason = error.reason {
+            out.append(contentsOf: #","reason":"#.utf8)
+            string(reason, into: &out)
+        }
         out.append(contentsOf: #","retryAfter":"#.utf8)
         optional(error.retryAfter, into: &out)
         out.append(contentsOf: "}}".utf8)

@@ -13,6 +13,7 @@ enum RouteTable {
     enum Name: Int, CaseIterable, Sendable {
         case start, status, check, resend, cancel
         case totpEnroll, totpFactor, totpCheck, totpRecover, totpRecoveryCodes
+        case insights
         case health, live, ready, metrics
         case pageAsset, page, pageState, pageCheck, pageResend, keySet
 
@@ -130,6 +131,8 @@ enum RouteTable {
             Entry(
                 name, "POST", "/v1/totp/{id}/recovery-codes", [200],
                 always + [.notFound, .payloadTooLarge, .forbidden, .notPending])
+        case .insights:
+            Entry(name, "GET", "/v1/insights/conversion", [200], always + [.invalidRequest, .forbidden])
         case .health: Entry(name, "GET", "/healthz", [200, 503], [])
         case .live: Entry(name, "GET", "/livez", [200], [])
         case .ready: Entry(name, "GET", "/readyz", [200, 503], [])
