@@ -175,7 +175,8 @@ extension Verifier {
         else { return reply(judged(answer, at: now)) }
         let result = judged(answer, at: now)
         Task { [self] in
-            await fraudCountApproval(subject, now: now)
+            await fraudCountApproval(
+                subject, address: record.destination, startedAt: record.createdAt, now: now)
             reply(result)
         }
     }

@@ -33,28 +33,36 @@ extension Verifier {
     /// How far back the conversion insights reach: buckets are kept a day (or the window, if longer).
     static let fraudInsightsReach: Int64 = 24 * 3600 * 1000
 
-    /// Refuses a start whose prefix or region a live block holds, when the guard is `on`.
+    /// Refuses a start whose prefix or region a live block holds, when the guard is `on`; answers
+    /// whether the start, once sent, is counted.
     ///
-    /// A safe-listed number passes. In `shadow` mode the refusal is only reported. A store that
-    /// fails here lets the start go on: the guard fails open, and the start's own store step
-    /// answers for the store.
-    func fraudGate(_ subject: FraudSubject, address: String, now: Date) async throws(VerifierError) {
-        guard let fraudStore, !policy.fraudGuard.isSafe(address) else { return }
+    /// A safe-listed number passes. In `shadow` mode the refusal is only reported, and the start is
+    /// sent but not counted, so that shadow's counters, and so its decisions, are those `on` would
+    /// have. A store that fails here lets the start go on: the guard fails open, and the start's own
+    /// store step answers for the store.
+    func fraudGate(_ subject: FraudSubject, address: String, now: Date) async throws(VerifierError) -> Bool {
+        guard let fraudStore, !policy.fraudGuard.isSafe(address) else { return true }
         let tally = fraudTally(
             keys: [], sends: 0, approvals: 0,
             blockKeys: [FraudKey.prefix(subject), FraudKey.region(subject)], skipWhenBlocked: true, now: now)
         guard let totals = try? await fraudStore.tallyFraud(tally, now: now),
             let block = totals.blocks.max(by: { $0.until < $1.until })
-        else { return }
+        else { return true }
         let level: FraudDecision.Level = block.key.hasPrefix("r|") ? .region : .prefix
         let mode = policy.fraudGuard.mode
         fraudDecisions(
             FraudDecision(
                 action: .refuse, level: level, mode: mode, subject: subject, block: block, judgement: nil,
                 at: now))
-        guard mode == .on else { return }
+        guard mode == .on else { return false }
         let wait = StoreTime.milliseconds(block.until) - StoreTime.milliseconds(now)
         throw .destinationBlocked(retryAfter: .milliseconds(max(0, wait)), reason: "pumping")
+    }
+
+    /// When a block began: its end less its length (the first block's length doubled per repeat).
+    func fraudBlockStart(_ block: FraudBlockState) -> Date {
+        let length = policy.fraudGuard.blockDuration * (1 << min(block.repeats - 1, FraudBlockState.maxDoublings))
+        return StoreTime.date(milliseconds: StoreTime.milliseconds(block.until) - StoreTime.milliseconds(length))
     }
 
     /// Counts a sent start and blocks its prefix (or region) when the rule says so.
@@ -103,12 +111,23 @@ extension Verifier {
                 judgement: judgement, at: now))
     }
 
-    /// Counts an approval of an SMS verification. A failure of the store is ignored.
-    func fraudCountApproval(_ subject: FraudSubject, now: Date) async {
+    /// Counts an approval of an SMS verification started at `startedAt`. A failure of the store is
+    /// ignored.
+    ///
+    /// In `shadow` mode an approval of a start that a block live at its start would have refused is
+    /// not counted, as its send was not (``fraudGate(_:address:now:)``).
+    func fraudCountApproval(_ subject: FraudSubject, address: String, startedAt: Date, now: Date) async {
         guard let fraudStore else { return }
+        let keys = [FraudKey.prefix(subject), FraudKey.region(subject), FraudKey.all(subject)]
+        if policy.fraudGuard.mode == .shadow, !policy.fraudGuard.isSafe(address) {
+            let read = fraudTally(
+                keys: [], sends: 0, approvals: 0, blockKeys: Array(keys.prefix(2)), skipWhenBlocked: true,
+                now: now)
+            guard let totals = try? await fraudStore.tallyFraud(read, now: now) else { return }
+            if totals.blocks.contains(where: { fraudBlockStart($0) <= startedAt }) { return }
+        }
         let tally = fraudTally(
-            keys: [FraudKey.prefix(subject), FraudKey.region(subject), FraudKey.all(subject)], sends: 0,
-            approvals: 1, blockKeys: [], skipWhenBlocked: false, now: now)
+            keys: keys, sends: 0, approvals: 1, blockKeys: [], skipWhenBlocked: false, now: now)
         _ = try? await fraudStore.tallyFraud(tally, now: now)
     }
 

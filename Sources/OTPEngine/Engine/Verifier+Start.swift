@@ -60,12 +60,13 @@ extension Verifier {
             }
         }
         Task { [self] in
+            let counts: Bool
             do throws(VerifierError) {
-                try await fraudGate(subject, address: address, now: now)
+                counts = try await fraudGate(subject, address: address, now: now)
             } catch {
                 return reply(.failure(error))
             }
-            proceed(request, screen: screen, plan: plan, claim: claim, now: now, reply: counted)
+            proceed(request, screen: screen, plan: plan, claim: claim, now: now, reply: counts ? counted : reply)
         }
     }
 
