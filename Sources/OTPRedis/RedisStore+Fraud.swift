@@ -10,7 +10,7 @@ extension RedisStore: FraudCounterStore {
     /// Adds a tally to its buckets and answers the window's sums and live blocks, in one script.
     public func tallyFraud(_ tally: FraudTally, now: Date) async throws(StoreError) -> FraudTotals {
         let keys = tally.keys.flatMap { [prefix + "fs:" + $0, prefix + "fa:" + $0] }
-            + tally.blockKeys.map { prefix + "fb:" + $0 } + [prefix + "fkeys"]
+            + tally.blockKeys.map { prefix + "fb:" + $0 } + [prefix + "fkeys", prefix + "fbuckets"]
         let arguments: [[UInt8]] =
             [
                 Self.time(now), Self.time(tally.bucket), Self.time(tally.windowStart), Self.time(tally.keepUntil),
@@ -63,6 +63,17 @@ extension RedisStore: FraudCounterStore {
             forgetAt: StoreTime.date(milliseconds: forget), created: created == 1)
     }
 
+    /// Drops the guard's buckets past their keep-until time, a thousand a script.
+    func purgeFraud(now: Date) async throws(StoreError) {
+        while true {
+            let reply = try await evaluate(
+                RedisScripts.fraudPurge, keys: [prefix + "fbuckets", prefix + "fkeys"],
+                arguments: [Self.time(now), Array(prefix.utf8)])
+            guard case .integer(let count) = reply else { throw Self.failure(reply) }
+            if count < 1000 { return }
+        }
+    }
+
     /// Each key's sums since a time.
     public func fraudCounts(since: Date) async throws(StoreError) -> [FraudCount] {
         let reply = try await evaluate(
@@ -82,7 +93,8 @@ extension RedisStore: FraudCounterStore {
 
 extension RedisScripts {
     /// A pumping-guard tally. KEYS: per counter key its sends and approvals hashes, then each block
-    /// key's hash, then the set of counter keys. ARGV: now, bucket, window start, keep until, sends,
+    /// key's hash, then the set of counter keys, then the buckets by when they may go (`KEY\nBUCKET`
+    /// scored by their keep-until time, for ``fraudPurge``). ARGV: now, bucket, window start, keep until, sends,
     /// approvals, skip when blocked ("1"/"0"), the number of counter keys, of block keys, then the
     /// counter keys. Replies added (1/0), each counter's sends and approvals, each block's until,
     /// repeats and forget time (0 0 0 when none).
@@ -120,7 +132,7 @@ extension RedisScripts {
             local key = KEYS[2 * i - 2 + j]
             if adding then
               redis.call('HINCRBY', key, bucket, tonumber(ARGV[4 + j]))
-              redis.call('PEXPIREAT', key, keep)
+              redis.call('PEXPIRE', key, math.max(1, keep - now))
             end
             local fields = redis.call('HGETALL', key)
             for f = 1, #fields, 2 do
@@ -132,7 +144,10 @@ extension RedisScripts {
               end
             end
           end
-          if adding then redis.call('SADD', KEYS[#KEYS], ARGV[9 + i]) end
+          if adding then
+            redis.call('SADD', KEYS[#KEYS - 1], ARGV[9 + i])
+            redis.call('ZADD', KEYS[#KEYS], keep, ARGV[9 + i] .. '\\n' .. bucket)
+          end
           table.insert(out, sums[1])
           table.insert(out, sums[2])
         end
@@ -150,13 +165,34 @@ extension RedisScripts {
         if b[1] and tonumber(b[1]) > now then
           return {tonumber(b[1]), tonumber(b[2]), tonumber(b[3]), 0}
         end
-        local repeats = (tonumber(b[2]) or 0) + 1
+        local repeats = 1
+        if b[3] and tonumber(b[3]) > now then repeats = tonumber(b[2]) + 1 end
         local untilTime = now + tonumber(ARGV[2]) * 2 ^ math.min(repeats - 1, tonumber(ARGV[4]))
         local forget = untilTime + tonumber(ARGV[3])
         redis.call('HSET', KEYS[1], 'until', string.format('%d', untilTime), 'repeats', repeats,
           'forget', string.format('%d', forget))
-        redis.call('PEXPIREAT', KEYS[1], string.format('%d', forget))
+        redis.call('PEXPIRE', KEYS[1], string.format('%d', math.max(1, forget - now)))
         return {untilTime, repeats, forget, 1}
+        """)
+
+    /// Buckets past their keep-until time and blocks past their memory, as of `now` (Redis's own
+    /// expiry follows the real clock; this follows the store's times). KEYS: the buckets by keep-until
+    /// time, the set of counter keys. ARGV: now, the store's key prefix. Replies how many buckets went.
+    static let fraudPurge = RedisScript(
+        """
+        local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, 1000)
+        for _, member in ipairs(due) do
+          local cut = string.find(member, '\\n', 1, true)
+          local name = string.sub(member, 1, cut - 1)
+          local bucket = string.sub(member, cut + 1)
+          redis.call('HDEL', ARGV[2] .. 'fs:' .. name, bucket)
+          redis.call('HDEL', ARGV[2] .. 'fa:' .. name, bucket)
+          redis.call('ZREM', KEYS[1], member)
+          if redis.call('EXISTS', ARGV[2] .. 'fs:' .. name, ARGV[2] .. 'fa:' .. name) == 0 then
+            redis.call('SREM', KEYS[2], name)
+          end
+        end
+        return #due
         """)
 
     /// Every counter's sums since a time. KEYS: the set of counter keys. ARGV: since, the store's key
