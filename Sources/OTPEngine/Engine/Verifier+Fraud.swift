@@ -131,12 +131,17 @@ extension Verifier {
         _ = try? await fraudStore.tallyFraud(tally, now: now)
     }
 
-    /// Sends, approvals and conversion per region, prefix and channel since a time (at most a day
-    /// back), read from the guard's counters; empty when the store keeps none.
+    /// Sends, approvals and conversion per region, prefix and channel since a time (from the start of
+    /// the counter bucket it falls in, a twelfth of the window; at most a day back), read from the
+    /// guard's counters; empty when the store keeps none.
     public func conversionInsights(since: Date) async throws(VerifierError) -> ConversionInsights {
         guard let fraudStore else { return ConversionInsights(since: since, regions: [], prefixes: []) }
+        // From the start of the bucket `since` falls in: counters are kept per bucket.
+        let bucketLength = max(1000, StoreTime.milliseconds(policy.fraudGuard.bucketLength))
+        let sinceMilliseconds = StoreTime.milliseconds(since)
+        let from = StoreTime.date(milliseconds: sinceMilliseconds - sinceMilliseconds % bucketLength)
         let counts = try await storeCall { () async throws(StoreError) in
-            try await fraudStore.fraudCounts(since: StoreTime.truncated(since))
+            try await fraudStore.fraudCounts(since: from)
         }
         var regions: [ConversionInsights.Row] = []
         var prefixes: [ConversionInsights.Row] = []
