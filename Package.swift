@@ -68,7 +68,8 @@ let package = Package(
             path: "Benchmarks/OTPBenchmarks"),
         // A simulated day of SMS pumping against the guard (make fraud-sim).
         .executableTarget(
-            name: "FraudSim", dependencies: ["OTPEngine", "OTPCore", "OTPSQLite"], path: "Benchmarks/FraudSim"),
+            name: "FraudSim", dependencies: ["OTPEngine", "OTPCore", "OTPSQLite"], path: "Benchmarks/FraudSim"
+        ),
 
         // MARK: Signed approval tokens (EdDSA JWS an app's backend verifies offline)
         .target(

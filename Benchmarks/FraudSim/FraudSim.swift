@@ -33,14 +33,17 @@ struct FraudSim {
                     let path = directory + "/\(attack.rawValue)-\(store)-\(mode.rawValue).sqlite3"
                     let made: any VerificationStore =
                         store == "sqlite" ? try SQLiteStore(path: path) : MemoryStore()
-                    let outcome = try await Simulation(plan: plan, store: made, mode: mode, scenario: scenario)
-                        .run()
+                    let outcome = try await Simulation(
+                        plan: plan, store: made, mode: mode, scenario: scenario
+                    )
+                    .run()
                     await made.shutdown()
                     outcomes[mode] = outcome
                     print(Report.row(attack: attack, store: store, mode: mode, outcome, price: options.price))
                 }
                 guard let on = outcomes[.on], let shadow = outcomes[.shadow] else { continue }
-                let verdict = Report.bounds(attack: attack, on: on, shadow: shadow, minSends: scenario.minSends)
+                let verdict = Report.bounds(
+                    attack: attack, on: on, shadow: shadow, minSends: scenario.minSends)
                 print(verdict.text)
                 if attack == .prefixes, !verdict.met { failed = true }
             }

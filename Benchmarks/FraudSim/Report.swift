@@ -21,7 +21,8 @@ enum Report {
             : "\(outcome.attackAfterFirstStopped)/\(outcome.attackAfterFirst) "
                 + percent(outcome.attackAfterFirstStopped, of: outcome.attackAfterFirst)
         let stoppedWord = mode == .shadow ? " (would)" : ""
-        return "| \(attack.rawValue) | \(store) | \(mode.rawValue) | \(outcome.attackStarts) | \(outcome.attackSent) "
+        return
+            "| \(attack.rawValue) | \(store) | \(mode.rawValue) | \(outcome.attackStarts) | \(outcome.attackSent) "
             + "| \(outcome.attackStopped)\(stoppedWord) \(percent(outcome.attackStopped, of: outcome.attackStarts)) "
             + "| \(after) | \(outcome.legitStarts) | \(outcome.legitRefused)\(stoppedWord) "
             + "| \(String(format: "%.2f", Double(outcome.attackSent) * price)) USD "
@@ -36,7 +37,8 @@ enum Report {
     static func bounds(
         attack: AttackShape, on: Outcome, shadow: Outcome, minSends: Int
     ) -> (met: Bool, text: String) {
-        let share = on.attackAfterFirst == 0 ? 0 : Double(on.attackAfterFirstStopped) / Double(on.attackAfterFirst)
+        let share =
+            on.attackAfterFirst == 0 ? 0 : Double(on.attackAfterFirstStopped) / Double(on.attackAfterFirst)
         let stopped = on.attackAfterFirst > 0 && share >= 0.95
         let noLegit = on.legitPrefixesBlocked.isEmpty && shadow.legitPrefixesBlocked.isEmpty
         let same = on.blocks == shadow.blocks

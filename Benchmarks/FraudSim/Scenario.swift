@@ -108,7 +108,8 @@ struct Scenario {
                 let expected = region.perHour / 60 * Self.curve(hour: hour)
                 for _ in 0..<random.poisson(expected) {
                     let range = ranges[random.below(ranges.count)]
-                    let number = "+" + region.code + range + random.digits(region.nationalLength - range.count)
+                    let number =
+                        "+" + region.code + range + random.digits(region.nationalLength - range.count)
                     let converts = random.unit() < region.conversion
                     starts.append(
                         PlannedStart(
@@ -136,7 +137,8 @@ struct Scenario {
                     isAttack: true, approveAfter: nil,
                     client: "203.0.113.\(random.below(250))"))
         }
-        return starts.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
+        return starts.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(
+            \.element)
     }
 
     /// The lines that state the scenario and the rules.

@@ -56,7 +56,8 @@ struct Simulation {
         let started = ContinuousClock.now
         var index = 0
         while index < plan.count || !approvals.isEmpty {
-            let takeApproval = !approvals.isEmpty && (index == plan.count || approvals[0].at <= plan[index].at)
+            let takeApproval =
+                !approvals.isEmpty && (index == plan.count || approvals[0].at <= plan[index].at)
             let at = takeApproval ? approvals[0].at : plan[index].at
             clock.withLock { $0 = day0.addingTimeInterval(TimeInterval(at)) }
             if at >= nextPurge {
@@ -86,7 +87,7 @@ struct Simulation {
                 let result = try await verifier.start(
                     StartRequest(to: start.to, channel: .sms, clientAddress: start.client))
                 sentID = result.verification.id
-            } catch where error.kind == .destinationBlocked {
+            } catch  where error.kind == .destinationBlocked {
                 refused = true
             } catch {
                 outcome.otherErrors += 1

@@ -9,22 +9,26 @@ import OTPEngine
 extension RedisStore: FraudCounterStore {
     /// Adds a tally to its buckets and answers the window's sums and live blocks, in one script.
     public func tallyFraud(_ tally: FraudTally, now: Date) async throws(StoreError) -> FraudTotals {
-        let keys = tally.keys.flatMap { [prefix + "fs:" + $0, prefix + "fa:" + $0] }
+        let keys =
+            tally.keys.flatMap { [prefix + "fs:" + $0, prefix + "fa:" + $0] }
             + tally.blockKeys.map { prefix + "fb:" + $0 } + [prefix + "fkeys", prefix + "fbuckets"]
         let arguments: [[UInt8]] =
             [
-                Self.time(now), Self.time(tally.bucket), Self.time(tally.windowStart), Self.time(tally.keepUntil),
+                Self.time(now), Self.time(tally.bucket), Self.time(tally.windowStart),
+                Self.time(tally.keepUntil),
                 Array(String(tally.sends).utf8), Array(String(tally.approvals).utf8),
                 Array((tally.skipWhenBlocked ? "1" : "0").utf8), Array(String(tally.keys.count).utf8),
                 Array(String(tally.blockKeys.count).utf8),
             ] + tally.keys.map { Array($0.utf8) }
         let reply = try await evaluate(RedisScripts.fraudTally, keys: keys, arguments: arguments)
-        guard case .array(let parts) = reply, parts.count == 1 + 2 * tally.keys.count + 3 * tally.blockKeys.count,
+        guard case .array(let parts) = reply,
+            parts.count == 1 + 2 * tally.keys.count + 3 * tally.blockKeys.count,
             case .integer(let added) = parts[0]
         else { throw Self.failure(reply) }
         var counts: [FraudCount] = []
         for (index, key) in tally.keys.enumerated() {
-            guard case .integer(let sends) = parts[1 + 2 * index], case .integer(let approvals) = parts[2 + 2 * index]
+            guard case .integer(let sends) = parts[1 + 2 * index],
+                case .integer(let approvals) = parts[2 + 2 * index]
             else { throw Self.failure(reply) }
             counts.append(FraudCount(key: key, sends: Int(sends), approvals: Int(approvals)))
         }
@@ -46,7 +50,9 @@ extension RedisStore: FraudCounterStore {
     }
 
     /// Blocks a key unless a live block holds it, in one script.
-    public func blockFraud(_ request: FraudBlockRequest, now: Date) async throws(StoreError) -> FraudBlockState {
+    public func blockFraud(
+        _ request: FraudBlockRequest, now: Date
+    ) async throws(StoreError) -> FraudBlockState {
         let reply = try await evaluate(
             RedisScripts.fraudBlock, keys: [prefix + "fb:" + request.key],
             arguments: [
@@ -92,7 +98,9 @@ extension RedisStore: FraudCounterStore {
 }
 
 extension RedisScripts {
-    /// A pumping-guard tally. KEYS: per counter key its sends and approvals hashes, then each block
+    /// A pumping-guard tally.
+    ///
+    /// KEYS: per counter key its sends and approvals hashes, then each block
     /// key's hash, then the set of counter keys, then the buckets by when they may go (`KEY\nBUCKET`
     /// scored by their keep-until time, for ``fraudPurge``). ARGV: now, bucket, window start, keep until, sends,
     /// approvals, skip when blocked ("1"/"0"), the number of counter keys, of block keys, then the
@@ -155,7 +163,9 @@ extension RedisScripts {
         return out
         """)
 
-    /// A pumping-guard block, as `FraudBlockState.next`. KEYS: the block's hash. ARGV: now, the first
+    /// A pumping-guard block, as `FraudBlockState.next`.
+    ///
+    /// KEYS: the block's hash. ARGV: now, the first
     /// block's length, the memory after it, the most doublings. Replies until, repeats, forget time,
     /// created (1/0).
     static let fraudBlock = RedisScript(
@@ -175,8 +185,9 @@ extension RedisScripts {
         return {untilTime, repeats, forget, 1}
         """)
 
-    /// Buckets past their keep-until time and blocks past their memory, as of `now` (Redis's own
-    /// expiry follows the real clock; this follows the store's times). KEYS: the buckets by keep-until
+    /// Buckets past their keep-until time, as of the store's `now`.
+    ///
+    /// Redis's own expiry follows the real clock; this follows the store's times. KEYS: the buckets by keep-until
     /// time, the set of counter keys. ARGV: now, the store's key prefix. Replies how many buckets went.
     static let fraudPurge = RedisScript(
         """
@@ -195,7 +206,9 @@ extension RedisScripts {
         return #due
         """)
 
-    /// Every counter's sums since a time. KEYS: the set of counter keys. ARGV: since, the store's key
+    /// Every counter's sums since a time.
+    ///
+    /// KEYS: the set of counter keys. ARGV: since, the store's key
     /// prefix. Replies key, sends, approvals for each key with any; keys whose hashes are gone leave
     /// the set.
     static let fraudCounts = RedisScript(

@@ -13,7 +13,9 @@ extension SQLiteStore: FraudCounterStore {
     }
 
     /// Blocks a key unless a live block holds it, in one transaction.
-    public func blockFraud(_ request: FraudBlockRequest, now: Date) async throws(StoreError) -> FraudBlockState {
+    public func blockFraud(
+        _ request: FraudBlockRequest, now: Date
+    ) async throws(StoreError) -> FraudBlockState {
         try await run { (db: SQLiteConnection) throws(StoreError) in
             try db.immediateTransaction { () throws(StoreError) in
                 let previous = try Self.block(db, key: request.key)
@@ -47,7 +49,9 @@ extension SQLiteStore: FraudCounterStore {
         }
     }
 
-    private static func tally(_ db: SQLiteConnection, _ tally: FraudTally, now: Date) throws(StoreError)
+    private static func tally(
+        _ db: SQLiteConnection, _ tally: FraudTally, now: Date
+    ) throws(StoreError)
         -> FraudTotals
     {
         var live: [FraudBlockState] = []
@@ -63,7 +67,8 @@ extension SQLiteStore: FraudCounterStore {
                         + "approvals = approvals + excluded.approvals, "
                         + "keep_until = max(keep_until, excluded.keep_until)",
                     [
-                        .text(key), .integer(StoreTime.milliseconds(tally.bucket)), .integer(Int64(tally.sends)),
+                        .text(key), .integer(StoreTime.milliseconds(tally.bucket)),
+                        .integer(Int64(tally.sends)),
                         .integer(Int64(tally.approvals)), .integer(StoreTime.milliseconds(tally.keepUntil)),
                     ])
             }

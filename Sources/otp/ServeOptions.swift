@@ -338,7 +338,8 @@ enum ServeOptions {
         return Set(codes)
     }
     static let fraudGuard = Option(
-        "fraud-guard", "on|shadow|off", defaultText: "on with a paid SMS sender (twilio, webhook), else shadow",
+        "fraud-guard", "on|shadow|off",
+        defaultText: "on with a paid SMS sender (twilio, webhook), else shadow",
         "the SMS pumping guard: on blocks prefixes whose conversion collapses, shadow only decides and logs"
     ) { text throws(UsageError) -> FraudGuardPolicy.Mode in
         guard let mode = FraudGuardPolicy.Mode(rawValue: text) else {

@@ -66,8 +66,9 @@ public struct OTPErrorCode: RawRepresentable, Hashable, Sendable, Codable, Custo
     public static let forbidden = OTPErrorCode(rawValue: "forbidden")
     /// The operator's start guard refused the start before anything was sent (403).
     public static let startRefused = OTPErrorCode(rawValue: "start_refused")
-    /// 429: the pumping guard blocks the destination's prefix or region; `reason` says why
-    /// (`pumping`) and `retryAfter` when the block ends. Nothing was sent.
+    /// 429: the pumping guard blocks the destination's prefix or region.
+    ///
+    /// `reason` says why (`pumping`) and `retryAfter` when the block ends. Nothing was sent.
     public static let destinationBlocked = OTPErrorCode(rawValue: "destination_blocked")
     /// An authenticator code already accepted for its time step: a replay (409).
     public static let codeAlreadyUsed = OTPErrorCode(rawValue: "code_already_used")

@@ -61,8 +61,10 @@ extension Verifier {
 
     /// When a block began: its end less its length (the first block's length doubled per repeat).
     func fraudBlockStart(_ block: FraudBlockState) -> Date {
-        let length = policy.fraudGuard.blockDuration * (1 << min(block.repeats - 1, FraudBlockState.maxDoublings))
-        return StoreTime.date(milliseconds: StoreTime.milliseconds(block.until) - StoreTime.milliseconds(length))
+        let length =
+            policy.fraudGuard.blockDuration * (1 << min(block.repeats - 1, FraudBlockState.maxDoublings))
+        return StoreTime.date(
+            milliseconds: StoreTime.milliseconds(block.until) - StoreTime.milliseconds(length))
     }
 
     /// Counts a sent start and blocks its prefix (or region) when the rule says so.
@@ -111,11 +113,11 @@ extension Verifier {
                 judgement: judgement, at: now))
     }
 
-    /// Counts an approval of an SMS verification started at `startedAt`. A failure of the store is
-    /// ignored.
+    /// Counts an approval of an SMS verification started at `startedAt`.
     ///
-    /// In `shadow` mode an approval of a start that a block live at its start would have refused is
-    /// not counted, as its send was not (``fraudGate(_:address:now:)``).
+    /// A failure of the store is ignored. In `shadow` mode an approval of a start that a block live
+    /// at its start would have refused is not counted, as its send was not
+    /// (``fraudGate(_:address:now:)``).
     func fraudCountApproval(_ subject: FraudSubject, address: String, startedAt: Date, now: Date) async {
         guard let fraudStore else { return }
         let keys = [FraudKey.prefix(subject), FraudKey.region(subject), FraudKey.all(subject)]

@@ -66,7 +66,8 @@ extension Verifier {
             } catch {
                 return reply(.failure(error))
             }
-            proceed(request, screen: screen, plan: plan, claim: claim, now: now, reply: counts ? counted : reply)
+            proceed(
+                request, screen: screen, plan: plan, claim: claim, now: now, reply: counts ? counted : reply)
         }
     }
 

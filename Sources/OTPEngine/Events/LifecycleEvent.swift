@@ -68,7 +68,8 @@ public struct LifecycleEvent: Sendable, Equatable {
     public static func fraudBlocked(_ decision: FraudDecision) -> LifecycleEvent {
         let target = decision.level == .region ? decision.subject.region : decision.subject.prefix
         return LifecycleEvent(
-            id: "evt_fraud.\(decision.level.rawValue).\(target).\(decision.block.repeats)", kind: .fraudBlocked,
+            id: "evt_fraud.\(decision.level.rawValue).\(target).\(decision.block.repeats)",
+            kind: .fraudBlocked,
             verificationID: "", channel: decision.subject.channel, to: target, at: decision.at)
     }
 

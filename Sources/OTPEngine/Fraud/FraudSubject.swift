@@ -40,7 +40,8 @@ public struct FraudSubject: Sendable, Hashable {
     /// The seam for a numbering-plan parser: pass the region it finds for the number.
     public init(e164: String, channel: Channel = .sms, region: String? = nil) {
         self.init(
-            region: region ?? Self.callingCodeRegion(of: e164), prefix: Self.prefix(of: e164), channel: channel)
+            region: region ?? Self.callingCodeRegion(of: e164), prefix: Self.prefix(of: e164),
+            channel: channel)
     }
 
     /// The region of a number as the calling code gives it, `+` and the code, until numbers carry

@@ -90,6 +90,7 @@ enum RouteTable {
                 always + [
                     .invalidRequest, .invalidDestination, .channelNotSupported, .payloadTooLarge,
                     .idempotencyKeyReused, .rateLimited, .deliveryFailed, .startRefused, .forbidden,
+                    .destinationBlocked,
                 ])
         case .status: Entry(name, "GET", "/v1/verifications/{id}", [200], always + [.notFound])
         case .check:

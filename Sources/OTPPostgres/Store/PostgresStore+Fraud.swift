@@ -49,7 +49,9 @@ extension PostgresStore: FraudCounterStore {
     }
 
     /// Blocks a key unless a live block holds it, in one transaction.
-    public func blockFraud(_ request: FraudBlockRequest, now: Date) async throws(StoreError) -> FraudBlockState {
+    public func blockFraud(
+        _ request: FraudBlockRequest, now: Date
+    ) async throws(StoreError) -> FraudBlockState {
         try await transaction { (db: PostgresConnection) throws(StoreError) in
             // The row is made first if missing, so that the lock below always has a row to hold.
             try db.query(

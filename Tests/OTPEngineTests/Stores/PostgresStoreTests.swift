@@ -104,7 +104,9 @@ import Testing
         #expect(pool?.reason.contains("connections") == true)
     }
 
-    @Test("the tables carry schema version 2 (version 1 is brought up); a database at another version is refused")
+    @Test(
+        "the tables carry schema version 2 (version 1 is brought up); a database at another version is refused"
+    )
     func schemaVersion() async throws {
         let schema = PostgresTestServer.freshSchema()
         let store = try Self.store(schema: schema)

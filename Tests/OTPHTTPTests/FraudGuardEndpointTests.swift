@@ -1,0 +1,107 @@
+import Foundation
+import OTPCore
+import OTPEngine
+import Testing
+
+@testable import OTPHTTP
+
+/// The pumping guard over HTTP: the 429, its log line and metric, and the conversion insights.
+@Suite struct FraudGuardEndpointTests {
+    static func policy(_ mode: FraudGuardPolicy.Mode = .on) -> Policy {
+        var policy = Policy()
+        let plenty = RateLimit(limit: 10_000, window: .seconds(3600))
+        policy.startsPerAddress = plenty
+        policy.startsPerDestination = plenty
+        policy.checksPerAddress = plenty
+        policy.fraudGuard = FraudGuardPolicy(mode: mode, minSends: 3)
+        return policy
+    }
+
+    /// Three approved starts to +447700, then three unanswered ones to +447911: the prefix's block.
+    static func pump(_ harness: Harness) async throws {
+        for index in 0..<3 {
+            let id = try await harness.start("+44770090000\(index)")
+            #expect(try await harness.check(id, try harness.code(for: id)).status == 200)
+        }
+        for index in 0..<3 { _ = try await harness.start("+44791110000\(index)") }
+    }
+
+    @Test(
+        "a start to a blocked prefix is 429 destination_blocked, reason pumping, with retryAfter, and sends nothing"
+    )
+    func blocked() async throws {
+        try await Harness.with(policy: Self.policy(), publishableKeys: PublishableKeyTests.keys) { harness in
+            try await Self.pump(harness)
+            let sentBefore = (try? OutboxSender.entries(path: harness.outbox).count) ?? 0
+            let response = try await harness.call(
+                "POST", "/v1/verifications", json: #"{"to":"+447911100009"}"#)
+            #expect(response.status == 429)
+            #expect(response.errorCode == "destination_blocked")
+            #expect(response.errorField("reason") as? String == "pumping")
+            #expect(response.errorField("retryAfter") as? Int == 43_200)
+            #expect(response.headers["retry-after"] == "43200")
+            #expect(((try? OutboxSender.entries(path: harness.outbox).count) ?? 0) == sentBefore)
+            // The decisions: a log line each with their figures, never a whole number; a metric each.
+            let lines = harness.log.all.filter { $0.contains(#""event":"fraud_decision""#) }
+            #expect(lines.count == 2)
+            let block = try #require(lines.first)
+            for field in [
+                #""action":"block""#, #""prefix":"+447911""#, #""region":"+44""#, #""sends":"3""#,
+                #""approvals":"0""#, #""baseline":"1.0000""#, #""threshold":"0.2500""#, #""repeat":"1""#,
+            ] {
+                #expect(block.contains(field), "\(field) in \(block)")
+            }
+            #expect(lines.last?.contains(#""action":"refuse""#) == true)
+            #expect(!harness.log.all.joined().contains("447911100009"))
+            let metrics = try await harness.call("GET", "/metrics")
+            #expect(metrics.text.contains(#"otp_fraud_decisions_total{action="block",region="+44"} 1"#))
+            #expect(metrics.text.contains(#"otp_fraud_decisions_total{action="refuse",region="+44"} 1"#))
+        }
+    }
+
+    @Test("shadow mode sends to a blocked prefix and counts its decisions as shadow_")
+    func shadow() async throws {
+        try await Harness.with(policy: Self.policy(.shadow)) { harness in
+            try await Self.pump(harness)
+            _ = try await harness.start("+447911100009")
+            let metrics = try await harness.call("GET", "/metrics")
+            #expect(
+                metrics.text.contains(#"otp_fraud_decisions_total{action="shadow_block",region="+44"} 1"#))
+            #expect(
+                metrics.text.contains(#"otp_fraud_decisions_total{action="shadow_refuse",region="+44"} 1"#))
+        }
+    }
+
+    @Test(
+        "the conversion insights: per region and prefix for secret keys; 403 for publishable keys; 400 for a bad since"
+    )
+    func insights() async throws {
+        try await Harness.with(policy: Self.policy(), publishableKeys: PublishableKeyTests.keys) { harness in
+            try await Self.pump(harness)
+            let since = WireCoding.format(harness.clock.now.addingTimeInterval(-600))
+            let response = try await harness.call("GET", "/v1/insights/conversion?since=\(since)")
+            #expect(response.status == 200)
+            let regions = try #require(response.json["regions"] as? [[String: Any]])
+            #expect(regions.count == 1)
+            #expect(regions.first?["region"] as? String == "+44")
+            #expect(regions.first?["sends"] as? Int == 6)
+            #expect(regions.first?["approvals"] as? Int == 3)
+            #expect(regions.first?["conversion"] as? Double == 0.5)
+            let prefixes = try #require(response.json["prefixes"] as? [[String: Any]])
+            #expect(Set(prefixes.compactMap { $0["prefix"] as? String }) == ["+447700", "+447911"])
+            #expect(response.json["since"] as? String == since)
+            let later = WireCoding.format(harness.clock.now.addingTimeInterval(3600))
+            let empty = try await harness.call("GET", "/v1/insights/conversion?since=\(later)")
+            #expect((empty.json["regions"] as? [Any])?.isEmpty == true)
+            let publishable = try await harness.call(
+                "GET", "/v1/insights/conversion", key: .some(PublishableKeyTests.ios))
+            #expect(publishable.status == 403)
+            #expect(publishable.errorCode == "forbidden")
+            let bad = try await harness.call("GET", "/v1/insights/conversion?since=yesterday")
+            #expect(bad.status == 400)
+            #expect(bad.errorCode == "invalid_request")
+            let whole = try await harness.call("GET", "/v1/insights/conversion")
+            #expect(whole.status == 200)
+        }
+    }
+}
