@@ -29,7 +29,8 @@ public typealias StoreReply<Answer: Sendable> = @Sendable (Result<Answer, StoreE
 /// The protocol has 25 requirements: 14 here, 5 of ``LifecycleEventStore`` and 6 of
 /// ``TOTPFactorStore``. ``MemoryStore`` is the reference; the SQLite, Redis and PostgreSQL stores
 /// live in `OTPSQLite`, `OTPRedis` and `OTPPostgres`, and the shared conformance suite holds
-/// every store to the same answers.
+/// every store to the same answers. The SMS pumping guard's counters are a protocol of their
+/// own, ``FraudCounterStore``, which every store of the package also implements.
 ///
 /// A store's life is explicit: it is open from its initializer until ``shutdown()``.
 /// Nothing is purged behind the caller's back: records, idempotency keys and rate counters
