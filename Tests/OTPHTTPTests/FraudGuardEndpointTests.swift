@@ -59,6 +59,26 @@ import Testing
         }
     }
 
+    @Test("a block is posted once as a fraud_blocked lifecycle event naming the prefix, never a number")
+    func event() async throws {
+        let receiver = try ProviderStub()
+        try await EventWebhookTests.with(.memory, receiver: receiver, policy: Self.policy()) { harness in
+            try await Self.pump(harness)
+            // Six pending, three approved, one fraud_blocked.
+            let requests = await receiver.waitForRequests(10)
+            let events = requests.map { EventWebhookTests.object($0.body) }
+            let blocked = events.filter { $0["type"] == "fraud_blocked" }
+            #expect(blocked.count == 1)
+            #expect(blocked.first?["to"] == "+447911")
+            #expect(blocked.first?["verificationId"] == "")
+            #expect(blocked.first?["id"] == "evt_fraud.prefix.+447911.1")
+            #expect(
+                try await EventWebhookTests.waitForMetric(
+                    harness, #"otp_events_total{type="fraud_blocked",result="delivered"} 1"#))
+        }
+        await receiver.stop()
+    }
+
     @Test("shadow mode sends to a blocked prefix and counts its decisions as shadow_")
     func shadow() async throws {
         try await Harness.with(policy: Self.policy(.shadow)) { harness in

@@ -105,7 +105,7 @@ enum RouteTable {
                 name, "POST", "/v1/verifications/{id}/resend", [200],
                 always + [
                     .notFound, .notPending, .payloadTooLarge, .rateLimited, .resendTooSoon, .maxSendsReached,
-                    .deliveryFailed, .startRefused,
+                    .deliveryFailed, .startRefused, .destinationBlocked,
                 ])
         case .cancel:
             Entry(
@@ -157,7 +157,7 @@ enum RouteTable {
                 name, "POST", "/v/{token}/resend", [200, 414],
                 [
                     .notFound, .notPending, .payloadTooLarge, .rateLimited, .resendTooSoon, .maxSendsReached,
-                    .deliveryFailed, .storeUnavailable, .internalError,
+                    .deliveryFailed, .storeUnavailable, .internalError, .destinationBlocked,
                 ])
         case .keySet: Entry(name, "GET", "/.well-known/jwks.json", [200], [])
         }

@@ -148,6 +148,30 @@ import Testing
         _ = try await h.start("+447700900099")
     }
 
+    @Test("a resend to a blocked prefix is refused too, and sends nothing; in shadow mode it is sent")
+    func resend() async throws {
+        for mode in [FraudGuardPolicy.Mode.on, .shadow] {
+            let h = GuardHarness(mode: mode)
+            try await h.baseline()
+            let first = try await h.start("+447911100000")
+            try await h.pump(19, from: 1)
+            #expect(h.blocks.count == 1)
+            h.clock.advance(by: .seconds(60))
+            let sent = await h.sender.messages.count
+            let error = await verifierError { () async throws(VerifierError) in
+                try await h.verifier.resend(id: first.id, clientAddress: "192.0.2.7")
+            }
+            if mode == .on {
+                #expect(error?.kind == .destinationBlocked)
+                #expect(error?.retryAfter == .seconds(12 * 3600 - 60))
+                #expect(await h.sender.messages.count == sent)
+            } else {
+                #expect(error == nil)
+                #expect(await h.sender.messages.count == sent + 1)
+            }
+        }
+    }
+
     @Test("a block ends after its length; the next block of the prefix lasts twice as long")
     func repeats() async throws {
         let h = GuardHarness()
