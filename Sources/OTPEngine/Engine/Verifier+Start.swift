@@ -4,9 +4,10 @@ import OTPCore
 extension Verifier {
     /// Starts a verification and sends its first code.
     ///
-    /// Judged in this order: the destination and channel, the idempotency key (a replay
-    /// answers the same verification with `created == false`, a different body
-    /// `idempotencyKeyReused`), the rate limits per destination, per client address and in
+    /// Judged in this order: the destination and channel, the SMS pumping guard's blocks when
+    /// ``Policy/fraudGuard`` is `on` (`destinationBlocked`; see <doc:ThePumpingGuard>), the
+    /// idempotency key (a replay answers the same verification with `created == false`, a
+    /// different body `idempotencyKeyReused`), the rate limits per destination, per client address and in
     /// all (`rateLimited`), then `screen` (the start guard) when given (`startRefused`,
     /// `startGuardUnavailable`), then the code is made, stored and sent. A delivery failure
     /// cancels the verification, frees the idempotency key and throws `deliveryFailed`.
@@ -29,8 +30,9 @@ extension Verifier {
     /// A start without a guard is one store step (``VerificationStore/start(_:now:reply:)``: the
     /// idempotency key, the permits and the record at once) and a send; with the memory store and a
     /// sender that delivers on the caller's thread (``ImmediateCodeSender``), `reply` runs before
-    /// this returns. A start the guard judges, and the undoing after a failed send or store, run
-    /// as a task. `reply` must not block.
+    /// this returns. A start the guard judges, an SMS start the pumping guard looks at (`on` or
+    /// `shadow`: its store steps come first, and the sent start is counted before `reply`), and
+    /// the undoing after a failed send or store, run as a task. `reply` must not block.
     public func start(
         _ request: StartRequest, screen: StartScreen? = nil,
         reply: @escaping @Sendable (Result<StartResult, VerifierError>) -> Void
