@@ -59,6 +59,16 @@ import Testing
         )
         let decoded = try WireCoding.decoder().decode(APIErrorBody.self, from: Data(text.utf8))
         #expect(decoded == body)
+        // A reason is written only when there is one.
+        let blocked = APIErrorBody(
+            error: APIError(
+                code: .destinationBlocked, message: "Blocked.", retryAfter: 60, reason: "pumping"))
+        let blockedText = String(decoding: try WireCoding.encoder().encode(blocked), as: UTF8.self)
+        #expect(
+            blockedText
+                == #"{"error":{"attemptsLeft":null,"code":"destination_blocked","message":"Blocked.","reason":"pumping","retryAfter":60}}"#
+        )
+        #expect(try WireCoding.decoder().decode(APIErrorBody.self, from: Data(blockedText.utf8)) == blocked)
     }
 
     @Test("every error code has the HTTP status of HTTP-API.md (and openapi.yaml for the key codes)")

@@ -373,6 +373,12 @@ final class MemorySender: CodeSender, @unchecked Sendable {
                 .internalFailure, .internalError, 500, "Something went wrong on the server. Try again.", nil,
                 nil
             ),
+            (
+                .destinationBlocked(retryAfter: .milliseconds(43_199_500), reason: "pumping"),
+                .destinationBlocked, 429, "Codes can't be sent to this number right now. Try again later.",
+                nil,
+                43_200
+            ),
         ] as [(VerifierError, OTPErrorCode, Int, String, Int?, Int?)])
     func mapping(
         error: VerifierError, code: OTPErrorCode, status: Int, message: String, attemptsLeft: Int?,
@@ -384,6 +390,7 @@ final class MemorySender: CodeSender, @unchecked Sendable {
         #expect(wire.message == message)
         #expect(wire.attemptsLeft == attemptsLeft)
         #expect(wire.retryAfter == retryAfter)
+        #expect(wire.reason == (code == .destinationBlocked ? "pumping" : nil))
     }
 
     @Test(

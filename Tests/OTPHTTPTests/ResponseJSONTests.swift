@@ -41,7 +41,8 @@ import Testing
         for (index, text) in Self.texts.enumerated() {
             let error = APIError(
                 code: OTPErrorCode.all[index % OTPErrorCode.all.count], message: text,
-                attemptsLeft: index % 2 == 0 ? nil : index, retryAfter: index % 3 == 0 ? index : nil)
+                attemptsLeft: index % 2 == 0 ? nil : index, retryAfter: index % 3 == 0 ? index : nil,
+                reason: index % 4 == 1 ? text : nil)
             let expected = try WireCoding.encoder().encode(APIErrorBody(error: error))
             #expect(
                 String(decoding: ResponseJSON.error(error), as: UTF8.self)
