@@ -172,6 +172,31 @@ import Testing
         }
     }
 
+    @Test(
+        "servers sharing a store share the counts: sends through one block the prefix for the other",
+        arguments: StoreKind.allCases)
+    func shared(kind: StoreKind) async throws {
+        let stores = try await kind.makeStores(count: 2)
+        let one = GuardHarness(store: stores[0])
+        let other = GuardHarness(store: stores[1])
+        for index in 0..<20 {
+            try await (index % 2 == 0 ? one : other).start(
+                "+4477009000\(String(format: "%02d", index))", approve: index < 16)
+        }
+        for index in 0..<20 {
+            try await (index % 2 == 0 ? one : other).start("+4479111000\(String(format: "%02d", index))")
+        }
+        #expect(one.blocks.count + other.blocks.count == 1)
+        let error = await verifierError { () async throws(VerifierError) in
+            try await other.verifier.start(StartRequest(to: "+447911100099", clientAddress: "192.0.2.7"))
+        }
+        #expect(error?.kind == .destinationBlocked)
+        let insights = try await one.verifier.conversionInsights(
+            since: one.clock.date.addingTimeInterval(-60))
+        #expect(insights.regions.first?.sends == 40)
+        #expect(insights.regions.first?.approvals == 16)
+    }
+
     @Test("a block ends after its length; the next block of the prefix lasts twice as long")
     func repeats() async throws {
         let h = GuardHarness()
