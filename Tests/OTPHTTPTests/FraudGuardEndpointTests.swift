@@ -27,10 +27,10 @@ import Testing
     }
 
     @Test(
-        "a start to a blocked prefix is 429 destination_blocked, reason pumping, with retryAfter, and sends nothing"
-    )
-    func blocked() async throws {
-        try await Harness.with(policy: Self.policy(), publishableKeys: PublishableKeyTests.keys) { harness in
+        "a start to a blocked prefix is 429 destination_blocked, reason pumping, with retryAfter, and sends nothing",
+        arguments: StoreKind.allCases)
+    func blocked(kind: StoreKind) async throws {
+        try await Harness.with(store: kind, policy: Self.policy()) { harness in
             try await Self.pump(harness)
             let sentBefore = (try? OutboxSender.entries(path: harness.outbox).count) ?? 0
             let response = try await harness.call(
