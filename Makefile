@@ -1,5 +1,5 @@
 # OTPKit: `make demo` runs the product on Linux; `make test` runs every test.
-.PHONY: demo test deps build lint format bench bench-all bench-engine reliability release dashboard-screenshot clean
+.PHONY: demo test deps build lint format bench bench-all bench-engine fraud-sim reliability release dashboard-screenshot clean
 
 demo: deps
 	swift build -c release --product otp
@@ -22,6 +22,11 @@ format:
 
 bench-engine: deps
 	bash scripts/bench-engine.sh
+
+# A simulated day of SMS pumping against the guard, on the memory and SQLite stores (not timed).
+fraud-sim: deps
+	swift build -c release --product FraudSim
+	.build/release/FraudSim $(ARGS)
 
 bench: deps
 	bash scripts/bench-http.sh

@@ -67,6 +67,10 @@ let package = Package(
             name: "OTPBenchmarks",
             dependencies: ["OTPEngine", "OTPCore", "OTPSQLite", "OTPRedis", "CSQLite", "CHiredis"],
             path: "Benchmarks/OTPBenchmarks"),
+        // A simulated day of SMS pumping against the guard (make fraud-sim).
+        .executableTarget(
+            name: "FraudSim", dependencies: ["OTPEngine", "OTPCore", "OTPSQLite"], path: "Benchmarks/FraudSim"
+        ),
 
         // MARK: Signed approval tokens (EdDSA JWS an app's backend verifies offline)
         .target(

@@ -358,8 +358,10 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
                 case .integer(let full) = parts[1]
             else { throw Self.failure(reply) }
             deleted += Int(count)
-            if full == 0 { return deleted }
+            if full == 0 { break }
         }
+        try await purgeFraud(now: now)
+        return deleted
     }
 
     /// Whether Redis takes a write.

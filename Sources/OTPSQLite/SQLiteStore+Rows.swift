@@ -56,6 +56,8 @@ extension SQLiteStore {
         let purged = db.changes
         try db.query("DELETE FROM otp_idempotency WHERE expires_at <= ?", [.integer(milliseconds)])
         try db.query("DELETE FROM otp_rates WHERE arrival <= ?", [.integer(milliseconds)])
+        try db.query("DELETE FROM otp_fraud_counts WHERE keep_until <= ?", [.integer(milliseconds)])
+        try db.query("DELETE FROM otp_fraud_blocks WHERE forget_at <= ?", [.integer(milliseconds)])
         if purged > 0 {
             try db.query(
                 "DELETE FROM otp_events WHERE delivered = 1 AND verification_id NOT IN "

@@ -47,6 +47,10 @@ extension SQLiteStore {
                         ("used_recovery", "BLOB"),
                     ])
             }),
+        Step(
+            migration: SchemaMigration(
+                version: 5, summary: "the SMS pumping guard's counters by time bucket, and its blocks"),
+            apply: createFraudTables),
     ]
 
     /// The schema's version in the database at `path` and the steps this program would apply to it.
@@ -140,6 +144,18 @@ extension SQLiteStore {
         for column in columns where !existing.contains(where: { $0.count > 1 && $0[1].text == column.name }) {
             try db.execute("ALTER TABLE \(table) ADD COLUMN \(column.name) \(column.type)")
         }
+    }
+
+    /// Version 5's tables: the pumping guard's counters (one row per key and time bucket) and blocks.
+    private static func createFraudTables(_ db: SQLiteConnection) throws(StoreError) {
+        try db.execute(
+            "CREATE TABLE IF NOT EXISTS otp_fraud_counts (key TEXT NOT NULL, bucket INTEGER NOT NULL, "
+                + "sends INTEGER NOT NULL DEFAULT 0, approvals INTEGER NOT NULL DEFAULT 0, "
+                + "keep_until INTEGER NOT NULL, PRIMARY KEY (key, bucket)) WITHOUT ROWID")
+        try db.execute("CREATE INDEX IF NOT EXISTS otp_fraud_counts_keep ON otp_fraud_counts (keep_until)")
+        try db.execute(
+            "CREATE TABLE IF NOT EXISTS otp_fraud_blocks (key TEXT PRIMARY KEY NOT NULL, until INTEGER NOT NULL, "
+                + "repeats INTEGER NOT NULL, forget_at INTEGER NOT NULL) WITHOUT ROWID")
     }
 
     /// The first version's tables, as they were before any later step.

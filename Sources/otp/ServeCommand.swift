@@ -161,6 +161,8 @@ enum ServeCommand {
             throw UsageError(error.description)
         }
         if senders.contains(where: \.sendsPaidSMS) {
+            // The pumping guard blocks by default only where blocks save money: a paid SMS sender.
+            if try options.value(O.fraudGuard) == nil { policy.fraudGuard.mode = .on }
             if policy.globalSendsPerHour == nil { policy.globalSendsPerHour = O.defaultSMSCap }
             if policy.sendsPerCallingCodePerHour == nil {
                 policy.sendsPerCallingCodePerHour = O.defaultCallingCodeCap

@@ -389,6 +389,52 @@ enum ServeOptions {
         }
         return types
     }
+    static let fraudGuard = Option(
+        "fraud-guard", "on|shadow|off",
+        defaultText: "on with a paid SMS sender (twilio, webhook), else shadow",
+        "the SMS pumping guard: on blocks prefixes whose conversion collapses, shadow only decides and logs"
+    ) { text throws(UsageError) -> FraudGuardPolicy.Mode in
+        guard let mode = FraudGuardPolicy.Mode(rawValue: text) else {
+            throw UsageError("--fraud-guard must be on, shadow or off, not \(text)")
+        }
+        return mode
+    }
+    static let fraudWindow = Option.integer(
+        "fraud-window", "SECONDS", in: 60...86_400, default: 3600,
+        "the sliding window the pumping guard counts sends and approvals over")
+    static let fraudMinSends = Option.integer(
+        "fraud-min-sends", "N", in: 1...100_000, default: 20,
+        "sends a prefix needs in the window before the pumping guard judges its conversion")
+    static let fraudBlock = Option.integer(
+        "fraud-block", "SECONDS", in: 60...2_592_000, default: 43_200,
+        "how long a pumping prefix is blocked; each repeat block of it doubles")
+    static let fraudSafeList = Option(
+        "fraud-safe-list", "LIST|@FILE", defaultText: "none",
+        "numbers or prefixes the pumping guard never blocks: +4479,+15550100 or @file (one a line)"
+    ) { text throws(UsageError) -> [String] in try fraudSafeEntries(text) }
+
+    /// The entries of `--fraud-safe-list`: a comma list, or `@path` to a file of entries (commas or
+    /// lines, `#` comments); each `+` and 1 to 15 digits.
+    static func fraudSafeEntries(_ text: String) throws(UsageError) -> [String] {
+        var source = text
+        if text.hasPrefix("@") {
+            let path = String(text.dropFirst())
+            guard let contents = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw UsageError("--fraud-safe-list: cannot read \(path)")
+            }
+            source = contents.split(whereSeparator: \.isNewline).filter { !$0.hasPrefix("#") }
+                .joined(separator: ",")
+        }
+        let entries = source.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+        for entry in entries
+        where !entry.hasPrefix("+") || entry.count < 2 || entry.count > 16
+            || !entry.dropFirst().allSatisfy({ $0.isASCII && $0.isNumber })
+        {
+            throw UsageError("--fraud-safe-list entries must be + and digits such as +4479, not \(entry)")
+        }
+        return entries
+    }
     static let trustProxy = Option.integer(
         ServerSettings.trustedProxies, "N", defaultText: "0 (the socket's peer)",
         "N proxies of your own in front: the client address is X-Forwarded-For's Nth entry from the right")
@@ -447,6 +493,7 @@ enum ServeOptions {
         maxSends.spec, startsPerDestination.spec, startsPerAddress.spec, checksPerAddress.spec,
         failedChecksPerDestination.spec, failedChecksPerDestinationAndAddress.spec, globalSendsPerHour.spec,
         sendsPerCallingCodePerHour.spec, allowedCallingCodes.spec, allowedRegions.spec, smsNumberTypes.spec,
+        fraudGuard.spec, fraudWindow.spec, fraudMinSends.spec, fraudBlock.spec, fraudSafeList.spec,
         trustProxy.spec,
         secretFile.spec, publicURL.spec, hostedReturnOrigins.spec, signingKeyFile.spec, publishableKey.spec,
         publishableKeyFile.spec, publishableStartsPerAddress.spec, startGuard.spec, startGuardFailure.spec,
@@ -480,6 +527,11 @@ enum ServeOptions {
         policy.allowedCallingCodes = try options.value(allowedCallingCodes)
         policy.allowedRegions = try options.value(allowedRegions)
         policy.smsNumberTypes = try options.value(smsNumberTypes, or: policy.smsNumberTypes)
+        policy.fraudGuard.mode = try options.value(fraudGuard) ?? .shadow
+        policy.fraudGuard.window = .seconds(try options.value(fraudWindow, or: 3600))
+        policy.fraudGuard.minSends = try options.value(fraudMinSends, or: 20)
+        policy.fraudGuard.blockDuration = .seconds(try options.value(fraudBlock, or: 43_200))
+        policy.fraudGuard.safeList = try options.value(fraudSafeList) ?? []
         policy.appName = try options.value(appName, or: policy.appName)
         policy.domain = try options.value(domain).flatMap { $0.isEmpty ? nil : $0 }
         policy.androidAppHash = try options.value(androidAppHash).flatMap { $0.isEmpty ? nil : $0 }

@@ -59,6 +59,16 @@ import Testing
         )
         let decoded = try WireCoding.decoder().decode(APIErrorBody.self, from: Data(text.utf8))
         #expect(decoded == body)
+        // A reason is written only when there is one.
+        let blocked = APIErrorBody(
+            error: APIError(
+                code: .destinationBlocked, message: "Blocked.", retryAfter: 60, reason: "pumping"))
+        let blockedText = String(decoding: try WireCoding.encoder().encode(blocked), as: UTF8.self)
+        #expect(
+            blockedText
+                == #"{"error":{"attemptsLeft":null,"code":"destination_blocked","message":"Blocked.","reason":"pumping","retryAfter":60}}"#
+        )
+        #expect(try WireCoding.decoder().decode(APIErrorBody.self, from: Data(blockedText.utf8)) == blocked)
     }
 
     @Test("a refusal with a reason carries it; an error without one has no reason member")
@@ -85,6 +95,7 @@ import Testing
             .rateLimited: 429, .resendTooSoon: 429, .maxSendsReached: 429, .deliveryFailed: 502,
             .storeUnavailable: 503, .internalError: 500, .forbidden: 403, .startRefused: 403,
             .codeAlreadyUsed: 409, .notImplemented: 501, .destinationNotAllowed: 422,
+            .destinationBlocked: 429,
         ]
         #expect(Set(OTPErrorCode.all) == Set(expected.keys))
         for code in OTPErrorCode.all {

@@ -215,6 +215,21 @@ final class DictionaryStore: VerificationStore, @unchecked Sendable {
     }
 }
 
+/// The pumping guard's three steps, as a store that keeps no counters answers them: every count
+/// zero and no block, so the guard never blocks on it.
+extension DictionaryStore {
+    func tallyFraud(_ tally: FraudTally, now: Date) throws(StoreError) -> FraudTotals {
+        FraudTotals(
+            counts: tally.keys.map { FraudCount(key: $0, sends: 0, approvals: 0) }, blocks: [], added: false)
+    }
+
+    func blockFraud(_ request: FraudBlockRequest, now: Date) throws(StoreError) -> FraudBlockState {
+        FraudBlockState(key: request.key, until: now, repeats: 0, forgetAt: now, created: false)
+    }
+
+    func fraudCounts(since: Date) throws(StoreError) -> [FraudCount] { [] }
+}
+
 /// A sender written here, in the test: it keeps each message in memory.
 final class MemorySender: CodeSender, @unchecked Sendable {
     private let lock = NSLock()
@@ -376,6 +391,12 @@ final class MemorySender: CodeSender, @unchecked Sendable {
                 .internalFailure, .internalError, 500, "Something went wrong on the server. Try again.", nil,
                 nil
             ),
+            (
+                .destinationBlocked(retryAfter: .milliseconds(43_199_500), reason: "pumping"),
+                .destinationBlocked, 429, "Codes can't be sent to this number right now. Try again later.",
+                nil,
+                43_200
+            ),
         ] as [(VerifierError, OTPErrorCode, Int, String, Int?, Int?)])
     func mapping(
         error: VerifierError, code: OTPErrorCode, status: Int, message: String, attemptsLeft: Int?,
@@ -387,6 +408,7 @@ final class MemorySender: CodeSender, @unchecked Sendable {
         #expect(wire.message == message)
         #expect(wire.attemptsLeft == attemptsLeft)
         #expect(wire.retryAfter == retryAfter)
+        #expect(wire.reason == (code == .destinationBlocked ? "pumping" : nil))
     }
 
     @Test(

@@ -89,7 +89,7 @@ import Testing
         #expect(Set(codes) == Set(OTPErrorCode.all.map(\.rawValue)))
         #expect(Set(inner.keys) == ["code", "message", "attemptsLeft", "retryAfter", "reason"])
         let reasons = try #require(inner["reason"]?["enum"] as? [String])
-        #expect(Set(reasons) == Set(VerifierError.DestinationRefusal.allCases.map(\.rawValue)))
+        #expect(Set(reasons) == Set(VerifierError.DestinationRefusal.allCases.map(\.rawValue) + ["pumping"]))
         let responses = try #require(components["responses"] as? [String: [String: Any]])
         let headers = try #require(responses["TooManyRequests"]?["headers"] as? [String: Any])
         #expect(headers["Retry-After"] != nil)

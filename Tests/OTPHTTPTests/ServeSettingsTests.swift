@@ -41,6 +41,48 @@ import Testing
         #expect(free.server.policy.sendsPerCallingCodePerHour == nil)
     }
 
+    @Test("the pumping guard is on with a paid SMS sender, shadow otherwise, and takes its options")
+    func fraudGuard() throws {
+        let environment = ["OTP_WEBHOOK_SECRET": "s"]
+        let paid = try settings(
+            ["--api-key", "k-0123456789abcdefghijklmn", "--sender", "twilio"], environment: environment)
+        #expect(paid.server.policy.fraudGuard.mode == .on)
+        #expect(paid.server.policy.fraudGuard.window == .seconds(3600))
+        #expect(paid.server.policy.fraudGuard.minSends == 20)
+        #expect(paid.server.policy.fraudGuard.blockDuration == .seconds(43_200))
+        #expect(paid.server.policy.fraudGuard.safeList.isEmpty)
+        let free = try settings(["--api-key", "k-0123456789abcdefghijklmn", "--sender", "console"])
+        #expect(free.server.policy.fraudGuard.mode == .shadow)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("safe-\(UUID().uuidString)")
+            .path
+        try "# ours\n+4479\n+15550100,+331\n".write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let chosen = try settings(
+            [
+                "--api-key", "k-0123456789abcdefghijklmn", "--sender", "twilio", "--fraud-guard", "off",
+                "--fraud-window", "600",
+                "--fraud-min-sends", "50", "--fraud-block", "3600", "--fraud-safe-list", "@" + file,
+            ], environment: environment)
+        #expect(chosen.server.policy.fraudGuard.mode == .off)
+        #expect(chosen.server.policy.fraudGuard.window == .seconds(600))
+        #expect(chosen.server.policy.fraudGuard.minSends == 50)
+        #expect(chosen.server.policy.fraudGuard.blockDuration == .seconds(3600))
+        #expect(chosen.server.policy.fraudGuard.safeList == ["+4479", "+15550100", "+331"])
+        let listed = try settings([
+            "--api-key", "k-0123456789abcdefghijklmn", "--sender", "console", "--fraud-safe-list",
+            "+44, +1555",
+        ])
+        #expect(listed.server.policy.fraudGuard.safeList == ["+44", "+1555"])
+        let base = ["--api-key", "k-0123456789abcdefghijklmn", "--sender", "console"]
+        for bad in [
+            ["--fraud-guard", "maybe"], ["--fraud-window", "10"], ["--fraud-min-sends", "0"],
+            ["--fraud-block", "x"], ["--fraud-safe-list", "4479"], ["--fraud-safe-list", "+44x"],
+            ["--fraud-safe-list", "@/nonexistent/safe-list"],
+        ] {
+            #expect(throws: UsageError.self, "\(bad)") { try settings(base + bad) }
+        }
+    }
+
     @Test("events, their back-off bound and the TOTP failure limit are read from options and the environment")
     func eventsAndTOTP() throws {
         let base = ["--api-key", "k-0123456789abcdefghijklmn", "--sender", "console"]

@@ -19,8 +19,8 @@ public struct APIError: Codable, Sendable, Equatable, Error {
     public var attemptsLeft: Int?
     /// Seconds to wait before trying again, set on every 429.
     public var retryAfter: Int?
-    /// Why, for the codes that say (`destination_not_allowed`: `region` or `number_type`); absent
-    /// from the JSON otherwise.
+    /// Why, for the codes that say: `destination_not_allowed` (`region` or `number_type`) and
+    /// `destination_blocked` (`pumping`); absent from the JSON otherwise.
     public var reason: String?
 
     /// Creates an error.

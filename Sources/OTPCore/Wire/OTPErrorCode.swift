@@ -70,6 +70,10 @@ public struct OTPErrorCode: RawRepresentable, Hashable, Sendable, Codable, Custo
     public static let forbidden = OTPErrorCode(rawValue: "forbidden")
     /// The operator's start guard refused the start before anything was sent (403).
     public static let startRefused = OTPErrorCode(rawValue: "start_refused")
+    /// 429: the pumping guard blocks the destination's prefix or region.
+    ///
+    /// `reason` says why (`pumping`) and `retryAfter` when the block ends. Nothing was sent.
+    public static let destinationBlocked = OTPErrorCode(rawValue: "destination_blocked")
     /// An authenticator code already accepted for its time step: a replay (409).
     public static let codeAlreadyUsed = OTPErrorCode(rawValue: "code_already_used")
     /// The request uses a transfer coding the server does not implement (anything but `chunked`); HTTP 501.
@@ -81,7 +85,7 @@ public struct OTPErrorCode: RawRepresentable, Hashable, Sendable, Codable, Custo
         .notFound, .methodNotAllowed, .notPending, .expired, .payloadTooLarge, .incorrectCode,
         .idempotencyKeyReused, .locked, .rateLimited, .resendTooSoon, .maxSendsReached, .deliveryFailed,
         .storeUnavailable, .internalError, .forbidden, .startRefused, .codeAlreadyUsed, .notImplemented,
-        .destinationNotAllowed,
+        .destinationNotAllowed, .destinationBlocked,
     ]
 
     /// The HTTP status this code is sent with: the one place the mapping lives.
@@ -97,7 +101,7 @@ public struct OTPErrorCode: RawRepresentable, Hashable, Sendable, Codable, Custo
         case .payloadTooLarge: 413
         case .incorrectCode, .idempotencyKeyReused, .destinationNotAllowed: 422
         case .locked: 423
-        case .rateLimited, .resendTooSoon, .maxSendsReached: 429
+        case .rateLimited, .resendTooSoon, .maxSendsReached, .destinationBlocked: 429
         case .deliveryFailed: 502
         case .storeUnavailable: 503
         case .notImplemented: 501

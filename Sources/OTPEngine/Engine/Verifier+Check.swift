@@ -36,7 +36,7 @@ extension Verifier {
     ) {
         let now = currentTime()
         if let step = knownStep(id: id, code: code, clientAddress: clientAddress) {
-            store.check(step, now: now) { [self] answer in reply(judged(answer, at: now)) }
+            store.check(step, now: now) { [self] answer in answered(answer, at: now, reply: reply) }
             return
         }
         guard VerificationID.isWellFormed(id) else { return reply(.failure(.notFound)) }
@@ -55,7 +55,7 @@ extension Verifier {
             }
             switch plan {
             case .attempt(let step):
-                store.check(step, now: now) { [self] answer in reply(judged(answer, at: now)) }
+                store.check(step, now: now) { [self] answer in answered(answer, at: now, reply: reply) }
             case .malformed(let format, let permits, let failed):
                 let attemptsLeft = record.attemptsLeft
                 Task {
@@ -162,6 +162,23 @@ extension Verifier {
             checks: RatePermit(key: try self.limitKey("ca", limitKey), limit: policy.checksPerAddress))
         checkAddresses.remember(address, for: clientAddress)
         return address
+    }
+
+    /// Answers a check: an approval of an SMS verification the pumping guard looks at is counted
+    /// first, from a task.
+    private func answered(
+        _ answer: Result<CheckAnswer, StoreError>, at now: Date,
+        reply: @escaping @Sendable (Result<Verification, VerifierError>) -> Void
+    ) {
+        guard case .success(.approved(let record)) = answer,
+            let subject = fraudSubject(channel: record.channel, address: record.destination)
+        else { return reply(judged(answer, at: now)) }
+        let result = judged(answer, at: now)
+        Task { [self] in
+            await fraudCountApproval(
+                subject, address: record.destination, startedAt: record.createdAt, now: now)
+            reply(result)
+        }
     }
 
     /// The verification an approving answer leaves, or the error any other answer is.

@@ -7,7 +7,8 @@ extension Verifier {
     /// Allowed from pending, locked and expired. Judged in this order: the verification
     /// exists (`notFound`), it is not approved or canceled (`notPending`), a send is left
     /// (`maxSendsReached`, `retryAfter` the time until the current code expires), the
-    /// cooldown has run (`resendTooSoon`), the global send cap (`rateLimited`). The send is
+    /// cooldown has run (`resendTooSoon`), the pumping guard's blocks (`destinationBlocked`), the
+    /// global send cap (`rateLimited`). The send is
     /// claimed in the store first, so parallel resends send one message; a delivery
     /// failure (`deliveryFailed`) leaves the previous code valid and uses up no send. With
     /// `screen`, the start guard is asked after those judgements and before the send is claimed
@@ -24,6 +25,10 @@ extension Verifier {
         var probe = record
         try throwResendRefusal(probe.beginResend(lease: lease, maxSends: policy.maxSends, now: now), now: now)
 
+        // A resend sends a paid message too: refused while the pumping guard blocks its prefix or region.
+        if let subject = fraudSubject(channel: record.channel, address: record.destination) {
+            _ = try await fraudGate(subject, address: record.destination, now: now)
+        }
         let fixedCode = testCode(for: record.destination)
         let global =
             fixedCode != nil && policy.testDestinationsUnlimited

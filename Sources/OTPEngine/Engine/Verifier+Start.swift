@@ -4,9 +4,10 @@ import OTPCore
 extension Verifier {
     /// Starts a verification and sends its first code.
     ///
-    /// Judged in this order: the destination and channel, the idempotency key (a replay
-    /// answers the same verification with `created == false`, a different body
-    /// `idempotencyKeyReused`), the rate limits per destination, per client address and in
+    /// Judged in this order: the destination and channel, the SMS pumping guard's blocks when
+    /// ``Policy/fraudGuard`` is `on` (`destinationBlocked`; see <doc:ThePumpingGuard>), the
+    /// idempotency key (a replay answers the same verification with `created == false`, a
+    /// different body `idempotencyKeyReused`), the rate limits per destination, per client address and in
     /// all (`rateLimited`), then `screen` (the start guard) when given (`startRefused`,
     /// `startGuardUnavailable`), then the code is made, stored and sent. A delivery failure
     /// cancels the verification, frees the idempotency key and throws `deliveryFailed`.
@@ -29,8 +30,9 @@ extension Verifier {
     /// A start without a guard is one store step (``VerificationStore/start(_:now:reply:)``: the
     /// idempotency key, the permits and the record at once) and a send; with the memory store and a
     /// sender that delivers on the caller's thread (``ImmediateCodeSender``), `reply` runs before
-    /// this returns. A start the guard judges, and the undoing after a failed send or store, run
-    /// as a task. `reply` must not block.
+    /// this returns. A start the guard judges, an SMS start the pumping guard looks at (`on` or
+    /// `shadow`: its store steps come first, and the sent start is counted before `reply`), and
+    /// the undoing after a failed send or store, run as a task. `reply` must not block.
     public func start(
         _ request: StartRequest, screen: StartScreen? = nil,
         reply: @escaping @Sendable (Result<StartResult, VerifierError>) -> Void
@@ -45,6 +47,41 @@ extension Verifier {
         } catch {
             return reply(.failure(error))
         }
+        guard
+            let subject = fraudSubject(
+                channel: plan.destination.channel, address: plan.destination.address,
+                region: plan.destination.region)
+        else {
+            return proceed(request, screen: screen, plan: plan, claim: claim, now: now, reply: reply)
+        }
+        // The pumping guard: a blocked prefix or region sends nothing; a start that sent is counted
+        // (and may block its prefix) before it answers.
+        let address = plan.destination.address
+        let counted: @Sendable (Result<StartResult, VerifierError>) -> Void = { [self] result in
+            guard case .success(let started) = result, started.created else { return reply(result) }
+            Task { [self] in
+                await fraudCountSend(subject, address: address, now: now)
+                reply(result)
+            }
+        }
+        Task { [self] in
+            let counts: Bool
+            do throws(VerifierError) {
+                counts = try await fraudGate(subject, address: address, now: now)
+            } catch {
+                return reply(.failure(error))
+            }
+            proceed(
+                request, screen: screen, plan: plan, claim: claim, now: now, reply: counts ? counted : reply)
+        }
+    }
+
+    /// A start past its destination, key and plan: judged by the guard when there is one, else
+    /// stored and sent in one store step.
+    private func proceed(
+        _ request: StartRequest, screen: StartScreen?, plan: StartPlan, claim: IdempotencyClaim?, now: Date,
+        reply: @escaping @Sendable (Result<StartResult, VerifierError>) -> Void
+    ) {
         if let screen {
             Task { [self] in
                 do throws(VerifierError) {
@@ -340,7 +377,7 @@ extension Verifier {
         if let channel = request.channel, channel != .sms {
             throw .destinationChannelMismatch(destination: .sms)
         }
-        guard number.isValid || policy.testCode(for: destination.address) != nil else {
+        guard number.isValid || testCode(for: destination.address) != nil else {
             throw .invalidDestination
         }
         destination.region = number.region
@@ -353,7 +390,7 @@ extension Verifier {
     ///
     /// A test destination (``Policy/testDestinations``) is exempt from these screens.
     private func screen(_ number: PhoneNumber, address: String) throws(VerifierError) {
-        guard policy.testCode(for: address) == nil else { return }
+        guard testCode(for: address) == nil else { return }
         if let allowed = policy.allowedRegions {
             guard let region = number.region, allowed.contains(region) else {
                 throw .destinationNotAllowed(.region)

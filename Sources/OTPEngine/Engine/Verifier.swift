@@ -37,6 +37,8 @@ public final class Verifier: Sendable {
     /// The test destinations in force: the policy's at first, then whatever
     /// ``replaceTestDestinations(_:)`` last put in (a reload of their file).
     private let testDestinations: Locked<[String: String]>
+    /// Sees every decision of the pumping guard (``FraudDecision``).
+    let fraudDecisions: @Sendable (FraudDecision) -> Void
 
     /// How long a resend may take to deliver its code before another resend may take over.
     static let resendLeaseDuration: Duration = .seconds(60)
@@ -54,14 +56,18 @@ public final class Verifier: Sendable {
     ///     handed to `sender`; by default such messages go nowhere.
     ///   - phoneNumbers: reads phone numbers; ``E164SyntaxParser`` (the syntax alone) by default,
     ///     libphonenumber (`OTPPhoneNumbers`) in `otp serve`.
+    ///   - fraudDecisions: sees each decision of the pumping guard (``Policy/fraudGuard``), on the
+    ///     thread that made it; it must not block.
     public init(
         store: any VerificationStore, sender: any CodeSender, policy: Policy, secret: [UInt8],
         now: @escaping @Sendable () -> Date = { Date() },
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
         testMessages: @escaping @Sendable (OutgoingMessage) -> Void = { _ in },
-        phoneNumbers: any PhoneNumberParser = E164SyntaxParser()
+        phoneNumbers: any PhoneNumberParser = E164SyntaxParser(),
+        fraudDecisions: @escaping @Sendable (FraudDecision) -> Void = { _ in }
     ) {
         self.phoneNumbers = phoneNumbers
+        self.fraudDecisions = fraudDecisions
         self.testSink = testMessages
         precondition(
             secret.count >= SecretKey.minimumByteCount, "the HMAC secret must have at least 16 bytes")

@@ -22,7 +22,7 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
             case invalidDestination, destinationChannelMismatch, channelNotSupported, callingCodeNotAllowed
             case invalidIdempotencyKey, idempotencyKeyReused, storeUnavailable, internalFailure
             case codeAlreadyUsed, invalidRef, invalidTransaction, startRefused, startGuardUnavailable
-            case factorNotConfirmed, destinationNotAllowed
+            case factorNotConfirmed, destinationNotAllowed, destinationBlocked
         }
 
         fileprivate let base: Base
@@ -81,6 +81,10 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
 
         /// The authenticator factor has not been confirmed by a first right code.
         public static let factorNotConfirmed = Kind(base: .factorNotConfirmed)
+
+        /// The pumping guard blocks the destination's prefix or region; ``VerifierError/reason``
+        /// says why (`pumping`) and ``VerifierError/retryAfter`` until when.
+        public static let destinationBlocked = Kind(base: .destinationBlocked)
 
         /// The kind's name, such as `incorrectCode`.
         public var description: String { base.rawValue }
@@ -329,6 +333,11 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
     /// The destination's region or number type may not take SMS.
     public static func destinationNotAllowed(_ refusal: DestinationRefusal) -> VerifierError {
         VerifierError(.destinationNotAllowed, channel: .sms, reason: refusal.rawValue)
+    }
+
+    /// The pumping guard blocks the destination for `retryAfter` more, for `reason` (`pumping`).
+    public static func destinationBlocked(retryAfter: Duration, reason: String) -> VerifierError {
+        VerifierError(.destinationBlocked, retryAfter: retryAfter, reason: reason)
     }
 
     /// The authenticator factor is not confirmed yet.

@@ -20,6 +20,9 @@ public struct LifecycleEvent: Sendable, Equatable {
         case expired
         /// A wrong code used the current code's last attempt.
         case maxAttemptsReached = "max_attempts_reached"
+        /// The SMS pumping guard blocked a prefix or a region (``LifecycleEvent/fraudBlocked(_:)``);
+        /// not about one verification, and posted once, straight from the decision, not from an outbox.
+        case fraudBlocked = "fraud_blocked"
     }
 
     /// Stable across deliveries: `evt_` + verification id + kind + the code's number.
@@ -58,6 +61,16 @@ public struct LifecycleEvent: Sendable, Equatable {
             verificationID: record.id, channel: record.channel,
             to: Destination.mask(channel: record.channel, address: record.destination), at: now,
             ref: record.ref)
+    }
+
+    /// The event of a guard's block: no verification (an empty ``verificationID``), `to` the blocked
+    /// prefix (`+447911`) or region (`+44`), the id fixed by the key and its repeat count.
+    public static func fraudBlocked(_ decision: FraudDecision) -> LifecycleEvent {
+        let target = decision.level == .region ? decision.subject.region : decision.subject.prefix
+        return LifecycleEvent(
+            id: "evt_fraud.\(decision.level.rawValue).\(target).\(decision.block.repeats)",
+            kind: .fraudBlocked,
+            verificationID: "", channel: decision.subject.channel, to: target, at: decision.at)
     }
 
     /// The id of the event of `kind` about a verification's `codeNumber`-th code.

@@ -92,6 +92,9 @@ public struct Policy: Sendable, Hashable {
         return destinations.first { $0.key.lowercased() == lowered }?.value
     }
 
+    /// The SMS pumping guard's settings (off unless set).
+    public var fraudGuard = FraudGuardPolicy()
+
     /// The language of messages when a start names none.
     public var defaultLocale: TextLanguage = .english
     /// The messages' wording per language: built-in, or the operator's overrides.

@@ -9,6 +9,8 @@ import OTPCore
 /// ``purgeExpired(now:)`` runs; after ``shutdown()`` the store holds nothing and every call throws.
 public final class MemoryStore: VerificationStore {
     private let state: Locked<MemoryState>
+    /// The pumping guard's counters and blocks (``FraudCounterStore``).
+    let fraud = Locked(FraudCounters())
 
     /// Creates an empty store; with `recordsEvents`, it keeps an outbox of ``LifecycleEvent``s.
     public init(recordsEvents: Bool = false) {
@@ -181,7 +183,14 @@ public final class MemoryStore: VerificationStore {
 
     /// Deletes what is no longer needed.
     public func purgeExpired(now: Date) throws(StoreError) -> Int {
-        try state.withLock { (state) throws(StoreError) in try state.purgeExpired(now: now) }
+        let purged = try state.withLock { (state) throws(StoreError) in try state.purgeExpired(now: now) }
+        fraud.withLock { $0.purge(now: now) }
+        return purged
+    }
+
+    /// Throws once the store is shut down.
+    func requireOpen() throws(StoreError) {
+        try state.withLock { (state) throws(StoreError) in try state.open() }
     }
 
     /// Answers until shut down.
@@ -190,6 +199,7 @@ public final class MemoryStore: VerificationStore {
     /// Forgets everything; every later call throws.
     public func shutdown() {
         state.withLock { $0.shutdown() }
+        fraud.withLock { $0 = FraudCounters() }
     }
 }
 

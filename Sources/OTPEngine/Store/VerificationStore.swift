@@ -26,16 +26,17 @@ public typealias StoreReply<Answer: Sendable> = @Sendable (Result<Answer, StoreE
 /// thread it arrived on. Awaiting forms of them are in an extension. The other steps are
 /// `async`.
 ///
-/// The protocol has 25 requirements: 14 here, 5 of ``LifecycleEventStore`` and 6 of
-/// ``TOTPFactorStore``. ``MemoryStore`` is the reference; the SQLite, Redis and PostgreSQL stores
-/// live in `OTPSQLite`, `OTPRedis` and `OTPPostgres`, and the shared conformance suite holds
-/// every store to the same answers.
+/// The protocol has 28 requirements: 14 here, 5 of ``LifecycleEventStore``, 6 of
+/// ``TOTPFactorStore`` and 3 of ``FraudCounterStore`` (the SMS pumping guard's counters).
+/// ``MemoryStore`` is the reference; the SQLite, Redis and PostgreSQL stores live in `OTPSQLite`,
+/// `OTPRedis` and `OTPPostgres`, and the shared conformance suite holds every store to the same
+/// answers.
 ///
 /// A store's life is explicit: it is open from its initializer until ``shutdown()``.
 /// Nothing is purged behind the caller's back: records, idempotency keys and rate counters
 /// past their time go when ``purgeExpired(now:)`` runs, which ``Verifier/purgeExpired(every:clock:)``
 /// does on a timer.
-public protocol VerificationStore: LifecycleEventStore, TOTPFactorStore {
+public protocol VerificationStore: LifecycleEventStore, TOTPFactorStore, FraudCounterStore {
     /// A start's one step: a live idempotency key replays (nothing taken or stored); else every
     /// permit or none; then the record is stored with its claim and its `pending` event.
     func start(_ step: StartStep, now: Date, reply: @escaping StoreReply<StartAnswer>)

@@ -35,7 +35,12 @@ enum APIContract {
     static let routeErrors: [OTPErrorCode] = [.unauthorized, .notFound, .methodNotAllowed, .payloadTooLarge]
 
     /// Whether an answer is one the contract allows for a method and path.
-    static func allows(method: String, path: String, status: Int, code: String?) -> Bool {
+    static func allows(method: String, path target: String, status: Int, code: String?) -> Bool {
+        // A query string names no other route.
+        let path =
+            target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(
+                String.init)
+            ?? target
         if let hosted = HostedRoute(path: path) {
             let effective = method == "HEAD" ? "GET" : method
             guard

@@ -110,6 +110,12 @@ extension APIError {
             self.init(
                 code: .startRefused,
                 message: "The start guard did not answer; no code was sent. Try again later.")
+        case .destinationBlocked:
+            let seconds = Self.retrySeconds(error.retryAfter)
+            self.init(
+                code: .destinationBlocked,
+                message: "Codes can't be sent to this number right now. Try again later.",
+                retryAfter: seconds, reason: error.reason ?? "pumping")
         case .storeUnavailable:
             self.init(code: .storeUnavailable, message: "The verification service is unavailable. Try again.")
         default:

@@ -181,6 +181,8 @@ public struct APIHandler: HTTPHandler {
             }
         case .totpEnroll, .totpFactor, .totpCheck, .totpRecover, .totpRecoveryCodes:
             return totp(route, request: request, address: address, caller: caller)
+        case .insights:
+            return insights(request, caller: caller)
         case .cancel(let id):
             if caller?.isPublishable == true {
                 let error = APIError(

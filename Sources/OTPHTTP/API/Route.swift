@@ -14,6 +14,7 @@ enum Route: Equatable {
     case totpCheck(id: String)
     case totpRecover(id: String)
     case totpRecoveryCodes(id: String)
+    case insights
 
     /// The route's name in ``RouteTable``.
     var name: RouteTable.Name {
@@ -32,6 +33,7 @@ enum Route: Equatable {
         case .totpCheck: .totpCheck
         case .totpRecover: .totpRecover
         case .totpRecoveryCodes: .totpRecoveryCodes
+        case .insights: .insights
         }
     }
 
@@ -77,6 +79,7 @@ enum Route: Equatable {
         case .metrics: self = .metrics
         case .totpEnroll: self = .totpEnroll
         case .totpFactor: self = .totpFactor(id: id)
+        case .insights: self = .insights
         case .totpCheck: self = .totpCheck(id: id)
         case .totpRecover: self = .totpRecover(id: id)
         case .totpRecoveryCodes: self = .totpRecoveryCodes(id: id)

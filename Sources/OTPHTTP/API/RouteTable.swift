@@ -13,6 +13,7 @@ enum RouteTable {
     enum Name: Int, CaseIterable, Sendable {
         case start, status, check, resend, cancel
         case totpEnroll, totpFactor, totpCheck, totpRecover, totpRecoveryCodes
+        case insights
         case health, live, ready, metrics
         case pageAsset, page, pageState, pageCheck, pageResend, keySet
 
@@ -89,7 +90,7 @@ enum RouteTable {
                 always + [
                     .invalidRequest, .invalidDestination, .channelNotSupported, .payloadTooLarge,
                     .idempotencyKeyReused, .rateLimited, .deliveryFailed, .startRefused, .forbidden,
-                    .destinationNotAllowed,
+                    .destinationNotAllowed, .destinationBlocked,
                 ])
         case .status: Entry(name, "GET", "/v1/verifications/{id}", [200], always + [.notFound])
         case .check:
@@ -104,7 +105,7 @@ enum RouteTable {
                 name, "POST", "/v1/verifications/{id}/resend", [200],
                 always + [
                     .notFound, .notPending, .payloadTooLarge, .rateLimited, .resendTooSoon, .maxSendsReached,
-                    .deliveryFailed, .startRefused,
+                    .deliveryFailed, .startRefused, .destinationBlocked,
                 ])
         case .cancel:
             Entry(
@@ -131,6 +132,8 @@ enum RouteTable {
             Entry(
                 name, "POST", "/v1/totp/{id}/recovery-codes", [200],
                 always + [.notFound, .payloadTooLarge, .forbidden, .notPending])
+        case .insights:
+            Entry(name, "GET", "/v1/insights/conversion", [200], always + [.invalidRequest, .forbidden])
         case .health: Entry(name, "GET", "/healthz", [200, 503], [])
         case .live: Entry(name, "GET", "/livez", [200], [])
         case .ready: Entry(name, "GET", "/readyz", [200, 503], [])
@@ -154,7 +157,7 @@ enum RouteTable {
                 name, "POST", "/v/{token}/resend", [200, 414],
                 [
                     .notFound, .notPending, .payloadTooLarge, .rateLimited, .resendTooSoon, .maxSendsReached,
-                    .deliveryFailed, .storeUnavailable, .internalError,
+                    .deliveryFailed, .storeUnavailable, .internalError, .destinationBlocked,
                 ])
         case .keySet: Entry(name, "GET", "/.well-known/jwks.json", [200], [])
         }

@@ -82,6 +82,7 @@ public enum OTPServerApp {
         guard policyProblems.isEmpty, hostedProblems.isEmpty else {
             throw ServerStartError(policyProblems.joined(separator: " "), problems: hostedProblems)
         }
+        let log = configuration.requestLog
         let verifier = Verifier(
             store: store,
             sender: MetricsSender(base: router, metrics: metrics, log: configuration.requestLog),
@@ -89,8 +90,8 @@ public enum OTPServerApp {
             secret: secret, now: configuration.now,
             // The engine sends nothing to a test destination; such a message is only counted.
             testMessages: { message in metrics.recordSend(channel: message.channel, result: "test") },
-            phoneNumbers: configuration.phoneNumbers)
-        let log = configuration.requestLog
+            phoneNumbers: configuration.phoneNumbers,
+            fraudDecisions: FraudReport.reporter(metrics: metrics, log: log, events: configuration.events))
         let observer: @Sendable (CompletedRequest) -> Void = { request in
             metrics.recordRequest(
                 route: request.route, method: request.method, status: request.status,
@@ -105,7 +106,8 @@ public enum OTPServerApp {
                 configuration: HTTPServerConfiguration(
                     host: configuration.host, port: configuration.port, threads: configuration.threads,
                     connectionTimeout: configuration.connectionTimeout, headerNames: APIHandler.headerNames,
-                    maxConnectionsPerAddress: configuration.maxConnectionsPerAddress, clock: configuration.now
+                    maxConnectionsPerAddress: configuration.maxConnectionsPerAddress, queryNames: ["since"],
+                    clock: configuration.now
                 ),
                 handler: APIHandler(
                     verifier: verifier, keys: keys, trustedProxies: configuration.trustedProxies,

@@ -46,6 +46,7 @@ public final class ServerMetrics: Sendable {
         var sendCaps: [String: Int] = [:]
         var guardOutcomes: [String: Int] = [:]
         var destinationsRefused: [String: Int] = [:]
+        var fraudDecisions: [String: Int] = [:]
         var smsSegments = 0
     }
 
@@ -119,6 +120,13 @@ public final class ServerMetrics: Sendable {
         state.withLock { $0.guardOutcomes["outcome=\"\(outcome)\"", default: 0] += 1 }
     }
 
+    /// Counts one decision of the pumping guard by region and action: `block` or `refuse`, with
+    /// `shadow_` before it when the guard runs in shadow mode.
+    public func recordFraudDecision(region: String, action: String) {
+        let key = "action=\"\(action)\",region=\"\(region)\""
+        state.withLock { $0.fraudDecisions[key, default: 0] += 1 }
+    }
+
     /// The metrics in the Prometheus text exposition format (version 0.0.4).
     ///
     /// With `eventBacklog`, the `otp_event_backlog` gauge: lifecycle events waiting in the outbox.
@@ -167,6 +175,10 @@ public final class ServerMetrics: Sendable {
         family(
             "otp_start_guard_total", "counter", "Starts judged by the start guard, by outcome.",
             snapshot.guardOutcomes)
+        family(
+            "otp_fraud_decisions_total", "counter",
+            "Decisions of the SMS pumping guard by region and action (block, refuse; shadow_ in shadow mode).",
+            snapshot.fraudDecisions)
         family(
             "otp_events_total", "counter",
             "Lifecycle event deliveries by type and result: delivered, failed (retried later) or dropped.",

@@ -58,6 +58,14 @@ enum PostgresSchema {
             locked_until bigint, locks bigint NOT NULL DEFAULT 0, used_recovery bytea NOT NULL)
         """,
         "INSERT INTO otp_schema (version) SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM otp_schema)",
+        // Version 2: the SMS pumping guard's counters (one row per key and time bucket) and blocks.
+        "CREATE TABLE IF NOT EXISTS otp_fraud_counts (key text NOT NULL, bucket bigint NOT NULL, "
+            + "sends bigint NOT NULL DEFAULT 0, approvals bigint NOT NULL DEFAULT 0, "
+            + "keep_until bigint NOT NULL, PRIMARY KEY (key, bucket))",
+        "CREATE INDEX IF NOT EXISTS otp_fraud_counts_keep ON otp_fraud_counts (keep_until)",
+        "CREATE TABLE IF NOT EXISTS otp_fraud_blocks (key text PRIMARY KEY, until bigint NOT NULL, "
+            + "repeats bigint NOT NULL, forget_at bigint NOT NULL)",
+        "UPDATE otp_schema SET version = 2 WHERE version = 1",
     ]
 
     /// Makes the schema (when named) and the tables, in one transaction, and checks their version.

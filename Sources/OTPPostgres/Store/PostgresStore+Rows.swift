@@ -246,6 +246,8 @@ extension PostgresStore {
         _ = try deleteAll(
             "DELETE FROM otp_rates WHERE key IN (SELECT key FROM otp_rates WHERE arrival <= $1 LIMIT $2)",
             [milliseconds, batch])
+        _ = try db.query("DELETE FROM otp_fraud_counts WHERE keep_until <= $1", [milliseconds])
+        _ = try db.query("DELETE FROM otp_fraud_blocks WHERE forget_at <= $1", [milliseconds])
         if purged > 0 {
             _ = try deleteAll(
                 "DELETE FROM otp_events WHERE seq IN (SELECT e.seq FROM otp_events e WHERE e.delivered "

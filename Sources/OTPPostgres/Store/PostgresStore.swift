@@ -21,7 +21,7 @@ public final class PostgresStore: VerificationStore, Sendable {
     let recordsEvents: Bool
 
     /// The schema version this store writes and reads.
-    public static let schemaVersion = 1
+    public static let schemaVersion = 2
 
     /// Connects to a PostgreSQL database and creates its tables when they are missing.
     ///

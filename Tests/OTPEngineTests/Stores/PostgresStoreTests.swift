@@ -104,14 +104,26 @@ import Testing
         #expect(pool?.reason.contains("connections") == true)
     }
 
-    @Test("the tables carry schema version 1; a database at another version is refused")
+    @Test(
+        "the tables carry schema version 2 (version 1 is brought up); a database at another version is refused"
+    )
     func schemaVersion() async throws {
         let schema = PostgresTestServer.freshSchema()
         let store = try Self.store(schema: schema)
-        try await store.executeForTesting("UPDATE otp_schema SET version = 2")
+        try await store.executeForTesting("UPDATE otp_schema SET version = 99")
         await store.shutdown()
         let error = await Self.openingFailure { () throws(StoreError) in try Self.store(schema: schema) }
-        #expect(error?.reason.contains("schema version 2") == true)
+        #expect(error?.reason.contains("schema version 99") == true)
+        // A version 1 database (before the pumping guard's tables) is brought up to version 2.
+        let old = PostgresTestServer.freshSchema()
+        let versionOne = try Self.store(schema: old)
+        try await versionOne.executeForTesting("DROP TABLE otp_fraud_counts")
+        try await versionOne.executeForTesting("DROP TABLE otp_fraud_blocks")
+        try await versionOne.executeForTesting("UPDATE otp_schema SET version = 1")
+        await versionOne.shutdown()
+        let upgraded = try Self.store(schema: old)
+        #expect(try await upgraded.fraudCounts(since: Date(timeIntervalSince1970: 0)).isEmpty)
+        await upgraded.shutdown()
         // Two stores opening the same new schema at once both find it made.
         let fresh = PostgresTestServer.freshSchema()
         async let first = Self.openingFailure { () throws(StoreError) in try Self.store(schema: fresh) }

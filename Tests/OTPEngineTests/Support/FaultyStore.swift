@@ -5,7 +5,7 @@ import OTPEngine
 final class FaultyStore: VerificationStore {
     enum Operation: String, CaseIterable, Sendable {
         case start, check, record, idempotencyEntry, releaseIdempotencyKey, cancel, beginResend
-        case finishResend, abandonResend, acquire, release, purge, ping
+        case finishResend, abandonResend, acquire, release, purge, ping, fraud
     }
 
     let base = MemoryStore()
@@ -41,7 +41,7 @@ final class FaultyStore: VerificationStore {
         failing.withLock { $0.contains(operation) } ? StoreError("\(operation) failed (test)") : nil
     }
 
-    private func check(_ operation: Operation) throws(StoreError) {
+    fileprivate func check(_ operation: Operation) throws(StoreError) {
         if let error = failure(operation) { throw error }
     }
 
@@ -179,6 +179,23 @@ final class FaultyStore: VerificationStore {
 }
 
 /// A value behind a lock, for test doubles.
+extension FaultyStore: FraudCounterStore {
+    func tallyFraud(_ tally: FraudTally, now: Date) async throws(StoreError) -> FraudTotals {
+        try check(.fraud)
+        return try await base.tallyFraud(tally, now: now)
+    }
+
+    func blockFraud(_ request: FraudBlockRequest, now: Date) async throws(StoreError) -> FraudBlockState {
+        try check(.fraud)
+        return try await base.blockFraud(request, now: now)
+    }
+
+    func fraudCounts(since: Date) async throws(StoreError) -> [FraudCount] {
+        try check(.fraud)
+        return try await base.fraudCounts(since: since)
+    }
+}
+
 final class TestLocked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
