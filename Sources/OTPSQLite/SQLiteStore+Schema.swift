@@ -47,6 +47,11 @@ extension SQLiteStore {
                         ("used_recovery", "BLOB"),
                     ])
             }),
+        Step(
+            migration: SchemaMigration(
+                version: 5,
+                summary: "verifications are found by destination; each send's delivery attempt is kept"),
+            apply: addDeliveries),
     ]
 
     /// The schema's version in the database at `path` and the steps this program would apply to it.
@@ -140,6 +145,28 @@ extension SQLiteStore {
         for column in columns where !existing.contains(where: { $0.count > 1 && $0[1].text == column.name }) {
             try db.execute("ALTER TABLE \(table) ADD COLUMN \(column.name) \(column.type)")
         }
+    }
+
+    /// Version 5: an index by destination for the support search, and the delivery attempts.
+    private static func addDeliveries(_ db: SQLiteConnection) throws(StoreError) {
+        try db.execute(
+            "CREATE INDEX IF NOT EXISTS otp_verifications_destination "
+                + "ON otp_verifications (destination, created_at, id)")
+        try db.execute(
+            """
+            CREATE TABLE IF NOT EXISTS otp_deliveries (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                verification_id TEXT NOT NULL,
+                at INTEGER NOT NULL,
+                channel TEXT NOT NULL,
+                step TEXT NOT NULL,
+                outcome TEXT NOT NULL,
+                reason TEXT,
+                message_id TEXT
+            )
+            """)
+        try db.execute(
+            "CREATE INDEX IF NOT EXISTS otp_deliveries_verification ON otp_deliveries (verification_id, seq)")
     }
 
     /// The first version's tables, as they were before any later step.
