@@ -58,7 +58,9 @@ extension RedisStore {
     }
 
     /// The verifications a query finds, newest first, from the destination's index, in one script.
-    public func verifications(matching query: VerificationQuery, now: Date) async throws(StoreError)
+    public func verifications(
+        matching query: VerificationQuery, now: Date
+    ) async throws(StoreError)
         -> [VerificationRecord]
     {
         guard query.limit > 0 else { return [] }

@@ -358,7 +358,8 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
             let reply = try await evaluate(
                 RedisScripts.purge, keys: [recordIndex, keyIndex],
                 arguments: [
-                    Self.time(now), Array(recordKey("").utf8), Array("500".utf8), Array(deliveriesKey("").utf8),
+                    Self.time(now), Array(recordKey("").utf8), Array("500".utf8),
+                    Array(deliveriesKey("").utf8),
                     Array(destinationIndex("").utf8),
                 ])
             guard case .array(let parts) = reply, parts.count == 2, case .integer(let count) = parts[0],

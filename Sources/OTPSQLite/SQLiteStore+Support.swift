@@ -42,7 +42,9 @@ extension SQLiteStore {
     }
 
     /// The verifications a query finds, newest first, through the index on the destination.
-    public func verifications(matching query: VerificationQuery, now: Date) async throws(StoreError)
+    public func verifications(
+        matching query: VerificationQuery, now: Date
+    ) async throws(StoreError)
         -> [VerificationRecord]
     {
         let parameters: [SQLiteValue] = [
@@ -60,9 +62,11 @@ extension SQLiteStore {
 }
 
 extension SQL {
-    /// The search by destination: `?1` the destination, `?2` the earliest creation time, `?3` and
-    /// `?4` the cursor's time and id (answers come after it), `?5` the status or empty, `?6` now,
-    /// `?7` the limit. The status is worked out as ``VerificationRecord/status(at:)`` does.
+    /// The search by destination, newest first.
+    ///
+    /// `?1` the destination, `?2` the earliest creation time, `?3` and `?4` the cursor's time and
+    /// id (answers come after it), `?5` the status or empty, `?6` now, `?7` the limit. The status is
+    /// worked out as ``VerificationRecord/status(at:)`` does.
     static let searchVerifications =
         "SELECT id, channel, destination, code_length, code_hash, state, attempts_left, sends_used, created_at, "
         + "expires_at, resend_available_at, purge_at, lease_token, lease_until, locale, ref, txn "

@@ -170,7 +170,9 @@ final class DictionaryStore: VerificationStore, @unchecked Sendable {
         try step { $0.attempts[id] ?? [] }
     }
 
-    func verifications(matching query: VerificationQuery, now: Date) throws(StoreError) -> [VerificationRecord] {
+    func verifications(
+        matching query: VerificationQuery, now: Date
+    ) throws(StoreError) -> [VerificationRecord] {
         try step { state in
             Array(
                 state.records.values.filter { query.matches($0, now: now) }

@@ -16,6 +16,11 @@ public struct TwilioSender: CodeSender {
     ///
     /// One request, no retries: a failure is reported at once and the caller decides.
     public func send(_ message: OutgoingMessage) async throws(DeliveryError) {
+        _ = try await sendWithReceipt(message)
+    }
+
+    /// Delivers one SMS as ``send(_:)`` does and answers the message's SID from the provider's answer.
+    public func sendWithReceipt(_ message: OutgoingMessage) async throws(DeliveryError) -> DeliveryReceipt {
         guard message.channel == .sms else {
             throw DeliveryError("the twilio sender delivers SMS only")
         }
@@ -41,5 +46,6 @@ public struct TwilioSender: CodeSender {
         guard (200..<300).contains(response.code) else {
             throw DeliveryError("SMS delivery: the provider answered \(response.code)")
         }
+        return DeliveryReceipt(messageID: ProviderReceipt.messageID(in: response.body, field: "sid"))
     }
 }

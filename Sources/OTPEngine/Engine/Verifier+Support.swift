@@ -46,6 +46,9 @@ extension Verifier {
     ///   - since: only verifications created at or after this time, or any.
     ///   - after: where the page starts: the cursor of the page before, or `nil` for the first.
     ///   - limit: the most verifications on the page, brought into 1 through ``maxSearchLimit``.
+    /// - Returns: the page, and the cursor of the next one when there is more.
+    /// - Throws: `invalidDestination` for a text that is no destination, `storeUnavailable` when
+    ///   the store fails.
     public func verifications(
         to destination: String, status: VerificationStatus? = nil, since: Date? = nil,
         after: VerificationCursor? = nil, limit: Int = 20
@@ -73,6 +76,7 @@ extension Verifier {
     /// A verification's delivery attempts, oldest first; `notFound` for an unknown verification.
     public func deliveries(id: String) async throws(VerifierError) -> [DeliveryAttempt] {
         let record = try await load(id)
-        return try await storeCall { () async throws(StoreError) in try await store.deliveries(id: record.id) }
+        return try await storeCall { () async throws(StoreError) in try await store.deliveries(id: record.id)
+        }
     }
 }

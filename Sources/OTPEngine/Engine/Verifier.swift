@@ -115,7 +115,8 @@ public final class Verifier: Sendable {
 
     /// The attempt a send of a verification's code made, noted at the current time.
     func attempt(
-        _ id: String, channel: Channel, step: DeliveryAttempt.Step, _ result: Result<DeliveryReceipt, DeliveryError>
+        _ id: String, channel: Channel, step: DeliveryAttempt.Step,
+        _ result: Result<DeliveryReceipt, DeliveryError>
     ) -> DeliveryAttempt {
         switch result {
         case .success(let receipt):

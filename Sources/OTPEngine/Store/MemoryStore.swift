@@ -198,7 +198,9 @@ public final class MemoryStore: VerificationStore {
     }
 
     /// The verifications a query finds, newest first: every record is looked at, under the lock.
-    public func verifications(matching query: VerificationQuery, now: Date) throws(StoreError)
+    public func verifications(
+        matching query: VerificationQuery, now: Date
+    ) throws(StoreError)
         -> [VerificationRecord]
     {
         try state.withLock { (state) throws(StoreError) in

@@ -31,7 +31,9 @@ public struct VerificationQuery: Sendable, Equatable {
     public func matches(_ record: VerificationRecord, now: Date) -> Bool {
         guard record.destination == destination else { return false }
         if let status, record.status(at: now) != status { return false }
-        if let since, StoreTime.milliseconds(record.createdAt) < StoreTime.milliseconds(since) { return false }
+        if let since, StoreTime.milliseconds(record.createdAt) < StoreTime.milliseconds(since) {
+            return false
+        }
         if let after, !after.precedes(record) { return false }
         return true
     }
@@ -79,7 +81,9 @@ public struct VerificationCursor: Sendable, Equatable {
     /// The cursor a token names, or `nil` when the text is not one this type made.
     public init?(token: String) {
         guard !token.isEmpty, token.count <= 400,
-            token.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") })
+            token.unicodeScalars.allSatisfy({
+                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_")
+            })
         else { return nil }
         var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }

@@ -92,7 +92,9 @@ public protocol VerificationStore: LifecycleEventStore, TOTPFactorStore {
 
     /// The verifications a query finds at a time, newest first (by creation time, then id), at
     /// most `query.limit` of them.
-    func verifications(matching query: VerificationQuery, now: Date) async throws(StoreError)
+    func verifications(
+        matching query: VerificationQuery, now: Date
+    ) async throws(StoreError)
         -> [VerificationRecord]
 
     /// Whether the store answers.

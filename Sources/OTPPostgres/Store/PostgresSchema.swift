@@ -5,7 +5,16 @@ import OTPEngine
 enum PostgresSchema {
 
     /// The statements that make the tables; each is harmless when its object exists.
-    static let statements = [
+    ///
+    /// A new database gets every step at once; an older one is brought up by ``create(_:schema:)``.
+    static let statements =
+        versionOne + upgrades.flatMap(\.statements) + [
+            "INSERT INTO otp_schema (version) SELECT \(PostgresStore.schemaVersion) "
+                + "WHERE NOT EXISTS (SELECT 1 FROM otp_schema)"
+        ]
+
+    /// The tables of version 1, as they were before any later step.
+    private static let versionOne = [
         "CREATE TABLE IF NOT EXISTS otp_schema (version integer NOT NULL)",
         """
         CREATE TABLE IF NOT EXISTS otp_verifications (
@@ -58,11 +67,6 @@ enum PostgresSchema {
             locked_until bigint, locks bigint NOT NULL DEFAULT 0, used_recovery bytea NOT NULL)
         """,
     ]
-        + upgrades.flatMap(\.statements) + [
-            // A new database gets every step at once; an older one is brought up by `create`.
-            "INSERT INTO otp_schema (version) SELECT \(PostgresStore.schemaVersion) "
-                + "WHERE NOT EXISTS (SELECT 1 FROM otp_schema)"
-        ]
 
     /// The steps after version 1, oldest first: the version each brings the tables to and its
     /// statements, each harmless when its object exists.
@@ -118,7 +122,8 @@ enum PostgresSchema {
             // Tables at an older version: the later steps' objects were made above; the version moves on.
             if let found = version, found >= 1, found < Int64(PostgresStore.schemaVersion) {
                 try db.query(
-                    "UPDATE otp_schema SET version = $1::integer", [.integer(Int64(PostgresStore.schemaVersion))])
+                    "UPDATE otp_schema SET version = $1::integer",
+                    [.integer(Int64(PostgresStore.schemaVersion))])
                 version = Int64(PostgresStore.schemaVersion)
             }
             guard version == Int64(PostgresStore.schemaVersion) else {

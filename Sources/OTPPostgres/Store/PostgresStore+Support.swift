@@ -37,7 +37,9 @@ extension PostgresStore {
     }
 
     /// The verifications a query finds, newest first, through the index on the destination.
-    public func verifications(matching query: VerificationQuery, now: Date) async throws(StoreError)
+    public func verifications(
+        matching query: VerificationQuery, now: Date
+    ) async throws(StoreError)
         -> [VerificationRecord]
     {
         let parameters: [PostgresValue] = [
@@ -59,10 +61,12 @@ extension PostgresSQL {
     static let readDeliveries =
         "SELECT verification_id, at, channel, step, outcome, reason, message_id FROM otp_deliveries "
         + "WHERE verification_id = $1::text ORDER BY seq"
-    /// The search by destination: `$1` the destination, `$2` the earliest creation time, `$3` and
-    /// `$4` the cursor's time and id (answers come after it), `$5` the status or empty, `$6` now,
-    /// `$7` the limit. The status is worked out as `VerificationRecord.status(at:)` does; ids compare
-    /// byte by byte (`COLLATE "C"`), as the other stores compare them.
+    /// The search by destination, newest first.
+    ///
+    /// `$1` the destination, `$2` the earliest creation time, `$3` and `$4` the cursor's time and
+    /// id (answers come after it), `$5` the status or empty, `$6` now, `$7` the limit. The status is
+    /// worked out as `VerificationRecord.status(at:)` does; ids compare byte by byte
+    /// (`COLLATE "C"`), as the other stores compare them.
     static let searchVerifications =
         "SELECT \(verificationColumns) FROM otp_verifications "
         + "WHERE destination = $1::text AND created_at >= $2::bigint "

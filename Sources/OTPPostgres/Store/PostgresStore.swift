@@ -20,8 +20,10 @@ public final class PostgresStore: VerificationStore, Sendable {
     /// Whether state changes write ``LifecycleEvent``s to the `otp_events` outbox.
     let recordsEvents: Bool
 
-    /// The schema version this store writes and reads: 2 adds the index by destination and the
-    /// delivery attempts. Tables at version 1 are brought up to it when the store opens.
+    /// The schema version this store writes and reads.
+    ///
+    /// Version 2 adds the index by destination and the delivery attempts; tables at version 1 are
+    /// brought up to it when the store opens.
     public static let schemaVersion = 2
 
     /// Connects to a PostgreSQL database and creates its tables when they are missing.

@@ -104,20 +104,47 @@ import Testing
         #expect(pool?.reason.contains("connections") == true)
     }
 
-    @Test("the tables carry schema version 1; a database at another version is refused")
+    @Test("the tables carry schema version 2; a database at a newer version is refused")
     func schemaVersion() async throws {
+        #expect(PostgresStore.schemaVersion == 2)
         let schema = PostgresTestServer.freshSchema()
         let store = try Self.store(schema: schema)
-        try await store.executeForTesting("UPDATE otp_schema SET version = 2")
+        try await store.executeForTesting("UPDATE otp_schema SET version = 3")
         await store.shutdown()
         let error = await Self.openingFailure { () throws(StoreError) in try Self.store(schema: schema) }
-        #expect(error?.reason.contains("schema version 2") == true)
+        #expect(error?.reason.contains("schema version 3") == true)
         // Two stores opening the same new schema at once both find it made.
         let fresh = PostgresTestServer.freshSchema()
         async let first = Self.openingFailure { () throws(StoreError) in try Self.store(schema: fresh) }
         async let second = Self.openingFailure { () throws(StoreError) in try Self.store(schema: fresh) }
         #expect(await first == nil)
         #expect(await second == nil)
+    }
+
+    @Test("tables at version 1 are brought up to version 2 when a store opens, their rows kept")
+    func upgradeFromVersionOne() async throws {
+        let schema = PostgresTestServer.freshSchema()
+        let old = try Self.store(schema: schema)
+        let t0 = StoreConformanceTests.t0
+        #expect(
+            try await old.insert(StoreConformanceTests.sample("vf_kept"), claim: nil, now: t0) == .inserted)
+        // What version 1 had: no delivery attempts, no index by destination.
+        try await old.executeForTesting("DROP TABLE otp_deliveries")
+        try await old.executeForTesting("DROP INDEX otp_verifications_destination")
+        try await old.executeForTesting("UPDATE otp_schema SET version = 1")
+        await old.shutdown()
+
+        let store = try Self.store(schema: schema)
+        defer { Task { await store.shutdown() } }
+        let attempt = DeliveryAttempt(
+            verificationID: "vf_kept", at: t0, channel: .sms, step: .start, outcome: .sent, messageID: "SM1")
+        try await store.noteDelivery(attempt)
+        #expect(try await store.deliveries(id: "vf_kept") == [attempt])
+        let query = VerificationQuery(destination: "+15555550100", limit: 10)
+        #expect(try await store.verifications(matching: query, now: t0).map(\.id) == ["vf_kept"])
+        try await store.executeForTesting(
+            "DO $$ BEGIN IF (SELECT max(version) FROM otp_schema) <> 2 THEN RAISE 'not upgraded'; END IF; END $$"
+        )
     }
 
     @Test("a server that refuses writes is unhealthy, and a write fails with its message")

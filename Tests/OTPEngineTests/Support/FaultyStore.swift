@@ -129,7 +129,9 @@ final class FaultyStore: VerificationStore {
         return try await base.deliveries(id: id)
     }
 
-    func verifications(matching query: VerificationQuery, now: Date) async throws(StoreError)
+    func verifications(
+        matching query: VerificationQuery, now: Date
+    ) async throws(StoreError)
         -> [VerificationRecord]
     {
         try check(.search)
