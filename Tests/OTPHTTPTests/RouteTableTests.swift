@@ -27,7 +27,8 @@ import Testing
             #expect((route?.template ?? hosted?.template) == entry.template)
             // Routes sharing a template (`/v1/verifications`: a start and a search) answer their
             // methods together.
-            #expect((route?.methods ?? hosted?.methods) == RouteTable.methods(sharingTemplateWith: entry.name))
+            #expect(
+                (route?.methods ?? hosted?.methods) == RouteTable.methods(sharingTemplateWith: entry.name))
             #expect(route.map { RouteTable.entry($0.name).method } ?? entry.method == entry.method)
             #expect((route == nil) == entry.isHosted, "\(entry.template) is matched by one side only")
         }
@@ -65,7 +66,8 @@ import Testing
             #expect(answer.status == 405, "\(entry.template)")
             #expect(answer.errorCode == "method_not_allowed")
             #expect(
-                answer.header("Allow") == RouteTable.methods(sharingTemplateWith: entry.name).joined(separator: ", "),
+                answer.header("Allow")
+                    == RouteTable.methods(sharingTemplateWith: entry.name).joined(separator: ", "),
                 "\(entry.template)")
         }
     }
