@@ -132,6 +132,19 @@ import Testing
         #expect(unauthorized.status == 401)
     }
 
+    @Test("a store that does not answer is 503 store_unavailable on both views")
+    func storeUnavailable() async throws {
+        let api = Self.api()
+        let id = try await Self.start(api)
+        await api.store.shutdown()
+        let search = await api.call("GET", "/v1/verifications", query: ["destination": "+12025550123"])
+        #expect(search.status == 503)
+        #expect(search.errorCode == "store_unavailable")
+        let deliveries = await api.call("GET", "/v1/verifications/\(id)/deliveries")
+        #expect(deliveries.status == 503)
+        #expect(deliveries.errorCode == "store_unavailable")
+    }
+
     @Test("GET and POST share /v1/verifications; another method is 405 naming both")
     func methods() async {
         let answer = await Self.api().call("DELETE", "/v1/verifications")
