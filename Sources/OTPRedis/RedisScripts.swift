@@ -543,6 +543,15 @@ enum RedisScripts {
     /// limit, the record key prefix. Returns each record's hash fields, flat.
     static let search = RedisScript(
         prelude + """
+            -- Byte order, as the index orders members with one score: Lua's `<` follows the
+            -- server's locale.
+            local function less(a, b)
+              for i = 1, math.min(#a, #b) do
+                local x, y = string.byte(a, i), string.byte(b, i)
+                if x ~= y then return x < y end
+              end
+              return #a < #b
+            end
             local now = tonumber(ARGV[1])
             local limit = tonumber(ARGV[6])
             local found = {}
@@ -553,7 +562,7 @@ enum RedisScripts {
               for i = 1, #ids, 2 do
                 local id = ids[i]
                 local tied = ARGV[4] ~= '' and tonumber(ids[i + 1]) == tonumber(ARGV[2])
-                if #found < limit and not (tied and id >= ARGV[4]) then
+                if #found < limit and not (tied and not less(id, ARGV[4])) then
                   local flat = redis.call('HGETALL', ARGV[7] .. id)
                   if #flat > 0 then
                     local r = {}
