@@ -96,11 +96,11 @@ spread_args=()
 pids+=($!)
 otp_pid=$!
 for _ in $(seq 200); do
-  [ -s "$work/bare.port" ] && grep -q '^listening on ' "$work/otp.out" && break
+  [ -s "$work/bare.port" ] && grep -q 'listening on http://' "$work/otp.out" && break
   sleep 0.05
 done
 bare_url="http://127.0.0.1:$(cat "$work/bare.port")"
-otp_url=$(sed -n 's/^listening on //p' "$work/otp.out")
+otp_url=$(sed -n 's|.*listening on \(http://[^" ]*\).*|\1|p' "$work/otp.out")
 [ -n "$otp_url" ] || { echo "otp serve did not start" >&2; exit 1; }
 
 floor_connections=${OTP_BENCH_FLOOR_CONNECTIONS:-1000}
@@ -116,8 +116,8 @@ if [ "$floor_connections" -gt 0 ]; then
     --limit-failed-checks-per-destination 1000000000/31536000 >"$work/floor.out" 2>/dev/null &
   pids+=($!)
   floor_pid=$!
-  for _ in $(seq 200); do grep -q '^listening on ' "$work/floor.out" && break; sleep 0.05; done
-  floor_url=$(sed -n 's/^listening on //p' "$work/floor.out")
+  for _ in $(seq 200); do grep -q 'listening on http://' "$work/floor.out" && break; sleep 0.05; done
+  floor_url=$(sed -n 's|.*listening on \(http://[^" ]*\).*|\1|p' "$work/floor.out")
   [ -n "$floor_url" ] || { echo "otp serve (check floor) did not start" >&2; exit 1; }
   floor_id=$(curl -sf -X POST "$floor_url/v1/verifications" -H "Authorization: Bearer $key" \
     -H 'Content-Type: application/json' -d '{"to":"+12025550199"}' |

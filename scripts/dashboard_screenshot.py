@@ -79,7 +79,8 @@ try:
         stdout=subprocess.PIPE, stderr=open(f"{work}/serve.log", "w"), text=True,
         env=dict(os.environ, OTP_EVENTS_SECRET="dashboard"))
     processes.append(server)
-    url = server.stdout.readline().strip().removeprefix("listening on ")
+    started = re.search(r'listening on (http://[^" ]+)', server.stdout.readline())
+    url = started.group(1) if started else ""
     target = url.removeprefix("http://")
     prometheus_port = free_port()
     open(f"{work}/prometheus.yml", "w").write(

@@ -86,10 +86,10 @@ start_serve() {
   "$bin" serve --port 0 "$@" >"$work/stdout" 2>"$work/stderr" &
   SERVE_PID=$!
   for _ in $(seq 100); do
-    grep -q '^listening on ' "$work/stdout" 2>/dev/null && break
+    grep -q 'listening on http://' "$work/stdout" 2>/dev/null && break
     kill -0 "$SERVE_PID" 2>/dev/null || { cat "$work/stderr" >&2; return 1; }
     sleep 0.05
   done
-  SERVE_URL=$(sed -n 's/^listening on //p' "$work/stdout")
+  SERVE_URL=$(sed -n 's|.*listening on \(http://[^" ]*\).*|\1|p' "$work/stdout")
   [ -n "$SERVE_URL" ] || { echo "otp serve did not start" >&2; return 1; }
 }

@@ -58,7 +58,8 @@ server = subprocess.Popen(
     stdout=subprocess.PIPE, stderr=open(os.path.join(work, "stderr"), "w"), env=environment, text=True)
 try:
     line = server.stdout.readline()
-    url = line.strip().removeprefix("listening on ")
+    match = re.search(r'listening on (http://[^" ]+)', line)
+    url = match.group(1) if match else ""
     assert url.startswith("http://"), f"otp serve did not start: {line!r} {open(os.path.join(work, 'stderr')).read()}"
 
     def call(path, body):

@@ -49,11 +49,21 @@ public enum ServeAssembly {
                 let webhook = try EventWebhook(
                     url: url, secret: Array(secret.utf8), timeout: settings.eventDelivery.timeout,
                     now: server.now)
+                let log = server.requestLog
                 server.events = EventsConfiguration(settings: settings.eventDelivery) { event in
+                    let fields = [
+                        ("event", event.kind.rawValue), ("eventId", event.id),
+                        ("verification", event.verificationID),
+                    ]
                     do throws(DeliveryError) {
                         try await webhook.deliver(event)
+                        log.log(.debug, "an event was delivered", fields: fields)
                         return true
                     } catch {
+                        log.log(
+                            .warning, "an event delivery attempt failed; it will be tried again",
+                            fields: fields + (error.status.map { [("status", String($0))] } ?? [])
+                                + [("error", error.reason)])
                         return false
                     }
                 }
@@ -75,14 +85,24 @@ public enum ServeAssembly {
         return try await OTPServerApp.start(server, store: store, senders: senders, secret: secret)
     }
 
-    /// The sender of each channel; later senders win a channel.
+    /// The sender of each channel; a channel two senders claim is refused (``SenderSpec/routes(_:)``).
     public static func senders(
         for settings: ServeSettings
     ) throws(ServerStartError) -> [Channel: any CodeSender] {
         var routes: [Channel: any CodeSender] = [:]
-        for choice in settings.senders {
-            let (sender, channels) = try make(choice, settings: settings)
-            for channel in channels { routes[channel] = sender }
+        var made: [SenderSpec: any CodeSender] = [:]
+        for (channel, choice) in try SenderSpec.routes(settings.senders).sorted(by: {
+            $0.key.rawValue < $1.key.rawValue
+        }) {
+            // A sender serving both channels is made once.
+            let sender: any CodeSender
+            if let existing = made[choice] {
+                sender = existing
+            } else {
+                sender = try make(choice, settings: settings)
+                made[choice] = sender
+            }
+            routes[channel] = sender
         }
         guard !routes.isEmpty else { throw ServerStartError("at least one sender is needed") }
         return routes
@@ -90,28 +110,30 @@ public enum ServeAssembly {
 
     private static func make(
         _ choice: SenderSpec, settings: ServeSettings
-    ) throws(ServerStartError) -> (any CodeSender, [Channel]) {
+    ) throws(ServerStartError) -> any CodeSender {
         let environment = settings.environment
         let policy = settings.server.policy
         do throws(DeliveryError) {
-            switch choice {
+            switch choice.base {
             case .console:
-                return (ConsoleSender(), [.sms, .email])
+                return ConsoleSender()
             case .outbox(let path):
-                return (OutboxSender(path: path), [.sms, .email])
+                return OutboxSender(path: path)
             case .smtp(let url):
                 let smtp = try SMTPConfiguration(
-                    url: url, environment: environment, domain: policy.domain, fromName: policy.appName)
-                return (SMTPSender(configuration: smtp), [.email])
+                    url: url, environment: environment, domain: policy.domain ?? settings.hostedDomain,
+                    fromName: policy.appName, from: settings.mailFrom)
+                return SMTPSender(configuration: smtp)
             case .webhook(let url):
                 guard let secret = environment["OTP_WEBHOOK_SECRET"], !secret.isEmpty else {
                     throw DeliveryError("the webhook sender needs OTP_WEBHOOK_SECRET to sign its requests")
                 }
-                return (try WebhookSender(url: url, secret: Array(secret.utf8)), [.sms, .email])
+                return try WebhookSender(url: url, secret: Array(secret.utf8))
             case .twilio:
-                return (
-                    TwilioSender(configuration: try TwilioConfiguration(environment: environment)), [.sms]
-                )
+                return TwilioSender(configuration: try TwilioConfiguration(environment: environment))
+            case .only:
+                // `base` never is one.
+                throw DeliveryError("a sender for one channel names the sender itself")
             }
         } catch {
             throw ServerStartError(error.reason)

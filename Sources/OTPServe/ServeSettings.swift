@@ -1,3 +1,4 @@
+import Foundation
 import OTPEngine
 import OTPHTTP
 
@@ -42,6 +43,13 @@ public struct ServeSettings: Sendable {
     /// Told a Redis store's warnings: once when its calls start failing and once when they work
     /// again, and when its persistence cannot be read; `nil` tells no one.
     public var storeReport: (@Sendable (String) -> Void)?
+    /// The SMTP sender's From address (`--mail-from`); `nil` means `no-reply@` the domain.
+    public var mailFrom: String?
+
+    /// The host of the hosted page's public URL, which codes are bound to when no domain is given.
+    public var hostedDomain: String? {
+        hosted.flatMap { URL(string: $0.publicURL)?.host }
+    }
 
     /// Creates settings; the defaults are those of `otp serve --dev` with a memory store.
     public init(

@@ -1,4 +1,5 @@
 import Foundation
+import OTPCore
 import OTPHTTP
 import OTPRedis
 
@@ -335,7 +336,7 @@ extension StoreSpec {
 }
 
 /// How codes reach people, as `otp serve --sender` names it.
-public enum SenderSpec: Sendable, Equatable {
+public indirect enum SenderSpec: Sendable, Hashable {
     /// Development only: codes on standard error.
     case console
     /// Each message appended as a JSON line to a file.
@@ -346,11 +347,28 @@ public enum SenderSpec: Sendable, Equatable {
     case webhook(url: String)
     /// SMS through a Twilio-compatible API; the account comes from `OTP_TWILIO_*`.
     case twilio
+    /// A sender for one channel only, as `--sender sms=…` or `--sender email=…` names it.
+    case only(Channel, SenderSpec)
 }
 
 extension SenderSpec {
-    /// Reads `console`, `outbox:PATH`, `smtp://…` (`smtp+starttls://`, `smtps://`), `webhook:URL` or `twilio`.
+    /// Reads `console`, `outbox:PATH`, `smtp://…` (`smtp+starttls://`, `smtps://`), `webhook:URL` or
+    /// `twilio`, each optionally for one channel: `sms=twilio`, `email=smtp://…`.
     public init(argument: String) throws(ServerStartError) {
+        for channel in [Channel.sms, .email] where argument.hasPrefix(channel.rawValue + "=") {
+            let sender = try Self(unprefixed: String(argument.dropFirst(channel.rawValue.count + 1)))
+            guard sender.channels.contains(channel) else {
+                throw ServerStartError(
+                    "the \(sender.name) sender cannot deliver \(channel.rawValue): it sends "
+                        + sender.channels.map(\.rawValue).joined(separator: " and ") + " only")
+            }
+            self = .only(channel, sender)
+            return
+        }
+        self = try Self(unprefixed: argument)
+    }
+
+    private init(unprefixed argument: String) throws(ServerStartError) {
         if argument == "console" {
             self = .console
         } else if argument == "twilio" {
@@ -371,8 +389,57 @@ extension SenderSpec {
             self = .webhook(url: url)
         } else {
             throw ServerStartError(
-                "the sender is console, outbox:PATH, smtp://…, webhook:URL or twilio, not \(argument)")
+                "the sender is [sms=|email=]console, outbox:PATH, smtp://…, webhook:URL or twilio, not \(argument)"
+            )
         }
+    }
+
+    /// The channels this sender delivers: SMTP email, Twilio SMS, the others both (unless named for one).
+    public var channels: [Channel] {
+        switch self {
+        case .smtp: [.email]
+        case .twilio: [.sms]
+        case .console, .outbox, .webhook: [.sms, .email]
+        case .only(let channel, _): [channel]
+        }
+    }
+
+    /// The sender itself, without a channel it was named for.
+    public var base: SenderSpec {
+        if case .only(_, let sender) = self { return sender.base }
+        return self
+    }
+
+    /// The sender's kind, for messages: `console`, `outbox`, `smtp`, `webhook` or `twilio` (no path,
+    /// URL or credential).
+    public var name: String {
+        switch self {
+        case .console: "console"
+        case .outbox: "outbox"
+        case .smtp: "smtp"
+        case .webhook: "webhook"
+        case .twilio: "twilio"
+        case .only(_, let sender): sender.name
+        }
+    }
+
+    /// The one sender of each channel, or an error naming the channel two senders claim.
+    ///
+    /// A sender delivers the channels it names or, unnamed, all it can (``channels``); a channel
+    /// two senders would deliver is refused rather than given to one of them.
+    public static func routes(_ senders: [SenderSpec]) throws(ServerStartError) -> [Channel: SenderSpec] {
+        var routes: [Channel: SenderSpec] = [:]
+        for sender in senders {
+            for channel in sender.channels {
+                if let earlier = routes[channel] {
+                    throw ServerStartError(
+                        "two senders for \(channel.rawValue) (\(earlier.name) and \(sender.name)): give each channel "
+                            + "one, as --sender sms=twilio --sender email=smtp://HOST")
+                }
+                routes[channel] = sender.base
+            }
+        }
+        return routes
     }
 
     /// Whether this sender can send SMS that cost money per message (Twilio, or a webhook to a provider).
@@ -380,9 +447,10 @@ extension SenderSpec {
         switch self {
         case .twilio, .webhook: true
         case .console, .outbox, .smtp: false
+        case .only(let channel, let sender): channel == .sms && sender.sendsPaidSMS
         }
     }
 
     /// Whether this sender prints codes where anyone with the logs can read them.
-    public var isForDevelopmentOnly: Bool { self == .console }
+    public var isForDevelopmentOnly: Bool { base == .console }
 }

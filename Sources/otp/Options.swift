@@ -157,6 +157,11 @@ struct ParsedOptions {
         onCommandLine.contains(spec.name)
     }
 
+    /// The option's last text as given, unparsed (such as a file's path, to read again later).
+    func givenText(_ spec: OptionSpec) -> String? {
+        text(spec)
+    }
+
     private func text(_ spec: OptionSpec) -> String? {
         precondition(known.contains(spec.name), "--\(spec.name) is not among the command's options")
         return values[spec.name]?.last

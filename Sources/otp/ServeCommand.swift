@@ -9,11 +9,13 @@ import OTPServe
 enum ServeCommand {
     static let usage = "usage: otp serve [options]"
 
-    /// Runs the server until SIGTERM or SIGINT; returns the exit status.
+    /// Runs the server until SIGTERM or SIGINT, reloading its key files on SIGHUP; returns the exit status.
+    ///
+    /// Bad options are told in plain text; from then on every line on standard error is a JSON log
+    /// line, and the one line on standard output is the start line, in the same form.
     static func main(_ arguments: [String]) async -> Int32 {
         let environment = ProcessInfo.processInfo.environment
-        let settings: ServeSettings
-        let developmentKey: String?
+        let prepared: Prepared
         do throws(UsageError) {
             let options = try ParsedOptions.parse(
                 arguments, specs: ServeOptions.all, environment: environment)
@@ -24,63 +26,137 @@ enum ServeCommand {
             guard options.positional.isEmpty else {
                 throw UsageError("unexpected argument \(options.positional[0])")
             }
-            (settings, developmentKey) = try makeSettings(options, environment: environment)
-            for warning in warnings(options, settings: settings) {
-                printError("otp serve: warning: \(warning)")
-            }
+            prepared = try prepare(options, environment: environment, log: RequestLog.standardError)
         } catch {
             printError("otp serve: \(error.message) (see otp serve --help)")
             return 2
         }
-        if let key = developmentKey {
-            printError("otp serve --dev: API key \(key) (development only; use --api-key in production)")
+        let settings = prepared.settings
+        let log = settings.server.requestLog
+        for warning in prepared.warnings {
+            log.log(.warning, warning)
+        }
+        if let key = prepared.developmentKey {
+            log.log(.warning, "--dev: API key \(key) (development only; use --api-key-file in production)")
         }
         for warning in settings.server.policy.weakSettings() {
-            printError("otp serve: warning: \(warning)")
+            log.log(.warning, warning)
         }
         if settings.senders.contains(where: \.isForDevelopmentOnly) {
-            printError(
-                "otp serve: warning: the console sender prints codes to standard error: development only")
+            log.log(.warning, "the console sender prints codes to standard error: development only")
         }
         raiseOpenFileLimit()
-        let signals = SignalWaiter(signals: [SIGTERM, SIGINT])
+        let signals = SignalWaiter(signals: [SIGTERM, SIGINT, SIGHUP])
         let server: RunningServer
         do {
             server = try await ServeAssembly.start(settings)
         } catch {
-            printError("otp serve: \(error.commandLineDescription)")
+            log.log(.error, error.commandLineDescription)
+            log.flush()
             return 1
         }
-        // Exactly one line on standard output, written at once so a pipe sees it immediately.
-        FileHandle.standardOutput.write(Data("listening on \(server.url)\n".utf8))
+        // Exactly one line on standard output, written at once so a pipe sees it immediately; the
+        // same line goes to the log.
+        let started = RequestLog.line(.info, "listening on \(server.url)", [("url", server.url)], at: Date())
+        FileHandle.standardOutput.write(Data(started.utf8))
+        log.log(.info, "listening on \(server.url)", ["url": server.url])
         if let port = server.metricsPort, let address = settings.server.metricsAddress {
             let host = address.host.contains(":") ? "[\(address.host)]" : address.host
-            printError("otp serve: /metrics, /healthz, /livez and /readyz also on http://\(host):\(port)")
+            log.log(
+                .info, "/metrics, /healthz, /livez and /readyz also on http://\(host):\(port)",
+                ["url": "http://\(host):\(port)"])
         }
-        let signal = await signals.next()
-        printError("otp serve: \(signal == SIGINT ? "SIGINT" : "SIGTERM"): finishing requests in flight")
+        while true {
+            let signal = await signals.next()
+            guard signal == SIGHUP else {
+                log.log(.info, "\(signal == SIGINT ? "SIGINT" : "SIGTERM"): finishing requests in flight")
+                break
+            }
+            reload(prepared.keys, into: server, log: log)
+        }
         await server.stop()
         return 0
     }
 
-    /// Turns parsed options into serve settings and the `--dev` key if one was made, or names the
-    /// option that is wrong.
+    /// What `otp serve` starts with: the settings, warnings to log, the `--dev` key if one was
+    /// made, and where the reloadable keys come from.
+    struct Prepared {
+        var settings: ServeSettings
+        var warnings: [String]
+        var developmentKey: String?
+        var keys: ServeKeys
+    }
+
+    /// Parses everything the options say into what ``main(_:)`` starts, logging to `log` at the
+    /// options' level.
+    static func prepare(
+        _ options: ParsedOptions, environment: [String: String], log: RequestLog
+    ) throws(UsageError) -> Prepared {
+        let (settings, developmentKey, keys) = try makeSettings(options, environment: environment, log: log)
+        return Prepared(
+            settings: settings, warnings: warnings(options, settings: settings),
+            developmentKey: developmentKey,
+            keys: keys)
+    }
+
+    /// Reads the key files again and puts what they hold in force; a file that is wrong leaves
+    /// everything as it was, and the log says why.
+    @discardableResult
+    static func reload(_ keys: ServeKeys, into server: RunningServer, log: RequestLog) -> Bool {
+        do {
+            let loaded = try keys.load()
+            try server.replaceKeys(loaded.apiKeys, publishable: loaded.publishable)
+            server.verifier.replaceTestDestinations(loaded.testDestinations)
+            log.log(
+                .info, "SIGHUP: reloaded the API keys, publishable keys and test destinations",
+                [
+                    "apiKeys": String(loaded.apiKeys.count),
+                    "publishableKeys": String(loaded.publishable.count),
+                    "testDestinations": String(loaded.testDestinations.count),
+                ])
+            return true
+        } catch let error as UsageError {
+            log.log(.error, "SIGHUP: reload failed; the keys in force stay", ["error": error.message])
+        } catch {
+            log.log(.error, "SIGHUP: reload failed; the keys in force stay", ["error": "\(error)"])
+        }
+        return false
+    }
+
+    /// Turns parsed options into serve settings, the `--dev` key if one was made, and the sources of
+    /// the reloadable keys, or names the option that is wrong.
     static func makeSettings(
-        _ options: ParsedOptions, environment: [String: String]
-    ) throws(UsageError) -> (ServeSettings, developmentKey: String?) {
+        _ options: ParsedOptions, environment given: [String: String], log: RequestLog = .silent
+    ) throws(UsageError) -> (ServeSettings, developmentKey: String?, keys: ServeKeys) {
         typealias O = ServeOptions
+        let environment = try ServeSecrets.resolve(given)
         var policy = try O.policy(from: options)
         let dev = options.flag(O.dev)
-        var keys = try options.all(O.apiKey).filter { !$0.isEmpty } + (try options.value(O.apiKeyFile) ?? [])
+        var keySources = ServeKeys()
+        keySources.fixedAPIKeys = try options.all(O.apiKey).filter { !$0.isEmpty }
+        keySources.apiKeyFile = options.givenText(O.apiKeyFile.spec).flatMap { $0.isEmpty ? nil : $0 }
         let madeKey = dev ? developmentKey() : nil
-        if let madeKey { keys.append(madeKey) }
-        guard !keys.isEmpty else {
-            throw UsageError("no API key: give --api-key KEY (or OTP_API_KEYS), or run with --dev")
+        if let madeKey { keySources.fixedAPIKeys.append(madeKey) }
+        keySources.fixedPublishable = try options.all(O.publishableKey).flatMap { $0 }
+        keySources.publishableKeyFile = options.givenText(O.publishableKeyFile.spec).flatMap {
+            $0.isEmpty ? nil : $0
         }
+        keySources.fixedTestDestinations = try options.all(O.testDestination).flatMap { $0 }
+        keySources.testDestinationFile = options.givenText(O.testDestinationFile.spec).flatMap {
+            $0.isEmpty ? nil : $0
+        }
+        let loaded = try keySources.load()
+        let keys = loaded.apiKeys
+        policy.testDestinations = loaded.testDestinations
         var senders = try options.all(O.sender)
         if senders.isEmpty {
             guard dev else { throw UsageError("no sender: give --sender (console only with --dev)") }
             senders = [.console]
+        }
+        do throws(ServerStartError) {
+            _ = try SenderSpec.routes(senders)
+        } catch {
+            throw UsageError(error.description)
         }
         if senders.contains(where: \.sendsPaidSMS) {
             if policy.globalSendsPerHour == nil { policy.globalSendsPerHour = O.defaultSMSCap }
@@ -102,14 +178,10 @@ enum ServeCommand {
             maxConnectionsPerAddress: perAddress,
             connectionTimeout: try options.value(O.connectionTimeout, or: s.connectionTimeout.defaultValue),
             checkFloor: try options.value(O.checkFloor, or: s.checkFloor.defaultValue))
-        var publishable: [String: String] = [:]
-        for (name, key) in try options.all(O.publishableKey).flatMap({ $0 })
-            + (try options.value(O.publishableKeyFile) ?? [])
-        {
-            guard publishable[name] == nil else { throw UsageError("two publishable keys are named \(name)") }
-            publishable[name] = key
-        }
-        server.publishableKeys = publishable
+        server.publishableKeys = loaded.publishable
+        var requestLog = log
+        requestLog.minimumLevel = try options.value(O.logLevel, or: .info)
+        server.requestLog = requestLog
         var startGuard: StartGuardSpec?
         // Read (and so checked) even without --start-guard, so a typo is never silently ignored.
         let failOpen = try options.value(O.startGuardFailure, or: false)
@@ -155,8 +227,18 @@ enum ServeCommand {
             throw UsageError("--redis-wait-replicas is for a Redis store")
         }
         settings.allowVolatileFactors = options.flag(O.allowVolatileFactors)
-        settings.storeReport = { line in printError("otp serve: warning: \(line)") }
-        return (settings, madeKey)
+        let storeLog = requestLog
+        settings.storeReport = { line in storeLog.log(.warning, line) }
+        settings.mailFrom = try options.value(O.mailFrom).flatMap { $0.isEmpty ? nil : $0 }
+        if senders.contains(where: { $0.base.name == "smtp" }), settings.mailFrom == nil,
+            settings.environment["OTP_SMTP_FROM"]?.isEmpty ?? true, policy.domain == nil,
+            settings.hostedDomain == nil
+        {
+            throw UsageError(
+                "the SMTP sender needs a From address: give --mail-from ADDRESS (OTP_SMTP_FROM) or --domain DOMAIN"
+            )
+        }
+        return (settings, madeKey, keySources)
     }
 
     /// The hosted page the options ask for, or `nil` without `--public-url`.
@@ -236,7 +318,7 @@ enum ServeCommand {
         let tests = settings.server.policy.testDestinations
         if !tests.isEmpty {
             warnings.append(
-                "\(tests.count) test destination\(tests.count == 1 ? "" : "s") (\(tests.keys.sorted().joined(separator: ", "))) "
+                "\(tests.count) test destination\(tests.count == 1 ? "" : "s") (\(tests.keys.sorted().map { Destination.mask(channel: $0.contains("@") ? .email : .sms, address: $0) }.joined(separator: ", "))) "
                     + "\(tests.count == 1 ? "sends" : "send") nothing and verify with a known code: keep them out of production"
             )
         }
@@ -269,7 +351,8 @@ enum ServeCommand {
     }
 }
 
-/// Waits for the first of some signals, which it keeps from killing the process meanwhile.
+/// Receives some signals one at a time, in the order they came, and keeps them from killing the
+/// process meanwhile.
 ///
 /// The handlers run on a dispatch queue; this type is not isolated to the main actor, so calling
 /// them there is safe.
@@ -279,9 +362,9 @@ final class SignalWaiter: @unchecked Sendable {
     private let state = Locked(State())
 
     private struct State {
-        /// The first signal that came.
-        var received: Int32?
-        /// The call to `next()` waiting for it.
+        /// Signals received and not yet taken by `next()`.
+        var received: [Int32] = []
+        /// The call to `next()` waiting for one.
         var waiter: CheckedContinuation<Int32, Never>?
     }
 
@@ -296,20 +379,24 @@ final class SignalWaiter: @unchecked Sendable {
         }
     }
 
-    private func deliver(_ number: Int32) {
+    /// Hands a signal to the waiting `next()`, or keeps it for the next one.
+    func deliver(_ number: Int32) {
         let continuation = state.withLock { state -> CheckedContinuation<Int32, Never>? in
-            if state.received == nil { state.received = number }
-            defer { state.waiter = nil }
-            return state.waiter
+            guard let waiter = state.waiter else {
+                state.received.append(number)
+                return nil
+            }
+            state.waiter = nil
+            return waiter
         }
         continuation?.resume(returning: number)
     }
 
-    /// The first signal received, waiting for one if none has come yet.
+    /// The oldest signal not taken yet, waiting for one if none has come.
     func next() async -> Int32 {
         await withCheckedContinuation { continuation in
             let already = state.withLock { state -> Int32? in
-                if let received = state.received { return received }
+                if !state.received.isEmpty { return state.received.removeFirst() }
                 state.waiter = continuation
                 return nil
             }

@@ -70,12 +70,25 @@ enum ServeOptions {
         "migrate", "bring an older store's schema up to date before serving (otp migrate does it alone)")
     static let sender = Option(
         "sender", "SENDER", defaultText: "console with --dev, else none (required)",
-        "console | outbox:PATH | smtp://HOST[:PORT] | smtp+starttls://… | smtps://… | webhook:URL | twilio; "
-            + "repeatable, one per channel", repeatable: true
+        "[sms=|email=]console | outbox:PATH | smtp://HOST[:PORT] | smtp+starttls://… | smtps://… | webhook:URL | "
+            + "twilio; repeatable, one sender per channel (smtp is email's, twilio sms's, the others both unless "
+            + "prefixed)", repeatable: true
     ) { text throws(UsageError) in
         do throws(ServerStartError) { return try SenderSpec(argument: text) } catch {
             throw UsageError(error.description)
         }
+    }
+    static let mailFrom = Option.text(
+        "mail-from", "ADDRESS", defaultText: "no-reply@DOMAIN with --domain (SMTP needs one of them)",
+        "the From address of email sent through SMTP", alsoFrom: ["OTP_SMTP_FROM"])
+    static let logLevel = Option(
+        "log-level", "LEVEL", default: LogLevel.info, defaultText: "info",
+        "the least level of log lines written to standard error: debug, info, warning or error"
+    ) { text throws(UsageError) -> LogLevel in
+        guard let level = LogLevel(name: text) else {
+            throw UsageError("--log-level must be debug, info, warning or error, not \(text)")
+        }
+        return level
     }
     static let appName = Option.text(
         "app-name", "NAME", default: policy.appName, "the app's name in messages")
@@ -388,7 +401,7 @@ enum ServeOptions {
     static let all: [OptionSpec] = [
         host.spec, port.spec, apiKey.spec, apiKeyFile.spec, dev.spec, store.spec, storeConnections.spec,
         storePasswordFile.spec, redisWaitReplicas.spec, allowVolatileFactors.spec, migrate.spec, sender.spec,
-        appName.spec,
+        mailFrom.spec, logLevel.spec, appName.spec,
         domain.spec,
         androidAppHash.spec, codeLength.spec, maxAttempts.spec, totpMaxFailures.spec, codeLifetime.spec,
         resendCooldowns.spec,

@@ -179,6 +179,26 @@ import Testing
         #expect(throws: DeliveryError.self) { try SMTPConfiguration(url: url, environment: [:]) }
     }
 
+    @Test("without a From address or a domain the SMTP configuration is refused; either one gives it")
+    func fromNeeded() throws {
+        let error = #expect(throws: DeliveryError.self) {
+            try SMTPConfiguration(url: "smtp://mail", environment: [:])
+        }
+        #expect(error?.reason.contains("--mail-from") == true)
+        #expect(
+            try SMTPConfiguration(url: "smtp://mail", environment: [:], domain: "example.org").from
+                == "no-reply@example.org")
+        #expect(
+            try SMTPConfiguration(
+                url: "smtp://mail", environment: [:], domain: "example.org", from: "otp@example.net"
+            )
+            .from == "otp@example.net")
+        #expect(
+            try SMTPConfiguration(url: "smtp://mail", environment: ["OTP_SMTP_FROM": "codes@example.com"])
+                .from
+                == "codes@example.com")
+    }
+
     @Test("a sender address with a line break is refused")
     func badFrom() {
         #expect(throws: DeliveryError.self) {

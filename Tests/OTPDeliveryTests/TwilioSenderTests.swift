@@ -70,10 +70,24 @@ import Testing
     func refused(status: Int) async throws {
         let provider = try await Receiver.start("http", ["--status", "\(status)"])
         defer { provider.stop() }
-        await #expect(throws: DeliveryError("SMS delivery: the provider answered \(status)")) {
+        await #expect(throws: DeliveryError("SMS delivery: the provider answered \(status)", status: status))
+        {
             try await sender(port: provider.port).send(sms)
         }
         #expect(try provider.records().count == 1)
+    }
+
+    @Test("a refusal carries the provider's status and error code, and none of its message")
+    func refusalCause() async throws {
+        let provider = try await Receiver.start("http", ["--status", "400", "--error-code", "21211"])
+        defer { provider.stop() }
+        let error = await #expect(throws: DeliveryError.self) {
+            try await sender(port: provider.port).send(sms)
+        }
+        #expect(error?.status == 400)
+        #expect(error?.providerCode == "21211")
+        #expect(error?.reason == "SMS delivery: the provider answered 400 (error 21211)")
+        #expect(error?.reason.contains("5550123") == false, "the provider's message quotes the number")
     }
 
     @Test("a provider that is down is a delivery failure")

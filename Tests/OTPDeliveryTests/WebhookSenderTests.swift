@@ -210,7 +210,9 @@ import Testing
     func refused(status: Int) async throws {
         let endpoint = try await Receiver.start("http", ["--status", "\(status)"])
         defer { endpoint.stop() }
-        await #expect(throws: DeliveryError("webhook delivery: the endpoint answered \(status)")) {
+        await #expect(
+            throws: DeliveryError("webhook delivery: the endpoint answered \(status)", status: status)
+        ) {
             try await sender(port: endpoint.port).send(email)
         }
     }

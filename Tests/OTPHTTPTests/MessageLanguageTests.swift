@@ -101,14 +101,17 @@ import Testing
             to: directory.appendingPathComponent("sms.de.txt"), atomically: true, encoding: .utf8)
         let outbox = directory.appendingPathComponent("outbox.jsonl").path
         let serve = try ServeProcess([
-            "serve", "--api-key", "tk", "--store", "memory", "--port", "0", "--sender", "outbox:\(outbox)",
+            "serve", "--api-key", "tk-0123456789abcdefghijklmn", "--store", "memory", "--port", "0",
+            "--sender", "outbox:\(outbox)",
             "--template-dir", directory.path, "--default-locale", "de",
         ])
         _ = await serve.waitForFirstLine()
         let port = try #require(serve.port)
         let response = try await RawHTTP.request(
             port: port, method: "POST", path: "/v1/verifications",
-            headers: [("Authorization", "Bearer tk"), ("Content-Type", "application/json")],
+            headers: [
+                ("Authorization", "Bearer tk-0123456789abcdefghijklmn"), ("Content-Type", "application/json"),
+            ],
             body: #"{"to":"+15550100"}"#)
         #expect(response.status == 201)
         _ = await serve.stop()
@@ -118,7 +121,8 @@ import Testing
         try "Code {code} für {user}".write(
             to: directory.appendingPathComponent("sms.de.txt"), atomically: true, encoding: .utf8)
         let bad = try ServeProcess([
-            "serve", "--api-key", "tk", "--store", "memory", "--port", "0", "--sender", "console",
+            "serve", "--api-key", "tk-0123456789abcdefghijklmn", "--store", "memory", "--port", "0",
+            "--sender", "console",
             "--template-dir", directory.path,
         ])
         let (status, _, stderr) = await bad.finish()
@@ -127,7 +131,8 @@ import Testing
         try "x".write(to: directory.appendingPathComponent("sms.fr.txt"), atomically: true, encoding: .utf8)
         let (usage, _, usageErrors) = await
             (try ServeProcess([
-                "serve", "--api-key", "tk", "--sender", "console", "--template-dir", directory.path,
+                "serve", "--api-key", "tk-0123456789abcdefghijklmn", "--sender", "console", "--template-dir",
+                directory.path,
             ])).finish()
         #expect(usage == 2)
         #expect(usageErrors.contains("templates exist for en, de, ar and ja"))

@@ -35,7 +35,7 @@ import Testing
 
     @Test("a /v1 request without a key is 401 and goes no further; with one, the caller is known")
     func apiKey() {
-        let check = APIKeyCheck(keys: APIKeys([Self.key]))
+        let check = APIKeyCheck(keys: KeyRing(APIKeys([Self.key])))
         let terminal = Terminal()
         var bare = Self.context("POST", "/v1/verifications")
         #expect(Self.immediate(check.respond(to: &bare, next: terminal.answer))?.status == 401)

@@ -1,4 +1,5 @@
 import Foundation
+import OTPCore
 import OTPServe
 import Testing
 
@@ -96,12 +97,20 @@ import Testing
             ("smtps://mail", .smtp(url: "smtps://mail")),
             ("smtp+starttls://mail", .smtp(url: "smtp+starttls://mail")),
             ("webhook:https://example.com/h", .webhook(url: "https://example.com/h")),
+            ("sms=twilio", .only(.sms, .twilio)),
+            ("email=smtps://mail", .only(.email, .smtp(url: "smtps://mail"))),
+            ("sms=outbox:/tmp/o", .only(.sms, .outbox(path: "/tmp/o"))),
         ])
     func senders(argument: String, sender: SenderSpec) throws {
         #expect(try SenderSpec(argument: argument) == sender)
     }
 
-    @Test("malformed sender arguments", arguments: ["", "outbox:", "webhook:ftp://x", "sms", "email"])
+    @Test(
+        "malformed sender arguments, and a channel the sender cannot deliver",
+        arguments: [
+            "", "outbox:", "webhook:ftp://x", "sms", "email", "sms=", "fax=console", "sms=smtp://mail",
+            "email=twilio", "sms=sms=twilio",
+        ])
     func badSenders(argument: String) {
         #expect(throws: ServerStartError.self) { try SenderSpec(argument: argument) }
     }

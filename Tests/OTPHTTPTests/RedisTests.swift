@@ -55,7 +55,7 @@ import Testing
             var ports: [Int] = []
             for _ in 0..<count {
                 let server = try ServeProcess([
-                    "serve", "--port", "0", "--api-key", "cluster-key", "--store",
+                    "serve", "--port", "0", "--api-key", "cluster-key-0123456789abcdefghijklmn", "--store",
                     "redis://127.0.0.1:\(redis)/\(database)", "--secret-file",
                     directory.appendingPathComponent("secret").path, "--sender", "outbox:\(outbox)",
                     "--limit-checks-per-address", "10000/60", "--limit-failed-checks-per-destination",
@@ -70,7 +70,8 @@ import Testing
 
         func post(_ port: Int, _ path: String, _ body: String) async throws -> RawResponse {
             try await RawHTTP.request(
-                port: port, method: "POST", path: path, headers: [("Authorization", "Bearer cluster-key")],
+                port: port, method: "POST", path: path,
+                headers: [("Authorization", "Bearer cluster-key-0123456789abcdefghijklmn")],
                 body: body)
         }
 

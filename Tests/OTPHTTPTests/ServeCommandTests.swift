@@ -56,9 +56,12 @@ import Testing
             ["--publishable-key", "ios=sk_live_0123456789abcdefghij"],
             ["--publishable-key", "i os=pk_0123456789abcdefghijk"],
             ["--start-guard", "https://guard.example"], ["--start-guard-failure", "maybe"],
+            ["--sender", "twilio"], ["--sender", "email=outbox:/tmp/o"], ["--sender", "sms=smtp://mail"],
+            ["--api-key", "short-key"], ["--log-level", "loud"], ["--mail-from", "a@b", "--sender", "bogus"],
         ])
     func usageErrors(arguments: [String]) async throws {
-        let needsKey = arguments.isEmpty ? [] : ["--api-key", "k", "--sender", "console"]
+        let needsKey =
+            arguments.isEmpty ? [] : ["--api-key", "k-0123456789abcdefghijklmn", "--sender", "console"]
         let serve = try ServeProcess(["serve"] + needsKey + arguments)
         let (status, stdout, stderr) = await serve.finish()
         #expect(status == 2)
@@ -87,15 +90,18 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let database = directory.appendingPathComponent("otp.sqlite3").path
         let serve = try ServeProcess([
-            "serve", "--port", "0", "--api-key", "serve-key", "--store", "sqlite:\(database)",
+            "serve", "--port", "0", "--api-key", "serve-key-0123456789abcdefghijklmn", "--store",
+            "sqlite:\(database)",
             "--sender", "outbox:\(directory.appendingPathComponent("outbox.jsonl").path)",
         ])
         let line = await serve.waitForFirstLine()
         let port = try #require(serve.port)
-        #expect(line == "listening on http://127.0.0.1:\(port)\n")
+        #expect(line.hasSuffix("}\n") && line.filter { $0 == "\n" }.count == 1)
+        #expect(ServeLog.listeningURL(line) == "http://127.0.0.1:\(port)")
+        #expect(ServeLog.objects(line).first?["level"] as? String == "info")
         let response = try await RawHTTP.request(
             port: port, method: "POST", path: "/v1/verifications",
-            headers: [("Authorization", "Bearer serve-key")],
+            headers: [("Authorization", "Bearer serve-key-0123456789abcdefghijklmn")],
             body: #"{"to":"+12025550100"}"#)
         #expect(response.status == 201)
         let (status, stdout, stderr) = await serve.stop(signal: signal)
@@ -113,10 +119,11 @@ import Testing
         let serve = try ServeProcess(
             ["serve", "--port", "0", "--store", "memory", "--code-length", "7"],
             environment: [
-                "OTP_API_KEYS": "env-key-1,env-key-2", "OTP_SENDER": "console", "OTP_CODE_LENGTH": "8",
+                "OTP_API_KEYS": "env-key-1-0123456789abcdefghijklmn,env-key-2-0123456789abcdefghijklmn",
+                "OTP_SENDER": "console", "OTP_CODE_LENGTH": "8",
                 "OTP_MAX_ATTEMPTS": "5",
             ])
-        let response = try await Self.start(on: serve, key: "env-key-2")
+        let response = try await Self.start(on: serve, key: "env-key-2-0123456789abcdefghijklmn")
         #expect(response.status == 201)
         #expect(response.json["codeLength"] as? Int == 7)
         #expect(response.json["attemptsLeft"] as? Int == 5)
@@ -134,7 +141,7 @@ import Testing
         let (_, _, stderr) = await serve.stop()
         let key = try #require(stderr.split(separator: " ").first { $0.hasPrefix("dev_") })
         #expect(key.count == 36)
-        #expect(stderr.contains("warning: maxAttempts is 50"))
+        #expect(ServeLog.summaries(stderr).contains { $0.hasPrefix("warning: maxAttempts is 50") })
         #expect(stderr.contains("console sender prints codes"))
         #expect(port > 0)
     }
@@ -147,7 +154,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let database = directory.appendingPathComponent("otp.sqlite3").path
         let argv = try ServeProcess([
-            "serve", "--port", "0", "--api-key", "argv-key", "--sender", "console", "--store",
+            "serve", "--port", "0", "--api-key", "argv-key-0123456789abcdefghijklmn", "--sender", "console",
+            "--store",
             "sqlite:\(database)",
         ])
         _ = await argv.waitForFirstLine()
@@ -156,12 +164,13 @@ import Testing
         #expect(argvErrors.contains("\(database).secret, beside the database"))
 
         let keyFile = directory.appendingPathComponent("keys").path
-        try "# keys\nfile-key-1\n\nfile-key-2\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
+        try "# keys\nfile-key-1-0123456789abcdefghijklmn\n\nfile-key-2-0123456789abcdefghijklmn\n".write(
+            toFile: keyFile, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile)
         let fromFile = try ServeProcess([
             "serve", "--port", "0", "--api-key-file", keyFile, "--sender", "console", "--store", "memory",
         ])
-        let response = try await Self.start(on: fromFile, key: "file-key-2")
+        let response = try await Self.start(on: fromFile, key: "file-key-2-0123456789abcdefghijklmn")
         #expect(response.status == 201)
         let (_, _, fileErrors) = await fromFile.stop()
         #expect(!fileErrors.contains("process list"))
@@ -193,7 +202,8 @@ import Testing
             atPath: publishable, contents: Data("ios=pk_ios_0123456789abcdefghijk\n".utf8),
             attributes: [.posixPermissions: 0o640])
         let group = try ServeProcess([
-            "serve", "--port", "0", "--api-key", "k", "--publishable-key-file", publishable, "--store",
+            "serve", "--port", "0", "--api-key", "k-0123456789abcdefghijklmn", "--publishable-key-file",
+            publishable, "--store",
             "memory", "--sender", "outbox:" + directory.appendingPathComponent("outbox.jsonl").path,
         ])
         let (groupStatus, _, groupErrors) = await group.finish()
@@ -225,7 +235,8 @@ import Testing
     static func keyFile(in directory: URL) throws -> String {
         let path = directory.appendingPathComponent("api-keys").path
         _ = FileManager.default.createFile(
-            atPath: path, contents: Data("mode-test-key\n".utf8), attributes: [.posixPermissions: 0o600])
+            atPath: path, contents: Data("mode-test-key-0123456789abcdefghijklmn\n".utf8),
+            attributes: [.posixPermissions: 0o600])
         return path
     }
 
@@ -233,14 +244,15 @@ import Testing
     func plainHTTPProviders() async throws {
         let webhook = try ServeProcess(
             ["serve", "--sender", "webhook:http://hooks.example.com/otp", "--store", "memory"],
-            environment: ["OTP_WEBHOOK_SECRET": "s", "OTP_API_KEYS": "k"])
+            environment: ["OTP_WEBHOOK_SECRET": "s", "OTP_API_KEYS": "k-0123456789abcdefghijklmn"])
         let (webhookStatus, _, webhookErrors) = await webhook.finish()
         #expect(webhookStatus == 1)
         #expect(webhookErrors.contains("a webhook URL must be https://"))
         let twilio = try ServeProcess(
             ["serve", "--sender", "twilio", "--store", "memory"],
             environment: [
-                "OTP_API_KEYS": "k", "OTP_TWILIO_ACCOUNT_SID": "AC1", "OTP_TWILIO_AUTH_TOKEN": "t",
+                "OTP_API_KEYS": "k-0123456789abcdefghijklmn", "OTP_TWILIO_ACCOUNT_SID": "AC1",
+                "OTP_TWILIO_AUTH_TOKEN": "t",
                 "OTP_TWILIO_FROM": "+15550100", "OTP_TWILIO_BASE_URL": "http://api.example.com",
             ])
         let (twilioStatus, _, twilioErrors) = await twilio.finish()
@@ -251,7 +263,8 @@ import Testing
     @Test("a server that cannot start exits 1 with the reason")
     func cannotStart() async throws {
         let serve = try ServeProcess([
-            "serve", "--api-key", "k", "--sender", "console", "--store", "redis://127.0.0.1:1",
+            "serve", "--api-key", "k-0123456789abcdefghijklmn", "--sender", "console", "--store",
+            "redis://127.0.0.1:1",
         ])
         let (status, stdout, stderr) = await serve.finish()
         #expect(status == 1)
@@ -263,7 +276,10 @@ import Testing
         "the hosted page's settings are checked at start: bad origins, a public URL with a path, a key file others read"
     )
     func hostedSettings() async throws {
-        let base = ["serve", "--api-key", "k", "--sender", "console", "--store", "memory", "--port", "0"]
+        let base = [
+            "serve", "--api-key", "k-0123456789abcdefghijklmn", "--sender", "console", "--store", "memory",
+            "--port", "0",
+        ]
         for (extra, reason) in [
             (
                 ["--public-url", "http://verify.example", "--hosted-return-origins", "https://app.example"],
@@ -309,7 +325,8 @@ import Testing
     @Test("a start guard without its signing secret refuses to start, naming OTP_START_GUARD_SECRET")
     func startGuardSecret() async throws {
         let serve = try ServeProcess([
-            "serve", "--api-key", "k", "--sender", "console", "--store", "memory", "--port", "0",
+            "serve", "--api-key", "k-0123456789abcdefghijklmn", "--sender", "console", "--store", "memory",
+            "--port", "0",
             "--start-guard", "webhook:https://guard.example/judge",
         ])
         let (status, _, stderr) = await serve.finish()

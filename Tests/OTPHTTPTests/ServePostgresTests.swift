@@ -12,10 +12,11 @@ import Testing
         let outbox = directory.appendingPathComponent("outbox.jsonl").path
         let store = try TestPostgres.url() + "?schema=" + TestPostgres.freshSchema()
         let serve = try ServeProcess([
-            "serve", "--port", "0", "--api-key", "pg-key", "--store", store, "--store-connections", "2",
+            "serve", "--port", "0", "--api-key", "pg-key-0123456789abcdefghijklmn", "--store", store,
+            "--store-connections", "2",
             "--secret-file", directory.appendingPathComponent("secret").path, "--sender", "outbox:\(outbox)",
         ])
-        let started = try await ServeCommandTests.start(on: serve, key: "pg-key")
+        let started = try await ServeCommandTests.start(on: serve, key: "pg-key-0123456789abcdefghijklmn")
         let port = try #require(serve.port)
         #expect(started.status == 201)
         let id = try #require(started.json["id"] as? String)
@@ -27,7 +28,8 @@ import Testing
         func check(_ candidate: String) async throws -> RawResponse {
             try await RawHTTP.request(
                 port: port, method: "POST", path: "/v1/verifications/\(id)/check",
-                headers: [("Authorization", "Bearer pg-key")], body: #"{"code":"\#(candidate)"}"#)
+                headers: [("Authorization", "Bearer pg-key-0123456789abcdefghijklmn")],
+                body: #"{"code":"\#(candidate)"}"#)
         }
         let refused = try await check(wrong)
         #expect(refused.status == 422)
@@ -51,7 +53,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let closed = try ClosedPort()
         let serve = try ServeProcess([
-            "serve", "--port", "0", "--api-key", "k", "--sender", "outbox:/dev/null",
+            "serve", "--port", "0", "--api-key", "k-0123456789abcdefghijklmn", "--sender", "outbox:/dev/null",
             "--store", "postgres://otp:hunter2@127.0.0.1:\(closed.port)/otp",
             "--secret-file", directory.appendingPathComponent("secret").path,
         ])

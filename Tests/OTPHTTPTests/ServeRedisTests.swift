@@ -12,7 +12,8 @@ import Testing
         let directory = try temporaryDirectory()
         return try ServeProcess(
             [
-                "serve", "--port", "0", "--api-key", "redis-key", "--sender", "outbox:/dev/null", "--store",
+                "serve", "--port", "0", "--api-key", "redis-key-0123456789abcdefghijklmn", "--sender",
+                "outbox:/dev/null", "--store",
                 url ?? "redis://127.0.0.1:\(port)/0", "--secret-file",
                 directory.appendingPathComponent("secret").path,
             ] + extra, environment: environment)
@@ -26,9 +27,12 @@ import Testing
         return path
     }
 
-    /// The lines of standard error that are not the warnings every run here gets.
+    /// The lines of standard error as `LEVEL: MESSAGE`, without the warning every run here gets and
+    /// without request lines.
     static func lines(_ stderr: String) -> [String] {
-        stderr.split(separator: "\n").map(String.init).filter { !$0.contains("API key on the command line") }
+        ServeLog.objects(stderr).filter { $0["method"] == nil }.map { object in
+            "\(object["level"] as? String ?? "?"): \(object["message"] as? String ?? "\(object)")"
+        }.filter { !$0.contains("API key on the command line") && !$0.contains("listening on") }
     }
 
     @Test("a Redis that needs a password and gets none: exit 1 with one line naming where the password goes")
@@ -41,7 +45,7 @@ import Testing
         #expect(stdout.isEmpty)
         #expect(
             Self.lines(stderr) == [
-                "otp serve: cannot use the Redis store at 127.0.0.1:\(redis.port)/0: the server requires a password "
+                "error: cannot use the Redis store at 127.0.0.1:\(redis.port)/0: the server requires a password "
                     + "(NOAUTH Authentication required.); give the password with --store-password-file PATH or "
                     + "OTP_STORE_PASSWORD"
             ])
@@ -66,7 +70,7 @@ import Testing
                 port: redis.port, ["--allow-volatile-factors"],
                 environment: ["OTP_STORE_PASSWORD": "right-password"]),
         ] {
-            #expect(await run.waitForFirstLine().hasPrefix("listening on http://"))
+            #expect(ServeLog.listeningURL(await run.waitForFirstLine()) != nil)
             let (_, _, stderr) = await run.stop()
             #expect(!stderr.contains("password"))
         }
@@ -93,12 +97,12 @@ import Testing
         let run = try Self.serve(
             port: redis.port, ["--allow-volatile-factors"],
             url: "redis://:right-password@127.0.0.1:\(redis.port)/0")
-        #expect(await run.waitForFirstLine().hasPrefix("listening on http://"))
+        #expect(ServeLog.listeningURL(await run.waitForFirstLine()) != nil)
         let (_, _, stderr) = await run.stop()
         let warnings = Self.lines(stderr).filter { $0.contains("--store URL holds a password") }
         #expect(
             warnings == [
-                "otp serve: warning: the --store URL holds a password, visible in the process list: use "
+                "warning: the --store URL holds a password, visible in the process list: use "
                     + "--store-password-file or OTP_STORE_PASSWORD"
             ])
     }
@@ -115,7 +119,7 @@ import Testing
         #expect(stdout.isEmpty)
         #expect(
             Self.lines(stderr) == [
-                "otp serve: cannot use the Redis store otp/0 through Sentinel: no sentinel named the primary otp "
+                "error: cannot use the Redis store otp/0 through Sentinel: no sentinel named the primary otp "
                     + "(127.0.0.1:\(port): Connection refused)"
             ])
     }
@@ -135,7 +139,10 @@ import Testing
             ),
         ] {
             let run = try ServeProcess(
-                ["serve", "--api-key", "k", "--sender", "console", "--store", "memory"] + extra)
+                [
+                    "serve", "--api-key", "k-0123456789abcdefghijklmn", "--sender", "console", "--store",
+                    "memory",
+                ] + extra)
             let (status, _, stderr) = await run.finish()
             #expect(status == 2)
             #expect(stderr.contains(reason))
@@ -152,14 +159,14 @@ import Testing
         #expect(stdout.isEmpty)
         #expect(
             Self.lines(stderr) == [
-                "otp serve: the Redis store keeps nothing across a restart (appendonly no, save \"\"), so it would "
+                "error: the Redis store keeps nothing across a restart (appendonly no, save \"\"), so it would "
                     + "forget every authenticator factor: turn on appendonly or save, or start with --allow-volatile-factors"
             ])
 
         let saving = try RedisProcess(arguments: ["--save", "3600 1"])
         defer { saving.stop() }
         let run = try Self.serve(port: saving.port, [])
-        #expect(await run.waitForFirstLine().hasPrefix("listening on http://"))
+        #expect(ServeLog.listeningURL(await run.waitForFirstLine()) != nil)
         _ = await run.stop()
     }
 
@@ -182,13 +189,13 @@ import Testing
         let run = try Self.serve(
             port: redis.port, [], url: "redis://otp@127.0.0.1:\(redis.port)/0",
             environment: ["OTP_STORE_PASSWORD": "pw"])
-        #expect(await run.waitForFirstLine().hasPrefix("listening on http://"))
+        #expect(ServeLog.listeningURL(await run.waitForFirstLine()) != nil)
         let (_, _, stderr) = await run.stop()
         let warnings = Self.lines(stderr).filter { $0.contains("persistence") || $0.contains("restart") }
         #expect(warnings.count == 1)
         #expect(
             warnings.first?.hasPrefix(
-                "otp serve: warning: cannot tell whether the Redis store keeps authenticator factors across a restart: "
+                "warning: cannot tell whether the Redis store keeps authenticator factors across a restart: "
                     + "CONFIG GET was refused (NOPERM") == true)
     }
 
@@ -198,7 +205,7 @@ import Testing
         let run = try Self.serve(port: redis.port, ["--allow-volatile-factors"])
         _ = await run.waitForFirstLine()
         let port = try #require(run.port)
-        let headers = [("Authorization", "Bearer redis-key")]
+        let headers = [("Authorization", "Bearer redis-key-0123456789abcdefghijklmn")]
         let first = try await RawHTTP.request(
             port: port, method: "POST", path: "/v1/verifications", headers: headers,
             body: #"{"to":"+12025550100"}"#)
@@ -211,10 +218,22 @@ import Testing
             #expect(answer.status == 503)
         }
         let (_, _, stderr) = await run.stop()
+        // Each 503 says why: the store's own error, with the route.
+        let failures = ServeLog.objects(stderr).filter {
+            $0["message"] as? String == "the store failed; the request was answered 503"
+        }
+        #expect(failures.count == 10)
+        #expect(
+            failures.allSatisfy {
+                $0["level"] as? String == "error" && ($0["error"] as? String)?.isEmpty == false
+            })
+        #expect(failures.allSatisfy { $0["route"] as? String == "/v1/verifications" })
+        #expect(
+            Set(failures.compactMap { $0["requestId"] as? String }).count == 10, "each with its request's id")
         let outages = Self.lines(stderr).filter { $0.contains("stopped answering") }
         #expect(outages.count == 1)
         #expect(
-            outages.first?.hasPrefix("otp serve: warning: redis: the store stopped answering: ")
+            outages.first?.hasPrefix("warning: redis: the store stopped answering: ")
                 == true)
     }
 }

@@ -14,28 +14,36 @@ import Testing
     func defaultSMSCap() throws {
         let environment = ["OTP_WEBHOOK_SECRET": "s"]
         for sender in ["twilio", "webhook:https://hooks.example.com/otp"] {
-            let capped = try settings(["--api-key", "k", "--sender", sender], environment: environment)
+            let capped = try settings(
+                ["--api-key", "k-0123456789abcdefghijklmn", "--sender", sender], environment: environment)
             #expect(capped.server.policy.globalSendsPerHour == ServeOptions.defaultSMSCap, "\(sender)")
             #expect(capped.server.policy.sendsPerCallingCodePerHour == 250, "\(sender)")
             let options = try ParsedOptions.parse(
-                ["--api-key", "k", "--sender", sender], specs: ServeOptions.all, environment: environment)
+                ["--api-key", "k-0123456789abcdefghijklmn", "--sender", sender], specs: ServeOptions.all,
+                environment: environment)
             #expect(
                 ServeCommand.warnings(options, settings: capped).contains {
                     $0.contains("global cap of 1000")
                 })
             let chosen = try settings(
-                ["--api-key", "k", "--sender", sender, "--global-sends-per-hour", "50"],
+                [
+                    "--api-key", "k-0123456789abcdefghijklmn", "--sender", sender, "--global-sends-per-hour",
+                    "50",
+                ],
                 environment: environment)
             #expect(chosen.server.policy.globalSendsPerHour == 50)
         }
-        let free = try settings(["--api-key", "k", "--sender", "smtp://127.0.0.1:2525"])
+        let free = try settings([
+            "--api-key", "k-0123456789abcdefghijklmn", "--sender", "smtp://127.0.0.1:2525", "--domain",
+            "example.org",
+        ])
         #expect(free.server.policy.globalSendsPerHour == nil)
         #expect(free.server.policy.sendsPerCallingCodePerHour == nil)
     }
 
     @Test("events, their back-off bound and the TOTP failure limit are read from options and the environment")
     func eventsAndTOTP() throws {
-        let base = ["--api-key", "k", "--sender", "console"]
+        let base = ["--api-key", "k-0123456789abcdefghijklmn", "--sender", "console"]
         let plain = try settings(base)
         #expect(plain.eventsURL == nil)
         #expect(plain.eventDelivery.retryCap == .seconds(600))
@@ -53,7 +61,7 @@ import Testing
 
     @Test("a PostgreSQL store takes its pool size and a password file; other stores refuse both")
     func postgresStoreOptions() throws {
-        let base = ["--api-key", "k", "--sender", "console"]
+        let base = ["--api-key", "k-0123456789abcdefghijklmn", "--sender", "console"]
         let url = "postgres://otp@db/otp"
         #expect(try settings(base + ["--store", url]).store == .postgres(url: url, connections: 4))
         #expect(
@@ -97,7 +105,7 @@ import Testing
 
     @Test("a password in the PostgreSQL store URL draws a warning; a password file does not")
     func postgresPasswordWarning() throws {
-        let base = ["--api-key", "k", "--sender", "console"]
+        let base = ["--api-key", "k-0123456789abcdefghijklmn", "--sender", "console"]
         for (url, warned) in [("postgres://otp:pw@db/otp", true), ("postgres://otp@db/otp", false)] {
             let arguments = base + ["--store", url]
             let options = try ParsedOptions.parse(arguments, specs: ServeOptions.all, environment: [:])
@@ -109,7 +117,7 @@ import Testing
 
     @Test("one address may hold 64 connections by default, none limited behind a proxy, or as told")
     func connectionsPerAddress() throws {
-        let base = ["--api-key", "k", "--sender", "console"]
+        let base = ["--api-key", "k-0123456789abcdefghijklmn", "--sender", "console"]
         #expect(try settings(base).server.maxConnectionsPerAddress == 64)
         #expect(try settings(base + ["--trust-proxy", "1"]).server.maxConnectionsPerAddress == 0)
         #expect(
@@ -127,7 +135,8 @@ import Testing
         }
         let parsed = try settings(
             [
-                "--api-key", "k", "--sender", "console", "--trust-proxy", "2", "--resend-cooldowns",
+                "--api-key", "k-0123456789abcdefghijklmn", "--sender", "console", "--trust-proxy", "2",
+                "--resend-cooldowns",
                 "0,31536000",
             ])
         #expect(parsed.server.trustedProxies == 2)

@@ -145,6 +145,27 @@ import Testing
         #expect(deliveries.errorCode == "store_unavailable")
     }
 
+    /// A sender whose provider names each message `SM1`.
+    struct NamingSender: CodeSender {
+        func send(_ message: OutgoingMessage) async throws(DeliveryError) {}
+
+        func sendWithReceipt(_ message: OutgoingMessage) async throws(DeliveryError) -> DeliveryReceipt {
+            DeliveryReceipt(messageID: "SM1")
+        }
+    }
+
+    @Test("the server's counting sender passes the provider's message id on")
+    func countingSenderKeepsReceipts() async throws {
+        let metrics = ServerMetrics()
+        let sender = MetricsSender(base: NamingSender(), metrics: metrics)
+        let message = OutgoingMessage(
+            verificationID: "vf_1", channel: .email, to: "a@example.org", subject: "s", text: "t", html: nil)
+        #expect(try await sender.sendWithReceipt(message) == DeliveryReceipt(messageID: "SM1"))
+        #expect(
+            metrics.prometheusText(eventBacklog: nil).contains(
+                "otp_sends_total{channel=\"email\",result=\"sent\"} 1"))
+    }
+
     @Test("GET and POST share /v1/verifications; another method is 405 naming both")
     func methods() async {
         let answer = await Self.api().call("DELETE", "/v1/verifications")

@@ -73,7 +73,7 @@ import Testing
         let line = RequestLog.line(request, at: Date(timeIntervalSince1970: 0))
         #expect(
             line
-                == #"{"time":"1970-01-01T00:00:00.000Z","method":"GET","route":"/a\"b\u000a","status":null,"durationMs":1.500,"completed":false}"#
+                == #"{"time":"1970-01-01T00:00:00.000Z","level":"info","message":"GET /a\"b\u000a (no answer)","method":"GET","route":"/a\"b\u000a","status":null,"durationMs":1.500,"completed":false}"#
                 + "\n")
         #expect(try JSONSerialization.jsonObject(with: Data(line.utf8)) is [String: Any])
         // Durations are whole milliseconds and three digits; none is negative.
@@ -165,7 +165,7 @@ import Testing
         log.flush()
         #expect(Self.available(readEnd) == requests.map { RequestLog.line($0, at: time) }.joined())
         #expect(others.all.isEmpty, "request lines never go to write")
-        log.event("send_cap_reached", ["cap": "global_sends"])
+        log.event("send_cap_reached", "a send cap was reached", ["cap": "global_sends"])
         #expect(others.all.count == 1)
     }
 
@@ -311,8 +311,11 @@ import Testing
 
     @Test("the channels offered are those the senders serve")
     func channelsFollowSenders() async throws {
+        var policy = Policy.default
+        policy.domain = "example.org"
         let server = try await serve(
-            port: 0, apiKeys: ["k"], senders: [.smtp(url: "smtp://127.0.0.1:1")], requestLog: .silent)
+            port: 0, apiKeys: ["k"], senders: [.smtp(url: "smtp://127.0.0.1:1")], policy: policy,
+            requestLog: .silent)
         #expect(server.policy.channels == [.email])
         let response = try await RawHTTP.request(
             port: server.port, method: "POST", path: "/v1/verifications",

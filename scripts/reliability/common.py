@@ -10,6 +10,7 @@ import json
 import math
 import os
 import random
+import re
 import secrets
 import signal
 import socket
@@ -117,10 +118,11 @@ class Serve:
                              stdin=subprocess.DEVNULL, env=env)
         self.pid = self.process.pid
         line = self._first_line(ready_timeout)
-        if not line.startswith("listening on http://"):
+        match = re.search(r'listening on http://[^" ]+:(\d+)', line)
+        if not match:
             self.kill()
             raise RuntimeError(f"otp serve did not start: {self.stderr_tail()}")
-        self.port = int(line.rsplit(":", 1)[1])
+        self.port = int(match.group(1))
 
     def _first_line(self, timeout):
         result = []

@@ -137,7 +137,8 @@ def run_case(provider, failure):
         # Email goes to the SMTP server, which is out from the start; SMS goes to the outbox and works.
         smtp = Receiver("hang") if failure == "hang" else None
         smtp_port = smtp.port if smtp else free_port()
-        senders = ["--sender", f"outbox:{outbox_path}", "--sender", f"smtp://127.0.0.1:{smtp_port}"]
+        senders = ["--sender", f"sms=outbox:{outbox_path}", "--sender", f"email=smtp://127.0.0.1:{smtp_port}",
+                   "--mail-from", "no-reply@example.org"]
         codes_from = Outbox(outbox_path)
         timeout = SMTP_TIMEOUT
     else:

@@ -61,11 +61,11 @@ unshare --mount bash -c 'mount --bind "$1" /opt/swift && shift && exec "$@"' _ "
   >"$work/stdout" 2>"$work/stderr" &
 SERVE_PID=$!
 for _ in $(seq 100); do
-  grep -q '^listening on ' "$work/stdout" 2>/dev/null && break
+  grep -q 'listening on http://' "$work/stdout" 2>/dev/null && break
   kill -0 "$SERVE_PID" 2>/dev/null || { cat "$work/stderr" >&2; exit 1; }
   sleep 0.05
 done
-url=$(sed -n 's/^listening on //p' "$work/stdout")
+url=$(sed -n 's|.*listening on \(http://[^" ]*\).*|\1|p' "$work/stdout")
 [ -n "$url" ] || { cat "$work/stderr" >&2; exit 1; }
 health=$(curl -s "$url/healthz")
 [ "$health" = "{\"status\":\"ok\",\"version\":\"$version\"}" ] || { echo "release test: /healthz said $health" >&2; exit 1; }

@@ -176,7 +176,8 @@ enum CurlTransfer {
         _ = otp_curl_get_long(raw, CURLINFO_RESPONSE_CODE, &status)
         guard code == CURLE_OK else {
             let reply = status > 0 ? " (reply \(status))" : ""
-            return .failure(DeliveryError("\(what): \(describe(code))\(reply)"))
+            return .failure(
+                DeliveryError("\(what): \(describe(code))\(reply)", status: status > 0 ? status : nil))
         }
         let body = withUnsafeBytes(of: &sink.pointee.data) { raw in
             String(decoding: raw.prefix(min(sink.pointee.length, raw.count)), as: UTF8.self)

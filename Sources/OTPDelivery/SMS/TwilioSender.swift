@@ -1,4 +1,5 @@
 import CCurl
+import Foundation
 import OTPCore
 import OTPEngine
 
@@ -44,8 +45,22 @@ public struct TwilioSender: CodeSender {
             try handle.set(CURLOPT_HTTPHEADER, list: ["Accept: application/json", "Expect:"])
         }
         guard (200..<300).contains(response.code) else {
-            throw DeliveryError("SMS delivery: the provider answered \(response.code)")
+            let code = Self.errorCode(in: response.body)
+            throw DeliveryError(
+                "SMS delivery: the provider answered \(response.code)"
+                    + (code.map { " (error \($0))" } ?? ""),
+                status: response.code, providerCode: code)
         }
         return DeliveryReceipt(messageID: ProviderReceipt.messageID(in: response.body, field: "sid"))
+    }
+
+    /// The provider's numeric error code in an error answer (`{"code": 21211, …}`), or `nil`.
+    ///
+    /// Only the number is kept: the answer's `message` can quote the destination.
+    static func errorCode(in body: String) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
+            let code = object["code"] as? Int
+        else { return nil }
+        return String(code)
     }
 }

@@ -52,10 +52,11 @@ public struct SMTPConfiguration: Sendable, Equatable {
     ///
     /// The URL is `smtp://HOST[:PORT]` (no encryption, port 25), `smtp+starttls://HOST[:PORT]`
     /// (STARTTLS required, port 587) or `smtps://HOST[:PORT]` (TLS, port 465). The environment gives
-    /// `OTP_SMTP_USERNAME`, `OTP_SMTP_PASSWORD`, `OTP_SMTP_FROM` (default `no-reply@<domain>`) and
-    /// `OTP_SMTP_CA_FILE`.
+    /// `OTP_SMTP_USERNAME`, `OTP_SMTP_PASSWORD` and `OTP_SMTP_CA_FILE`. The From address is `from`,
+    /// else `OTP_SMTP_FROM`, else `no-reply@<domain>`; with none of them the configuration is refused.
     public init(
-        url: String, environment: [String: String], domain: String? = nil, fromName: String? = nil
+        url: String, environment: [String: String], domain: String? = nil, fromName: String? = nil,
+        from: String? = nil
     ) throws(DeliveryError) {
         let schemes: [(String, Security, Int)] = [
             ("smtp+starttls://", .startTLS, 587), ("smtps://", .tls, 465), ("smtp://", .none, 25),
@@ -79,9 +80,14 @@ public struct SMTPConfiguration: Sendable, Equatable {
             port = parsed
         }
         guard !host.isEmpty else { throw DeliveryError("the SMTP URL has no host") }
-        let from = environment["OTP_SMTP_FROM"] ?? "no-reply@\(domain ?? "localhost")"
+        let given = from ?? environment["OTP_SMTP_FROM"].flatMap { $0.isEmpty ? nil : $0 }
+        guard let from = given ?? domain.flatMap({ $0.isEmpty ? nil : "no-reply@\($0)" }) else {
+            throw DeliveryError(
+                "the SMTP sender needs a From address: give --mail-from ADDRESS (OTP_SMTP_FROM) or --domain DOMAIN"
+            )
+        }
         guard MailComposer.isHeaderSafe(from), from.contains("@") else {
-            throw DeliveryError("OTP_SMTP_FROM is not an email address")
+            throw DeliveryError("the SMTP From address \(from) is not an email address")
         }
         self.init(
             host: host, port: port, security: security,

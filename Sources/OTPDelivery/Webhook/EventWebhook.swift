@@ -54,7 +54,8 @@ public struct EventWebhook: Sendable {
     public func deliver(_ event: LifecycleEvent) async throws(DeliveryError) {
         let response = try await endpoint.post(try Self.body(of: event), signedAt: endpoint.now())
         guard (200..<300).contains(response.code) else {
-            throw DeliveryError("event webhook: the endpoint answered \(response.code)")
+            throw DeliveryError(
+                "event webhook: the endpoint answered \(response.code)", status: response.code)
         }
     }
 }

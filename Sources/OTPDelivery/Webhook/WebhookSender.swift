@@ -115,7 +115,8 @@ public struct WebhookSender: CodeSender {
         }
         let response = try await endpoint.post(body, signedAt: sentAt)
         guard (200..<300).contains(response.code) else {
-            throw DeliveryError("webhook delivery: the endpoint answered \(response.code)")
+            throw DeliveryError(
+                "webhook delivery: the endpoint answered \(response.code)", status: response.code)
         }
         return DeliveryReceipt(messageID: ProviderReceipt.messageID(in: response.body, field: "messageId"))
     }

@@ -34,10 +34,16 @@ public struct OutgoingMessage: Sendable, Equatable {
 public struct DeliveryError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong, without the destination or the code.
     public var reason: String
+    /// The HTTP status the provider answered, when it answered.
+    public var status: Int?
+    /// The provider's own error code from its answer (Twilio's `code`), when it gave one.
+    public var providerCode: String?
 
     /// Creates a delivery error.
-    public init(_ reason: String) {
+    public init(_ reason: String, status: Int? = nil, providerCode: String? = nil) {
         self.reason = reason
+        self.status = status
+        self.providerCode = providerCode
     }
 
     /// What went wrong.

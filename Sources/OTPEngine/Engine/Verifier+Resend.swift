@@ -24,7 +24,7 @@ extension Verifier {
         var probe = record
         try throwResendRefusal(probe.beginResend(lease: lease, maxSends: policy.maxSends, now: now), now: now)
 
-        let fixedCode = policy.testCode(for: record.destination)
+        let fixedCode = testCode(for: record.destination)
         let global =
             fixedCode != nil && policy.testDestinationsUnlimited
             ? [] : sendCapPermits(channel: record.channel, address: record.destination)

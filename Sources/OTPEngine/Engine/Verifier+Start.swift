@@ -350,7 +350,7 @@ extension Verifier {
                     limit: policy.ownerStartsPerAddress))
         }
         var caps = sendCapPermits(channel: destination.channel, address: destination.address)
-        let fixedCode = policy.testCode(for: destination.address)
+        let fixedCode = testCode(for: destination.address)
         if fixedCode != nil, policy.testDestinationsUnlimited {
             permits = []
             caps = []

@@ -32,6 +32,9 @@ public final class Verifier: Sendable {
     let hasher: CodeHasher
     let clock: @Sendable () -> Date
     let random: SharedRandom
+    /// The test destinations in force: the policy's at first, then whatever
+    /// ``replaceTestDestinations(_:)`` last put in (a reload of their file).
+    private let testDestinations: Locked<[String: String]>
 
     /// How long a resend may take to deliver its code before another resend may take over.
     static let resendLeaseDuration: Duration = .seconds(60)
@@ -69,6 +72,18 @@ public final class Verifier: Sendable {
         self.factorBoxKey = hasher.mac(Array("otpkit totp secret box v1".utf8))
         self.clock = now
         self.random = SharedRandom(random)
+        self.testDestinations = Locked(policy.testDestinations)
+    }
+
+    /// Puts these test destinations in force in place of the current ones; calls already under way
+    /// keep what they read.
+    public func replaceTestDestinations(_ destinations: [String: String]) {
+        testDestinations.withLock { $0 = destinations }
+    }
+
+    /// The fixed code of a test destination in force, as ``Policy/testCode(for:)`` matches it.
+    public func testCode(for address: String) -> String? {
+        Policy.testCode(for: address, in: testDestinations.withLock { $0 })
     }
 
     /// The verification with an identifier as it reads now.
@@ -99,7 +114,7 @@ public final class Verifier: Sendable {
         guard let record = found, record.state == .approved else { return nil }
         return ApprovedSubject(
             id: record.id, channel: record.channel, destination: record.destination,
-            isTest: policy.testCode(for: record.destination) != nil, ref: record.ref,
+            isTest: testCode(for: record.destination) != nil, ref: record.ref,
             transaction: record.transaction)
     }
 

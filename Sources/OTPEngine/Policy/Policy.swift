@@ -73,9 +73,15 @@ public struct Policy: Sendable, Hashable {
     /// The fixed code of a test destination, matched as the server keeps destinations, emails
     /// without regard to case; `nil` for any other destination.
     public func testCode(for address: String) -> String? {
-        if let code = testDestinations[address] { return code }
+        Self.testCode(for: address, in: testDestinations)
+    }
+
+    /// The code of `address` among `destinations`, matched as ``testCode(for:)`` does.
+    static func testCode(for address: String, in destinations: [String: String]) -> String? {
+        if destinations.isEmpty { return nil }
+        if let code = destinations[address] { return code }
         let lowered = address.lowercased()
-        return testDestinations.first { $0.key.lowercased() == lowered }?.value
+        return destinations.first { $0.key.lowercased() == lowered }?.value
     }
 
     /// The language of messages when a start names none.

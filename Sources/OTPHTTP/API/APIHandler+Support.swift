@@ -7,7 +7,11 @@ import OTPEngine
 /// `forbidden`. Destinations are answered masked; codes never appear.
 extension APIHandler {
     /// The answer of a support route.
-    func support(_ route: Route, request: HTTPRequest, caller: APIKeys.Caller?) -> HTTPReply {
+    ///
+    /// A store failure is answered 503 and logged with the store's error, as on every route.
+    func support(
+        _ route: Route, request: HTTPRequest, caller: APIKeys.Caller?, events: RequestLog
+    ) -> HTTPReply {
         if caller?.isPublishable == true {
             let error = APIError(
                 code: .forbidden, message: "A publishable key cannot read support views; use a secret key.")
@@ -27,6 +31,7 @@ extension APIHandler {
                         status: 200, headers: APIResponses.jsonHeaders, body: body, route: route.template,
                         note: APIResponses.loggedID(id))
                 } catch {
+                    Self.logCause(of: error, route: route, events: events)
                     return Self.failure(APIError(error), route: route, metrics: metrics)
                 }
             }
@@ -45,6 +50,7 @@ extension APIHandler {
                     status: 200, headers: APIResponses.jsonHeaders, body: Self.pageJSON(page),
                     route: route.template)
             } catch {
+                Self.logCause(of: error, route: route, events: events)
                 return Self.failure(APIError(error), route: route, metrics: metrics)
             }
         }

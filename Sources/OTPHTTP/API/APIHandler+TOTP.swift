@@ -22,6 +22,7 @@ extension APIHandler {
         }
         let verifier = self.verifier
         let metrics = self.metrics
+        let events = self.events
         switch route {
         case .totpEnroll:
             guard let body = try? JSONDecoder().decode(EnrollBody.self, from: Data(request.body)) else {
@@ -45,7 +46,7 @@ extension APIHandler {
                     }
                     return Self.factorResponse(json, status: 201, route: route)
                 } catch {
-                    return Self.failure(Self.factorError(error), route: route, metrics: metrics)
+                    return Self.factorFailure(error, route: route, metrics: metrics, events: events)
                 }
             }
         case .totpCheck(let id), .totpRecover(let id):
@@ -72,7 +73,7 @@ extension APIHandler {
                         response = Self.factorResponse(json, status: 200, route: route)
                     }
                 } catch {
-                    response = Self.failure(Self.factorError(error), route: route, metrics: metrics)
+                    response = Self.factorFailure(error, route: route, metrics: metrics, events: events)
                 }
                 return response
             }
@@ -84,7 +85,7 @@ extension APIHandler {
                     Self.addStrings("recoveryCodes", codes, to: &json)
                     return Self.factorResponse(json, status: 200, route: route)
                 } catch {
-                    return Self.failure(Self.factorError(error), route: route, metrics: metrics)
+                    return Self.factorFailure(error, route: route, metrics: metrics, events: events)
                 }
             }
         case .totpFactor(let id):
@@ -93,12 +94,20 @@ extension APIHandler {
                     try await verifier.deleteTOTP(id: id)
                     return HTTPResponse(status: 204, route: route.template, note: APIResponses.loggedID(id))
                 } catch {
-                    return Self.failure(Self.factorError(error), route: route, metrics: metrics)
+                    return Self.factorFailure(error, route: route, metrics: metrics, events: events)
                 }
             }
         default:
             return .now(APIResponses.error(APIResponses.routeNotFound, route: Route.unmatched))
         }
+    }
+
+    /// The answer to a refused factor call, with the store's error logged when it was the cause.
+    static func factorFailure(
+        _ error: VerifierError, route: Route, metrics: ServerMetrics, events: RequestLog
+    ) -> HTTPResponse {
+        logCause(of: error, route: route, events: events)
+        return failure(factorError(error), route: route, metrics: metrics)
     }
 
     /// An engine refusal on a factor route, in the factor's words where they differ from a

@@ -18,9 +18,9 @@ public struct APIHandler: HTTPHandler {
     ]
 
     let verifier: Verifier
-    private let keys: APIKeys
+    private let keys: KeyRing
     let metrics: ServerMetrics
-    private let events: RequestLog
+    let events: RequestLog
     private let hosted: HostedHandler?
     private let approvalTokens: (any ApprovalTokenIssuing)?
     private let startGuard: StartGuardSettings?
@@ -56,7 +56,7 @@ public struct APIHandler: HTTPHandler {
     ///   - makeRequestID: makes the id of a request that brought no sane `X-Request-Id`; by default
     ///     a random prefix per handler and a counter.
     public init(
-        verifier: Verifier, keys: APIKeys, trustedProxies: Int = 0, metrics: ServerMetrics,
+        verifier: Verifier, keys: KeyRing, trustedProxies: Int = 0, metrics: ServerMetrics,
         servesMetrics: Bool = true, checkFloor: Duration = .zero, events: RequestLog = .silent,
         hosted: HostedPages? = nil, hostedKey: [UInt8] = [],
         approvalTokens: (any ApprovalTokenIssuing)? = nil, startGuard: StartGuardSettings? = nil,
@@ -67,7 +67,7 @@ public struct APIHandler: HTTPHandler {
         self.startGuard = startGuard
         self.hosted = hosted.map {
             HostedHandler(
-                pages: $0, pageKey: hostedKey, verifier: verifier, metrics: metrics)
+                pages: $0, pageKey: hostedKey, verifier: verifier, metrics: metrics, events: events)
         }
         self.verifier = verifier
         self.keys = keys
@@ -129,13 +129,17 @@ public struct APIHandler: HTTPHandler {
             guard let route else {
                 return .now(APIResponses.error(APIResponses.routeNotFound, route: Route.unmatched))
             }
-            return dispatch(route, request: context.request, address: context.address, caller: context.caller)
+            return dispatch(
+                route, request: context.request, address: context.address, caller: context.caller,
+                events: events.adding("requestId", context.requestID))
         }
     }
 
     /// The answer of a route to a request that passed the checks every request goes through.
+    ///
+    /// `events` is the server's log with the request's id on each line.
     private func dispatch(
-        _ route: Route, request: HTTPRequest, address: String, caller: APIKeys.Caller?
+        _ route: Route, request: HTTPRequest, address: String, caller: APIKeys.Caller?, events: RequestLog
     ) -> HTTPReply {
         switch route {
         case .health:
@@ -158,23 +162,27 @@ public struct APIHandler: HTTPHandler {
                     body: Array(metrics.prometheusText(eventBacklog: backlog).utf8), route: route.template)
             }
         case .start:
-            return start(request, address: address, caller: caller)
+            return start(request, address: address, caller: caller, events: events)
         case .search, .deliveries:
-            return support(route, request: request, caller: caller)
+            return support(route, request: request, caller: caller, events: events)
         case .status(let id):
             if let denied = denial(caller, id: id, route: route) { return .now(denied) }
-            return answer(route) { verifier throws(VerifierError) in try await verifier.status(id: id) }
+            return answer(route, events: events) { verifier throws(VerifierError) in
+                try await verifier.status(id: id)
+            }
         case .check(let id):
-            return check(request, id: id, address: address, caller: caller)
+            return check(request, id: id, address: address, caller: caller, events: events)
         case .resend(let id):
             if let denied = denial(caller, id: id, route: route) { return .now(denied) }
             // A publishable key's resend sends a paid message too: the guard judges it like a start.
             let screen = startGuard.flatMap { settings in
                 caller?.isPublishable == true || settings.appliesToSecretKeys
-                    ? Self.screen(settings, proof: nil, keyName: caller?.publishableName, metrics: metrics)
+                    ? Self.screen(
+                        settings, proof: nil, keyName: caller?.publishableName, metrics: metrics,
+                        events: events)
                     : nil
             }
-            return answer(route) { verifier throws(VerifierError) in
+            return answer(route, events: events) { verifier throws(VerifierError) in
                 try await verifier.resend(id: id, clientAddress: address, screen: screen)
             }
         case .totpEnroll, .totpFactor, .totpCheck, .totpRecover, .totpRecoveryCodes:
@@ -185,7 +193,9 @@ public struct APIHandler: HTTPHandler {
                     code: .forbidden, message: "A publishable key cannot cancel; cancel from your server.")
                 return .now(APIResponses.error(error, route: route.template, note: APIResponses.loggedID(id)))
             }
-            return answer(route) { verifier throws(VerifierError) in try await verifier.cancel(id: id) }
+            return answer(route, events: events) { verifier throws(VerifierError) in
+                try await verifier.cancel(id: id)
+            }
         }
     }
 
@@ -202,7 +212,9 @@ public struct APIHandler: HTTPHandler {
         addresses.address(of: request)
     }
 
-    private func start(_ request: HTTPRequest, address: String, caller: APIKeys.Caller?) -> HTTPReply {
+    private func start(
+        _ request: HTTPRequest, address: String, caller: APIKeys.Caller?, events: RequestLog
+    ) -> HTTPReply {
         let route = Route.start
         let body: RequestBodies.Start
         switch RequestBodies.start(request.body) {
@@ -256,7 +268,6 @@ public struct APIHandler: HTTPHandler {
             locale: body.locale, ref: body.ref, transaction: body.transaction, endUser: body.endUser)
         let verifier = self.verifier
         let metrics = self.metrics
-        let events = self.events
         let judged = startGuard.flatMap { settings in
             caller?.isPublishable == true || settings.appliesToSecretKeys ? settings : nil
         }
@@ -271,7 +282,8 @@ public struct APIHandler: HTTPHandler {
             }
         }
         let screen = judged.map {
-            Self.screen($0, proof: proof, keyName: caller?.publishableName, metrics: metrics)
+            Self.screen(
+                $0, proof: proof, keyName: caller?.publishableName, metrics: metrics, events: events)
         }
         // The verifier answers on the thread its store (or sender) answers on: this one for the
         // memory store, with no suspension; the store's own thread for SQLite and Redis.
@@ -307,7 +319,7 @@ public struct APIHandler: HTTPHandler {
     }
 
     private func check(
-        _ request: HTTPRequest, id: String, address: String, caller: APIKeys.Caller?
+        _ request: HTTPRequest, id: String, address: String, caller: APIKeys.Caller?, events: RequestLog
     ) -> HTTPReply {
         let route = Route.check(id: id)
         let verifier = self.verifier
@@ -330,6 +342,7 @@ public struct APIHandler: HTTPHandler {
                     response = APIResponses.error(
                         invalid, route: route.template, note: APIResponses.loggedID(id))
                 } catch {
+                    Self.logCause(of: error, route: route, events: events)
                     let error = APIError(error)
                     metrics.recordCheck(outcome: error.code.rawValue)
                     response = Self.failure(error, route: route, metrics: metrics)
@@ -346,12 +359,12 @@ public struct APIHandler: HTTPHandler {
                         Task {
                             let response = await Self.approvalAnswer(
                                 verification, route: route, metrics: metrics, tokens: tokens,
-                                verifier: verifier)
+                                verifier: verifier, events: events)
                             answer.send(response)
                         }
                         return
                     }
-                    answer.send(Self.checkAnswer(result, route: route, metrics: metrics))
+                    answer.send(Self.checkAnswer(result, route: route, metrics: metrics, events: events))
                 }
             }
         }
@@ -361,7 +374,7 @@ public struct APIHandler: HTTPHandler {
     /// token, which names the verified destination (read from the store, never from the request).
     private static func approvalAnswer(
         _ verification: Verification, route: Route, metrics: ServerMetrics,
-        tokens: (String, any ApprovalTokenIssuing), verifier: Verifier
+        tokens: (String, any ApprovalTokenIssuing), verifier: Verifier, events: RequestLog
     ) async -> HTTPResponse {
         metrics.recordCheck(outcome: verification.status.rawValue)
         var approved = APIResponses.verification(verification, status: 200, route: route)
@@ -369,6 +382,7 @@ public struct APIHandler: HTTPHandler {
         do throws(VerifierError) {
             subject = try await verifier.approvedSubject(id: verification.id)
         } catch {
+            logCause(of: error, route: route, events: events)
             return failure(APIError(error), route: route, metrics: metrics)
         }
         guard let subject else { return failure(APIError(.notPending), route: route, metrics: metrics) }
@@ -382,13 +396,15 @@ public struct APIHandler: HTTPHandler {
 
     /// The answer to a judged check, counted by outcome.
     private static func checkAnswer(
-        _ result: Result<Verification, VerifierError>, route: Route, metrics: ServerMetrics
+        _ result: Result<Verification, VerifierError>, route: Route, metrics: ServerMetrics,
+        events: RequestLog
     ) -> HTTPResponse {
         switch result {
         case .success(let verification):
             metrics.recordCheck(outcome: verification.status.rawValue)
             return APIResponses.verification(verification, status: 200, route: route)
         case .failure(let failure):
+            logCause(of: failure, route: route, events: events)
             let error = APIError(failure)
             metrics.recordCheck(outcome: error.code.rawValue)
             return Self.failure(error, route: route, metrics: metrics)
@@ -396,37 +412,47 @@ public struct APIHandler: HTTPHandler {
     }
 
     /// The start guard as the engine asks it for one request: with the request's proof and key
-    /// name, each verdict counted, and an unavailable guard let through when it fails open.
+    /// name, each verdict counted and logged, and an unavailable guard let through when it fails open.
     private static func screen(
-        _ settings: StartGuardSettings, proof: String?, keyName: String?, metrics: ServerMetrics
+        _ settings: StartGuardSettings, proof: String?, keyName: String?, metrics: ServerMetrics,
+        events: RequestLog
     ) -> StartScreen {
         { start in
             var start = start
             start.proof = proof
             start.keyName = keyName
             let verdict = await settings.guardian.judge(start)
+            let key = ("key", keyName ?? "secret")
             switch verdict {
             case .allow:
                 metrics.recordStartGuard("allowed")
-            case .refuse:
+                events.log(.debug, "the start guard allowed a start", fields: [("outcome", "allowed"), key])
+            case .refuse(let reason):
                 metrics.recordStartGuard("refused")
-            case .unavailable:
-                if settings.failOpen {
-                    metrics.recordStartGuard("unavailable_open")
-                    return .allow
-                }
-                metrics.recordStartGuard("unavailable_closed")
+                events.log(
+                    .info, "the start guard refused a start",
+                    fields: [("outcome", "refused"), key, ("reason", reason)])
+            case .unavailable(let cause):
+                let outcome = settings.failOpen ? "unavailable_open" : "unavailable_closed"
+                metrics.recordStartGuard(outcome)
+                events.log(
+                    .warning,
+                    settings.failOpen
+                        ? "the start guard did not answer; the start went ahead (fail open)"
+                        : "the start guard did not answer; the start was refused (fail closed)",
+                    fields: [("outcome", outcome), key, ("error", cause)])
+                if settings.failOpen { return .allow }
             }
             return verdict
         }
     }
 
     private func answer(
-        _ route: Route, _ call: @escaping @Sendable (Verifier) async throws(VerifierError) -> Verification
+        _ route: Route, events: RequestLog,
+        _ call: @escaping @Sendable (Verifier) async throws(VerifierError) -> Verification
     ) -> HTTPReply {
         let verifier = self.verifier
         let metrics = self.metrics
-        let events = self.events
         return .later {
             do throws(VerifierError) {
                 return APIResponses.verification(try await call(verifier), status: 200, route: route)
@@ -441,11 +467,26 @@ public struct APIHandler: HTTPHandler {
     private static func refusal(
         _ error: VerifierError, route: Route, metrics: ServerMetrics, events: RequestLog
     ) -> HTTPResponse {
+        logCause(of: error, route: route, events: events)
         if let limit = error.limit, limit.isSendCap {
             metrics.recordSendCapReached(limit.name)
-            events.event("send_cap_reached", ["cap": limit.name, "route": route.template])
+            events.event(
+                "send_cap_reached", "a send cap was reached: starts are refused while it lasts",
+                ["cap": limit.name, "route": route.template])
         }
         return failure(APIError(error), route: route, metrics: metrics)
+    }
+
+    /// Logs why the store failed a request, which then answers 503.
+    ///
+    /// The line holds the store's own error, the route and the verification. A failed send is
+    /// logged where it fails (``MetricsSender``).
+    static func logCause(of error: VerifierError, route: Route, events: RequestLog) {
+        guard error.kind == .storeUnavailable else { return }
+        var fields = [("route", route.template)]
+        if let id = route.id { fields.append(("verification", id)) }
+        fields.append(("error", error.storeError?.description ?? "unknown"))
+        events.log(.error, "the store failed; the request was answered 503", fields: fields)
     }
 
     static func failure(_ error: APIError, route: Route, metrics: ServerMetrics) -> HTTPResponse {

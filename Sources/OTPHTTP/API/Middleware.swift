@@ -63,10 +63,10 @@ struct MiddlewareChain: Sendable {
 
 /// Every `/v1` request needs an API key: 401 without one, before anything else is judged.
 struct APIKeyCheck: Middleware {
-    let keys: APIKeys
+    let keys: KeyRing
 
     func respond(to context: inout RequestContext, next: (inout RequestContext) -> HTTPReply) -> HTTPReply {
-        context.caller = keys.caller(authorization: context.request.headers["authorization"])
+        context.caller = keys.current.caller(authorization: context.request.headers["authorization"])
         if context.caller == nil, Route.needsKey(context.request.path) {
             return .now(APIResponses.error(APIResponses.unauthorized, route: context.template))
         }

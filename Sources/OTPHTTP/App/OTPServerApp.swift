@@ -39,17 +39,21 @@ public enum OTPServerApp {
         }
     }
 
-    private static func startOrThrow(
-        _ configuration: ServerConfiguration, store: any VerificationStore,
-        senders: [Channel: any CodeSender], secret: [UInt8]
-    ) throws(ServerStartError) -> RunningServer {
-        for (name, key) in configuration.publishableKeys
-        where !APIKeys.isValidName(name) || !APIKeys.isValidPublishableKey(key) {
+    /// Refuses publishable keys that are not NAME=pk_… with a valid name and a long enough key.
+    static func checkPublishable(_ keys: [String: String]) throws(ServerStartError) {
+        for (name, key) in keys where !APIKeys.isValidName(name) || !APIKeys.isValidPublishableKey(key) {
             throw ServerStartError(
                 "a publishable key is NAME=pk_… with a name of 1–64 letters, digits, . _ or - and a key of "
                     + "pk_ and at least 20 more characters (\(APIKeys.isValidName(name) ? "the key named \(name)" : "a name") is not)"
             )
         }
+    }
+
+    private static func startOrThrow(
+        _ configuration: ServerConfiguration, store: any VerificationStore,
+        senders: [Channel: any CodeSender], secret: [UInt8]
+    ) throws(ServerStartError) -> RunningServer {
+        try checkPublishable(configuration.publishableKeys)
         if !configuration.publishableKeys.isEmpty, configuration.approvalTokens == nil,
             configuration.hosted == nil
         {
@@ -80,7 +84,8 @@ public enum OTPServerApp {
         }
         let verifier = Verifier(
             store: store,
-            sender: MetricsSender(base: router, metrics: metrics), policy: policy,
+            sender: MetricsSender(base: router, metrics: metrics, log: configuration.requestLog),
+            policy: policy,
             secret: secret, now: configuration.now,
             // The engine sends nothing to a test destination; such a message is only counted.
             testMessages: { message in metrics.recordSend(channel: message.channel, result: "test") })
@@ -91,7 +96,7 @@ public enum OTPServerApp {
                 duration: request.duration)
             log.record(request)
         }
-        let keys = APIKeys(configuration.apiKeys, publishable: configuration.publishableKeys)
+        let keys = KeyRing(APIKeys(configuration.apiKeys, publishable: configuration.publishableKeys))
         let main: HTTPServer
         var side: HTTPServer?
         do throws(HTTPServerError) {
@@ -129,11 +134,20 @@ public enum OTPServerApp {
                 store: store, settings: events.settings, deliver: events.deliver, now: configuration.now,
                 report: { event, outcome in
                     metrics.recordEvent(type: event.kind.rawValue, result: outcome.rawValue)
+                    if outcome == .dropped {
+                        log.log(
+                            .error, "an event was dropped after failing for longer than the retries allow",
+                            [
+                                "event": event.kind.rawValue, "eventId": event.id,
+                                "verification": event.verificationID,
+                            ])
+                    }
                 })
         }
         return RunningServer(
             main: main, metricsServer: side, verifier: verifier, store: store, metrics: metrics,
-            policy: policy,
+            policy: policy, keys: keys,
+            takesPublishableKeys: configuration.approvalTokens != nil || configuration.hosted != nil,
             purgeInterval: configuration.purgeInterval, requestLog: log, deliverer: deliverer)
     }
 }
@@ -152,13 +166,18 @@ public final class RunningServer: Sendable {
     public let policy: Policy
     private let services: ServiceGroup
     private let requestLog: RequestLog
+    private let keys: KeyRing
+    /// Whether the server can sign approval tokens, which publishable keys need.
+    private let takesPublishableKeys: Bool
 
     init(
         main: HTTPServer, metricsServer: HTTPServer?, verifier: Verifier, store: any VerificationStore,
-        metrics: ServerMetrics, policy: Policy, purgeInterval: Duration, requestLog: RequestLog,
-        deliverer: EventDeliverer?
+        metrics: ServerMetrics, policy: Policy, keys: KeyRing, takesPublishableKeys: Bool,
+        purgeInterval: Duration, requestLog: RequestLog, deliverer: EventDeliverer?
     ) {
         self.requestLog = requestLog
+        self.keys = keys
+        self.takesPublishableKeys = takesPublishableKeys
         self.server = main
         self.metricsServer = metricsServer
         self.verifier = verifier
@@ -173,6 +192,23 @@ public final class RunningServer: Sendable {
             delivering.map { [$0] } ?? [],
             [StoreService(store: store)],
         ])
+    }
+
+    /// Puts these API keys and publishable keys in force in place of the current ones, for every
+    /// request checked from now on; requests already under way are untouched.
+    ///
+    /// - Throws: ``ServerStartError`` (and keeps the current keys) when no secret key is left, a
+    ///   publishable key is malformed, or publishable keys are given to a server that signs no
+    ///   approval tokens.
+    public func replaceKeys(_ apiKeys: [String], publishable: [String: String]) throws(ServerStartError) {
+        guard apiKeys.contains(where: { !$0.isEmpty }) else {
+            throw ServerStartError("no API key is left: the API needs at least one")
+        }
+        try OTPServerApp.checkPublishable(publishable)
+        if !publishable.isEmpty, !takesPublishableKeys {
+            throw ServerStartError("publishable keys need a signer for their approval tokens")
+        }
+        keys.replace(with: APIKeys(apiKeys, publishable: publishable))
     }
 
     /// The port the API listens on.

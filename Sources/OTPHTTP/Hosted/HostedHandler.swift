@@ -9,6 +9,8 @@ struct HostedHandler: Sendable {
     let pageKey: [UInt8]
     let verifier: Verifier
     let metrics: ServerMetrics
+    /// Where the store's error behind a 503 is logged.
+    var events: RequestLog = .silent
 
     /// The headers of every answer on the page's routes: no caching, no referrer (the token is in the
     /// path), no framing, and a policy that allows only the page's own script and stylesheet.
@@ -120,7 +122,9 @@ struct HostedHandler: Sendable {
                     status: 200, headers: APIResponses.jsonHeaders, body: body, route: route.template,
                     note: APIResponses.loggedID(verification.id)))
         } catch {
-            return (APIResponses.error(APIError(error), route: route.template))
+            return
+                (APIResponses.error(
+                    apiError(error, route: route, id: link.verificationID), route: route.template))
         }
     }
 
@@ -136,7 +140,7 @@ struct HostedHandler: Sendable {
                 metrics.recordCheck(outcome: verification.status.rawValue)
                 outcome = .success(verification)
             } catch {
-                let error = APIError(error)
+                let error = apiError(error, route: route, id: link.verificationID)
                 metrics.recordCheck(outcome: error.code.rawValue)
                 outcome = .failure(error)
             }
@@ -224,7 +228,7 @@ struct HostedHandler: Sendable {
                     body: ResponseJSON.verification(verification),
                     route: route.template, note: APIResponses.loggedID(verification.id)))
         } catch {
-            let error = APIError(error)
+            let error = apiError(error, route: route, id: link.verificationID)
             if error.code.httpStatus == 429 {
                 metrics.recordRateLimited(route: route.template, code: error.code)
             }
@@ -233,6 +237,19 @@ struct HostedHandler: Sendable {
     }
 
     // MARK: - Answers
+
+    /// The API error of an engine refusal, with the store's own error logged when it was the cause.
+    private func apiError(_ error: VerifierError, route: HostedRoute, id: String) -> APIError {
+        if error.kind == .storeUnavailable {
+            events.log(
+                .error, "the store failed; the request was answered 503",
+                fields: [
+                    ("route", route.template), ("verification", id),
+                    ("error", error.storeError?.description ?? "unknown"),
+                ])
+        }
+        return APIError(error)
+    }
 
     /// An error as JSON for the script, or the page with the sentence in its language for a form.
     private func failure(

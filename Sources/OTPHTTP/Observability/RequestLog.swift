@@ -1,10 +1,43 @@
 import Foundation
 import OTPCore
 
-/// Writes one JSON line per request: time, method, route template, status, duration, a note.
+/// How much a log line matters; a log writes the lines at or above its ``RequestLog/minimumLevel``.
+public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
+    /// Detail for finding a fault: each event delivery that worked, each start the guard let through.
+    case debug
+    /// The normal course: each request, the start line, a reload.
+    case info
+    /// Something an operator should look at: a failed send, a store outage, a risky setting.
+    case warning
+    /// A failure that refused a request or stops the server.
+    case error
+
+    /// The level's name in a log line and in `--log-level`.
+    public var name: String {
+        switch self {
+        case .debug: "debug"
+        case .info: "info"
+        case .warning: "warning"
+        case .error: "error"
+        }
+    }
+
+    /// The level with this name, or `nil`.
+    public init?(name: String) {
+        guard let level = Self.allCases.first(where: { $0.name == name }) else { return nil }
+        self = level
+    }
+
+    /// Orders levels from ``debug`` to ``error``.
+    public static func < (left: LogLevel, right: LogLevel) -> Bool { left.rawValue < right.rawValue }
+}
+
+/// The server's one log: a JSON object per line with `time`, `level`, `message` and context fields.
 ///
-/// The note is at most a verification id prefix: codes and destinations never get here because no
-/// part of a request body or header is ever passed in.
+/// Each request writes a line (method, route template, status, duration, the verification id and
+/// the request id); the server's own lines (start, warnings, failed sends, store failures, event
+/// deliveries, reloads) come through ``log(_:_:_:)``. Codes and destinations never get here: no part
+/// of a request body or header is passed in, and callers pass only masked destinations.
 public struct RequestLog: Sendable {
     private let write: @Sendable (String) -> Void
     private let flushing: @Sendable () -> Void
@@ -12,6 +45,11 @@ public struct RequestLog: Sendable {
     /// The buffer request lines are written straight into, when the log has one of its own: no
     /// string is made per request.
     private let buffer: LineBuffer?
+    /// Lines below this level are dropped; `info` unless set.
+    public var minimumLevel: LogLevel = .info
+    /// Fields every server line of this log carries, such as the request's id (request lines have
+    /// their own).
+    private var context: [(String, String)] = []
 
     /// Writes to standard error through a buffer: whole lines only, so lines never interleave,
     /// written when 8 KiB have gathered, every 100 ms, and by ``flush()`` (which a server's stop
@@ -50,8 +88,26 @@ public struct RequestLog: Sendable {
         flushing()
     }
 
-    /// Writes the line for a finished request.
+    /// This log with `key` set to `value` on every server line it writes (``log(_:_:_:)``); an
+    /// empty value adds nothing.
+    public func adding(_ key: String, _ value: String) -> RequestLog {
+        guard !value.isEmpty else { return self }
+        var log = self
+        log.context.append((key, value))
+        return log
+    }
+
+    /// Whether a line of `level` would be written.
+    public func writes(_ level: LogLevel) -> Bool { level >= minimumLevel }
+
+    /// The level of a finished request's line: `error` for a 5xx answer, `info` otherwise.
+    static func level(of request: CompletedRequest) -> LogLevel {
+        (request.status ?? 0) >= 500 ? .error : .info
+    }
+
+    /// Writes the line for a finished request, unless its level is below the minimum.
     public func record(_ request: CompletedRequest) {
+        guard writes(Self.level(of: request)) else { return }
         let time = now()
         if let buffer {
             buffer.append(writing: { Self.line(request, at: time, into: &$0) })
@@ -60,15 +116,37 @@ public struct RequestLog: Sendable {
         }
     }
 
-    /// Writes a line about the server itself, such as `{"time":…,"event":"send_cap_reached","cap":"global_sends"}`.
+    /// Writes a line about the server itself, such as
+    /// `{"time":…,"level":"warning","message":"a send cap was reached","cap":"global_sends"}`.
     ///
-    /// Fields are names and fixed values chosen by the server, never request content.
-    public func event(_ name: String, _ fields: KeyValuePairs<String, String>) {
-        var line = "{\"time\":\"\(ResponseJSON.timestamp(now()))\",\"event\":\(Self.quoted(name))"
-        for (key, value) in fields {
-            line += ",\(Self.quoted(key)):\(Self.quoted(value))"
+    /// Fields are names, fixed values and masked destinations chosen by the server, never a code or a
+    /// whole destination. Nothing is written below ``minimumLevel``.
+    public func log(_ level: LogLevel, _ message: String, _ fields: KeyValuePairs<String, String> = [:]) {
+        guard writes(level) else { return }
+        write(Self.line(level, message, context + Array(fields), at: now()))
+    }
+
+    /// ``log(_:_:_:)`` with fields gathered at run time.
+    public func log(_ level: LogLevel, _ message: String, fields: [(String, String)]) {
+        guard writes(level) else { return }
+        write(Self.line(level, message, context + fields, at: now()))
+    }
+
+    /// Writes a warning named by an `event` field, such as `send_cap_reached`.
+    public func event(_ name: String, _ message: String, _ fields: KeyValuePairs<String, String>) {
+        log(.warning, message, fields: [("event", name)] + Array(fields))
+    }
+
+    /// The JSON line of a server line, newline included.
+    public static func line(
+        _ level: LogLevel, _ message: String, _ fields: [(String, String)], at time: Date
+    ) -> String {
+        var line =
+            "{\"time\":\"\(ResponseJSON.timestamp(time))\",\"level\":\"\(level.name)\",\"message\":\(quoted(message))"
+        for (key, value) in fields where !["time", "level", "message"].contains(key) {
+            line += ",\(quoted(key)):\(quoted(value))"
         }
-        write(line + "}\n")
+        return line + "}\n"
     }
 
     /// The JSON line for a finished request, newline included.
@@ -85,7 +163,21 @@ public struct RequestLog: Sendable {
         let microseconds = max(0, seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
         out.append(contentsOf: #"{"time":""#.utf8)
         WireJSON.timestamp(time, into: &out)
-        out.append(contentsOf: #"","method":"#.utf8)
+        out.append(contentsOf: #"","level":""#.utf8)
+        out.append(contentsOf: level(of: request).name.utf8)
+        out.append(contentsOf: #"","message":"#.utf8)
+        out.append(UInt8(ascii: "\""))
+        appendEscaped(request.method, to: &out)
+        out.append(UInt8(ascii: " "))
+        appendEscaped(request.route, to: &out)
+        out.append(UInt8(ascii: " "))
+        if let status = request.status {
+            WireJSON.number(status, into: &out)
+        } else {
+            out.append(contentsOf: "(no answer)".utf8)
+        }
+        out.append(UInt8(ascii: "\""))
+        out.append(contentsOf: #","method":"#.utf8)
         appendQuoted(request.method, to: &out)
         out.append(contentsOf: #","route":"#.utf8)
         appendQuoted(request.route, to: &out)
@@ -127,6 +219,12 @@ public struct RequestLog: Sendable {
     /// `\u00XX`, every other byte as it is.
     private static func appendQuoted(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        appendEscaped(text, to: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends the inside of `text`'s JSON string literal, without the quotes.
+    private static func appendEscaped(_ text: String, to out: inout [UInt8]) {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"):
@@ -141,7 +239,6 @@ public struct RequestLog: Sendable {
                 out.append(byte)
             }
         }
-        out.append(UInt8(ascii: "\""))
     }
 }
 

@@ -17,8 +17,9 @@ server = subprocess.Popen(
     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 url = None
 for line in server.stdout:
-    if "listening on http://" in line:
-        url = "http://" + line.split("listening on http://")[1].split()[0].rstrip(".,\"")
+    match = re.search(r'listening on (http://[^" ]+)', line)
+    if match:
+        url = match.group(1)
         break
 
 

@@ -46,7 +46,7 @@ struct InProcessAPI {
             store: store, sender: sender, policy: policy, secret: Array(repeating: 5, count: 32),
             now: { clock.date })
         handler = APIHandler(
-            verifier: verifier, keys: keys, metrics: ServerMetrics(), checkFloor: checkFloor,
+            verifier: verifier, keys: KeyRing(keys), metrics: ServerMetrics(), checkFloor: checkFloor,
             maxEventBacklog: maxEventBacklog)
     }
 

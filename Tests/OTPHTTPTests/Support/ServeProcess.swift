@@ -44,13 +44,12 @@ final class ServeProcess: @unchecked Sendable {
         return line
     }
 
-    /// The port from `listening on http://HOST:PORT`.
+    /// The port from the start line, a JSON line whose message is `listening on http://HOST:PORT`.
     var port: Int? {
-        guard firstLine.hasPrefix("listening on http://"), let colon = firstLine.lastIndex(of: ":") else {
+        guard let url = ServeLog.listeningURL(firstLine), let colon = url.lastIndex(of: ":") else {
             return nil
         }
-        return Int(
-            firstLine[firstLine.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines))
+        return Int(url[url.index(after: colon)...])
     }
 
     /// Sends a signal and waits for the exit; returns the status, the rest of stdout and all of stderr.
