@@ -51,6 +51,15 @@ import Testing
             ])
     }
 
+    @Test("a channel router passes its sender's receipt on to the attempt")
+    func throughRouter() async throws {
+        let clock = ManualClock()
+        let router = ChannelRouter(routes: [.sms: ReceiptSender()])
+        let verifier = Self.verifier(sender: router, clock: clock)
+        let started = try await verifier.start(StartRequest(to: "+15555550100", clientAddress: "192.0.2.1"))
+        #expect(try await verifier.deliveries(id: started.verification.id).map(\.messageID) == ["SM1"])
+    }
+
     @Test(
         "a failed start and a failed resend each note a failed attempt with the sender's reason and no code")
     func failed() async throws {
