@@ -111,6 +111,20 @@ import Testing
         #expect(attempts.first?.messageID == nil)
     }
 
+    @Test("a start whose inline send is refused notes the failed attempt before it answers")
+    func inlineRefused() async throws {
+        let store = MemoryStore()
+        let sender = ImmediateStartTests.ImmediateSender(refusing: ["+15555550100"])
+        let verifier = Verifier(store: store, sender: sender, policy: relaxedPolicy(), secret: testSecret)
+        let result = await ImmediateStartTests.result(
+            verifier, StartRequest(to: "+15555550100", clientAddress: "192.0.2.1"))
+        #expect(ImmediateStartTests.kind(of: result) == .deliveryFailed)
+        let id = try #require(sender.refusedIDs.first)
+        let attempts = try store.deliveries(id: id)
+        #expect(attempts.map(\.outcome) == [.failed])
+        #expect(attempts.first?.reason == "provider refused (test)")
+    }
+
     @Test("a message to a test destination is noted as sent, with no message id")
     func testDestination() async throws {
         let clock = ManualClock()
