@@ -22,6 +22,9 @@ enum RedisScripts {
           end
           return reply
         end
+        local function keep(key, ttl)
+          if redis.call('PTTL', key) < ttl then redis.call('PEXPIRE', key, math.max(1, ttl)) end
+        end
         local function status(r, now)
           if r.st ~= 'pending' then return r.st end
           if now >= tonumber(r.exp) then return 'expired' end
@@ -95,8 +98,9 @@ enum RedisScripts {
     /// A start's one step: a live idempotency key replays, then the permits all or none, then the
     /// record is stored with its claim and its `pending` event.
     ///
-    /// KEYS: record, idempotency key (or the record again), record index, key index, then one
-    /// counter per permit. ARGV: now, claimed ("1"/"0"), fingerprint, claim expiry, record id,
+    /// KEYS: record, idempotency key (or the record again), record index, key index, the
+    /// destination's index (its verifications scored by creation time, kept as long as the latest
+    /// of them), then one counter per permit. ARGV: now, claimed ("1"/"0"), fingerprint, claim expiry, record id,
     /// record key prefix, the event prefix (empty: no events), then per permit its interval and its
     /// window, then the record's field pairs. Replies `{'inserted', ''}`, `{'replay', '', 'vid', …,
     /// 'fp', …, 'exp', …}` or `{'denied', 'WAIT:INDEX'}`. Records and keys past their time go when
@@ -104,14 +108,14 @@ enum RedisScripts {
     static let start = RedisScript(
         prelude + permits + events + """
             local now = tonumber(ARGV[1])
-            local count = #KEYS - 4
+            local count = #KEYS - 5
             if ARGV[2] == '1' then
               local e = load(KEYS[2])
               if e and tonumber(e.exp) > now then
                 return {'replay', '', 'vid', e.vid, 'fp', e.fp, 'exp', e.exp}
               end
             end
-            local arrivals, wait, refusing = take(now, 5, count, 8, 2)
+            local arrivals, wait, refusing = take(now, 6, count, 8, 2)
             if not arrivals then return {'denied', string.format('%d', wait) .. ':' .. refusing} end
             if ARGV[2] == '1' then
               redis.call('DEL', KEYS[2])
@@ -124,6 +128,8 @@ enum RedisScripts {
             local purge = tonumber(redis.call('HGET', KEYS[1], 'pur'))
             redis.call('PEXPIRE', KEYS[1], math.max(1, purge - now))
             redis.call('ZADD', KEYS[3], purge, ARGV[5])
+            redis.call('ZADD', KEYS[5], redis.call('HGET', KEYS[1], 'cat'), ARGV[5])
+            keep(KEYS[5], purge - now)
             if ARGV[7] ~= '' then
               local r = load(KEYS[1])
               note(ARGV[7], r, 'pending', ARGV[1], now)
@@ -243,8 +249,10 @@ enum RedisScripts {
 
     /// Puts a resend's new code in place while its lease is held.
     ///
-    /// KEYS: record, record index. ARGV: token, hash, attempts, sends, expiry, next resend, purge time,
-    /// now, id, the event prefix (empty: no events; else the new expiry joins the sweep's index).
+    /// KEYS: record, record index, the record's delivery attempts. ARGV: token, hash, attempts,
+    /// sends, expiry, next resend, purge time, now, id, the event prefix (empty: no events; else the
+    /// new expiry joins the sweep's index), the destination indexes' prefix. The attempts and the
+    /// destination's index are kept as long as the record's new purge time.
     static let finishResend = RedisScript(
         prelude + """
             local r = load(KEYS[1])
@@ -255,6 +263,9 @@ enum RedisScripts {
               'rav', ARGV[6], 'pur', ARGV[7], 'lt', '', 'lu', '')
             redis.call('PEXPIRE', KEYS[1], math.max(1, tonumber(ARGV[7]) - tonumber(ARGV[8])))
             redis.call('ZADD', KEYS[2], ARGV[7], ARGV[9])
+            local ttl = tonumber(ARGV[7]) - tonumber(ARGV[8])
+            if redis.call('EXISTS', KEYS[3]) == 1 then keep(KEYS[3], ttl) end
+            keep(ARGV[11] .. r.dst, ttl)
             if ARGV[10] ~= '' then redis.call('ZADD', ARGV[10] .. 'exp', ARGV[5], ARGV[9]) end
             return answer('done', '', KEYS[1])
             """)
@@ -486,8 +497,9 @@ enum RedisScripts {
 
     /// Deletes one batch of records and idempotency keys whose time has passed.
     ///
-    /// KEYS: record index, key index. ARGV: now, record key prefix, batch size.
-    /// Returns the records deleted and whether a full batch was taken.
+    /// KEYS: record index, key index. ARGV: now, record key prefix, batch size, delivery attempts'
+    /// key prefix, destination indexes' prefix. A record goes with its attempts and its place in
+    /// its destination's index. Returns the records deleted and whether a full batch was taken.
     static let purge = RedisScript(
         """
         local now = ARGV[1]
@@ -495,6 +507,9 @@ enum RedisScripts {
         local deleted = 0
         local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, batch)
         for _, id in ipairs(ids) do
+          local dst = redis.call('HGET', ARGV[2] .. id, 'dst')
+          if dst then redis.call('ZREM', ARGV[5] .. dst, id) end
+          redis.call('DEL', ARGV[4] .. id)
           deleted = deleted + redis.call('DEL', ARGV[2] .. id)
           redis.call('ZREM', KEYS[1], id)
         end
@@ -507,4 +522,57 @@ enum RedisScripts {
         if #ids == batch or #keys == batch then full = 1 end
         return {deleted, full}
         """)
+
+    /// Keeps a delivery attempt at the end of its verification's list, as long as the record.
+    ///
+    /// KEYS: record, its attempts. ARGV: now, the attempt. Returns 1, or 0 when the record is gone.
+    static let noteDelivery = RedisScript(
+        """
+        local purge = redis.call('HGET', KEYS[1], 'pur')
+        if not purge then return 0 end
+        redis.call('RPUSH', KEYS[2], ARGV[2])
+        redis.call('PEXPIRE', KEYS[2], math.max(1, tonumber(purge) - tonumber(ARGV[1])))
+        return 1
+        """)
+
+    /// One destination's verifications, newest first (by creation time, then id), past a cursor and
+    /// through the filters.
+    ///
+    /// KEYS: the destination's index. ARGV: now, the highest creation time (`+inf`, or the cursor's),
+    /// the lowest (`-inf`, or `since`), the cursor's id (empty: none), the status (empty: any), the
+    /// limit, the record key prefix. Returns each record's hash fields, flat.
+    static let search = RedisScript(
+        prelude + """
+            -- Byte order, as the index orders members with one score: Lua's `<` follows the
+            -- server's locale.
+            local function less(a, b)
+              for i = 1, math.min(#a, #b) do
+                local x, y = string.byte(a, i), string.byte(b, i)
+                if x ~= y then return x < y end
+              end
+              return #a < #b
+            end
+            local now = tonumber(ARGV[1])
+            local limit = tonumber(ARGV[6])
+            local found = {}
+            local offset = 0
+            while #found < limit do
+              local ids = redis.call('ZREVRANGEBYSCORE', KEYS[1], ARGV[2], ARGV[3], 'WITHSCORES', 'LIMIT', offset, 100)
+              if #ids == 0 then break end
+              for i = 1, #ids, 2 do
+                local id = ids[i]
+                local tied = ARGV[4] ~= '' and tonumber(ids[i + 1]) == tonumber(ARGV[2])
+                if #found < limit and not (tied and not less(id, ARGV[4])) then
+                  local flat = redis.call('HGETALL', ARGV[7] .. id)
+                  if #flat > 0 then
+                    local r = {}
+                    for j = 1, #flat, 2 do r[flat[j]] = flat[j + 1] end
+                    if ARGV[5] == '' or status(r, now) == ARGV[5] then found[#found + 1] = flat end
+                  end
+                end
+              end
+              offset = offset + 100
+            end
+            return found
+            """)
 }

@@ -109,6 +109,10 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
     /// The event prefix the scripts take: the key prefix when events are recorded, else empty.
     var eventPrefix: [UInt8] { recordsEvents ? Array(prefix.utf8) : [] }
     var keyIndex: String { prefix + "purge:i" }
+    /// A verification's delivery attempts, oldest first.
+    func deliveriesKey(_ id: String) -> String { prefix + "a:" + id }
+    /// One destination's verifications, scored by creation time.
+    func destinationIndex(_ destination: String) -> String { prefix + "d:" + destination }
 
     // MARK: - VerificationStore
 
@@ -119,7 +123,7 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
         let claim = step.claim
         var keys = [
             recordKey(record.id), claim.map { idempotencyKey($0.key) } ?? recordKey(record.id), recordIndex,
-            keyIndex,
+            keyIndex, destinationIndex(record.destination),
         ]
         keys += step.permits.map { rateKey($0.key) }
         var arguments: [[UInt8]] = [
@@ -299,12 +303,12 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
         -> TransitionOutcome
     {
         let reply = try await evaluate(
-            RedisScripts.finishResend, keys: [recordKey(id), recordIndex],
+            RedisScripts.finishResend, keys: [recordKey(id), recordIndex, deliveriesKey(id)],
             arguments: [
                 Array(token.utf8), update.codeHash, Array(String(update.attemptsLeft).utf8),
                 Array(String(update.sendsUsed).utf8), Self.time(update.expiresAt),
                 update.resendAvailableAt.map(Self.time) ?? [], Self.time(update.purgeAt),
-                Self.time(now), Array(id.utf8), eventPrefix,
+                Self.time(now), Array(id.utf8), eventPrefix, Array(destinationIndex("").utf8),
             ])
         return try transition(reply)
     }
@@ -353,7 +357,11 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
         while true {
             let reply = try await evaluate(
                 RedisScripts.purge, keys: [recordIndex, keyIndex],
-                arguments: [Self.time(now), Array(recordKey("").utf8), Array("500".utf8)])
+                arguments: [
+                    Self.time(now), Array(recordKey("").utf8), Array("500".utf8),
+                    Array(deliveriesKey("").utf8),
+                    Array(destinationIndex("").utf8),
+                ])
             guard case .array(let parts) = reply, parts.count == 2, case .integer(let count) = parts[0],
                 case .integer(let full) = parts[1]
             else { throw Self.failure(reply) }

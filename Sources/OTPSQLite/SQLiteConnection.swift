@@ -156,6 +156,21 @@ final class SQLiteConnection: @unchecked Sendable {
         }
     }
 
+    /// Runs a prepared statement and reads each of its rows with `read`.
+    func queryRows<Row>(
+        _ sql: String, _ parameters: [SQLiteValue], read: (SQLiteRow) throws(StoreError) -> Row
+    ) throws(StoreError) -> [Row] {
+        try running(sql, parameters) { (statement: OpaquePointer) throws(StoreError) -> [Row] in
+            var rows: [Row] = []
+            while true {
+                let status = sqlite3_step(statement)
+                if status == SQLITE_DONE { return rows }
+                guard status == SQLITE_ROW else { throw error("step") }
+                rows.append(try read(SQLiteRow(statement: statement)))
+            }
+        }
+    }
+
     /// The first column of the first row as an integer, or `nil` when there is no row or it is not one.
     func queryInteger(_ sql: String, _ parameters: [SQLiteValue]) throws(StoreError) -> Int64? {
         try queryRow(sql, parameters) { (row: SQLiteRow) throws(StoreError) in row.integer(0) } ?? nil

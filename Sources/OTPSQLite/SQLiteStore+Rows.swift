@@ -52,6 +52,9 @@ extension SQLiteStore {
 
     static func purge(_ db: SQLiteConnection, now: Date) throws(StoreError) -> Int {
         let milliseconds = StoreTime.milliseconds(now)
+        try db.query(
+            "DELETE FROM otp_deliveries WHERE verification_id IN "
+                + "(SELECT id FROM otp_verifications WHERE purge_at <= ?)", [.integer(milliseconds)])
         try db.query("DELETE FROM otp_verifications WHERE purge_at <= ?", [.integer(milliseconds)])
         let purged = db.changes
         try db.query("DELETE FROM otp_idempotency WHERE expires_at <= ?", [.integer(milliseconds)])

@@ -51,6 +51,11 @@ extension SQLiteStore {
             migration: SchemaMigration(
                 version: 5, summary: "the SMS pumping guard's counters by time bucket, and its blocks"),
             apply: createFraudTables),
+        Step(
+            migration: SchemaMigration(
+                version: 6,
+                summary: "verifications are found by destination; each send's delivery attempt is kept"),
+            apply: addDeliveries),
     ]
 
     /// The schema's version in the database at `path` and the steps this program would apply to it.
@@ -156,6 +161,28 @@ extension SQLiteStore {
         try db.execute(
             "CREATE TABLE IF NOT EXISTS otp_fraud_blocks (key TEXT PRIMARY KEY NOT NULL, until INTEGER NOT NULL, "
                 + "repeats INTEGER NOT NULL, forget_at INTEGER NOT NULL) WITHOUT ROWID")
+    }
+
+    /// Version 6: an index by destination for the support search, and the delivery attempts.
+    private static func addDeliveries(_ db: SQLiteConnection) throws(StoreError) {
+        try db.execute(
+            "CREATE INDEX IF NOT EXISTS otp_verifications_destination "
+                + "ON otp_verifications (destination, created_at, id)")
+        try db.execute(
+            """
+            CREATE TABLE IF NOT EXISTS otp_deliveries (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                verification_id TEXT NOT NULL,
+                at INTEGER NOT NULL,
+                channel TEXT NOT NULL,
+                step TEXT NOT NULL,
+                outcome TEXT NOT NULL,
+                reason TEXT,
+                message_id TEXT
+            )
+            """)
+        try db.execute(
+            "CREATE INDEX IF NOT EXISTS otp_deliveries_verification ON otp_deliveries (verification_id, seq)")
     }
 
     /// The first version's tables, as they were before any later step.

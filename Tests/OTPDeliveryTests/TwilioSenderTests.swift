@@ -44,6 +44,18 @@ import Testing
         #expect(fields == ["To": "+15550100", "From": "+15550199", "Body": sms.text])
     }
 
+    @Test("the provider's message SID comes back as the receipt; an answer without one gives none")
+    func receipt() async throws {
+        let provider = try await Receiver.start("http", ["--status", "201"])
+        defer { provider.stop() }
+        #expect(
+            try await sender(port: provider.port).sendWithReceipt(sms) == DeliveryReceipt(messageID: "SM0000")
+        )
+        let plain = try await Receiver.start("http", ["--status", "201", "--answer", "queued"])
+        defer { plain.stop() }
+        #expect(try await sender(port: plain.port).sendWithReceipt(sms) == DeliveryReceipt())
+    }
+
     @Test("a messaging service replaces the From number")
     func messagingService() async throws {
         let provider = try await Receiver.start("http")

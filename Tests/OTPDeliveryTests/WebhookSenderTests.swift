@@ -183,6 +183,29 @@ import Testing
         }
     }
 
+    @Test("an endpoint's JSON `messageId` comes back as the receipt; any other answer gives none")
+    func receipt() async throws {
+        let named = try await Receiver.start(
+            "http", ["--status", "200", "--answer", #"{"messageId":"wh-42"}"#])
+        defer { named.stop() }
+        #expect(
+            try await sender(port: named.port).sendWithReceipt(email) == DeliveryReceipt(messageID: "wh-42"))
+        let unnamed = try await Receiver.start("http", ["--status", "200"])
+        defer { unnamed.stop() }
+        #expect(try await sender(port: unnamed.port).sendWithReceipt(email) == DeliveryReceipt())
+    }
+
+    @Test(
+        "a message id is kept only as 1 to 128 printable ASCII characters of a JSON string",
+        arguments: [
+            ("{\"messageId\":\"SM1\"}", "SM1"), ("{\"messageId\":\"\"}", nil), ("{\"messageId\":42}", nil),
+            ("{\"messageId\":\"a b\"}", nil), ("[\"SM1\"]", nil), ("not json", nil),
+            ("{\"messageId\":\"" + String(repeating: "x", count: 129) + "\"}", nil),
+        ] as [(String, String?)])
+    func messageIDs(body: String, expected: String?) {
+        #expect(ProviderReceipt.messageID(in: body, field: "messageId") == expected)
+    }
+
     @Test("an endpoint that answers with an error is a delivery failure", arguments: [400, 404, 500])
     func refused(status: Int) async throws {
         let endpoint = try await Receiver.start("http", ["--status", "\(status)"])

@@ -16,6 +16,7 @@ final class DictionaryStore: VerificationStore, @unchecked Sendable {
         var keys: [String: IdempotencyEntry] = [:]
         var arrivals: [String: Int64] = [:]
         var factors: [String: TOTPFactor] = [:]
+        var attempts: [String: [DeliveryAttempt]] = [:]
         var open = true
         var shutdowns = 0
 
@@ -149,7 +150,33 @@ final class DictionaryStore: VerificationStore, @unchecked Sendable {
         try step { state in
             let before = state.records.count
             state.records = state.records.filter { $0.value.purgeAt > now }
+            state.attempts = state.attempts.filter { state.records[$0.key] != nil }
             return before - state.records.count
+        }
+    }
+
+    func noteDelivery(_ attempt: DeliveryAttempt, reply: @escaping StoreReply<Void>) {
+        reply(
+            Result { () throws(StoreError) in
+                try step { state in
+                    if state.records[attempt.verificationID] != nil {
+                        state.attempts[attempt.verificationID, default: []].append(attempt)
+                    }
+                }
+            })
+    }
+
+    func deliveries(id: String) throws(StoreError) -> [DeliveryAttempt] {
+        try step { $0.attempts[id] ?? [] }
+    }
+
+    func verifications(
+        matching query: VerificationQuery, now: Date
+    ) throws(StoreError) -> [VerificationRecord] {
+        try step { state in
+            Array(
+                state.records.values.filter { query.matches($0, now: now) }
+                    .sorted(by: VerificationQuery.newestFirst).prefix(query.limit))
         }
     }
 

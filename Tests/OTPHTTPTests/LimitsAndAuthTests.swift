@@ -47,10 +47,11 @@ import Testing
             #expect(unknown.errorCode == "not_found")
             #expect(try await harness.call("GET", "/nothing", key: .some(nil)).status == 404)
             #expect(try await harness.call("POST", "/v1/verifications/vf_x/explode").status == 404)
-            let wrong = try await harness.call("GET", "/v1/verifications")
+            // `/v1/verifications` takes a start's POST and a search's GET.
+            let wrong = try await harness.call("DELETE", "/v1/verifications")
             #expect(wrong.status == 405)
             #expect(wrong.errorCode == "method_not_allowed")
-            #expect(wrong.headers["allow"] == "POST")
+            #expect(wrong.headers["allow"] == "POST, GET, HEAD")
             let put = try await harness.call("PUT", "/v1/verifications/vf_x")
             #expect(put.status == 405)
             #expect(put.headers["allow"] == "GET, HEAD")

@@ -60,10 +60,10 @@ import Testing
             Self.immediate(RouteCheck(hidden: [.metrics]).respond(to: &metrics, next: terminal.answer))?
                 .status
                 == 404)
-        var wrong = Self.context("GET", "/v1/verifications")
+        var wrong = Self.context("DELETE", "/v1/verifications")
         let refused = try #require(Self.immediate(RouteCheck().respond(to: &wrong, next: terminal.answer)))
         #expect(refused.status == 405)
-        #expect(refused.headers.contains { $0.name == "Allow" && $0.value == "POST" })
+        #expect(refused.headers.contains { $0.name == "Allow" && $0.value == "POST, GET, HEAD" })
         #expect(terminal.count == 0)
         var right = Self.context("POST", "/v1/verifications")
         #expect(Self.immediate(RouteCheck().respond(to: &right, next: terminal.answer))?.status == 200)

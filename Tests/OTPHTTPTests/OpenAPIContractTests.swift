@@ -130,7 +130,12 @@ import Testing
             !APIContract.allows(method: "POST", path: "/v1/verifications", status: 400, code: "not_found"))
         #expect(
             APIContract.allows(
-                method: "GET", path: "/v1/verifications", status: 405, code: "method_not_allowed"))
+                method: "DELETE", path: "/v1/verifications", status: 405, code: "method_not_allowed"))
+        #expect(APIContract.allows(method: "GET", path: "/v1/verifications", status: 200, code: nil))
+        #expect(
+            APIContract.allows(method: "GET", path: "/v1/verifications", status: 403, code: "forbidden"))
+        #expect(
+            !APIContract.allows(method: "GET", path: "/v1/verifications", status: 201, code: nil))
         #expect(APIContract.allows(method: "GET", path: "/nope", status: 404, code: "not_found"))
         #expect(!APIContract.allows(method: "GET", path: "/v1/verifications/vf_x", status: 201, code: nil))
     }

@@ -34,7 +34,7 @@ package=$(basename "$(find "$work/client" -mindepth 1 -maxdepth 1 -type d -name 
 
 start_serve --store memory --api-key "$key" --publishable-key "app=$pk" --sender "outbox:$work/outbox.jsonl"
 
-PYTHONPATH="$work/client" OTP_URL="$SERVE_URL" OTP_PK="$pk" OTP_OUTBOX="$work/outbox.jsonl" OTP_PACKAGE="$package" \
+PYTHONPATH="$work/client" OTP_URL="$SERVE_URL" OTP_PK="$pk" OTP_KEY="$key" OTP_OUTBOX="$work/outbox.jsonl" OTP_PACKAGE="$package" \
   python3 - >"$work/token" <<'PY'
 import importlib, json, os, re, time
 
@@ -70,6 +70,21 @@ approved = check_api.sync_detailed(id=verification.id, client=client, body=model
 assert approved.status_code == 200, (approved.status_code, approved.content)
 assert approved.parsed.status == "approved", approved.parsed
 assert isinstance(approved.parsed.approval_token, str) and approved.parsed.approval_token.count(".") == 2
+
+# The support views, through a secret key: the search finds the verification with its attempt.
+search_api = importlib.import_module(f"{package}.api.default.search_verifications")
+deliveries_api = importlib.import_module(f"{package}.api.default.get_deliveries")
+secret = client_module.AuthenticatedClient(base_url=os.environ["OTP_URL"], token=os.environ["OTP_KEY"])
+page = search_api.sync_detailed(client=secret, destination="+1 555 555 0100")
+assert page.status_code == 200, (page.status_code, page.content)
+assert [item.id for item in page.parsed.items] == [verification.id], page.parsed
+assert page.parsed.items[0].status == "approved" and page.parsed.items[0].deliveries[0].outcome == "sent"
+assert page.parsed.next_cursor is None, page.parsed
+attempts = deliveries_api.sync_detailed(id=verification.id, client=secret)
+assert attempts.status_code == 200, (attempts.status_code, attempts.content)
+assert [attempt.step for attempt in attempts.parsed.deliveries] == ["start"], attempts.parsed
+forbidden = search_api.sync_detailed(client=client, destination="+15555550100")
+assert forbidden.status_code == 403, (forbidden.status_code, forbidden.content)
 print(approved.parsed.approval_token)
 PY
 
@@ -80,4 +95,4 @@ grep -q '^valid: .*"phone_number":"+12015550100","phone_number_verified":true' "
   exit 1
 }
 python3 scripts/openapi_webhooks.py "$bin" openapi.yaml
-echo "openapi.yaml: valid; generated Python client ($package): start 201, wrong code 422 (attemptsLeft 2), right code 200 with an approval token the backend check accepts"
+echo "openapi.yaml: valid; generated Python client ($package): start 201, wrong code 422 (attemptsLeft 2), right code 200 with an approval token the backend check accepts; the support search and deliveries"

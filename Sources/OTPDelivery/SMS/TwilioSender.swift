@@ -17,6 +17,11 @@ public struct TwilioSender: CodeSender {
     ///
     /// One request, no retries: a failure is reported at once and the caller decides.
     public func send(_ message: OutgoingMessage) async throws(DeliveryError) {
+        _ = try await sendWithReceipt(message)
+    }
+
+    /// Delivers one SMS as ``send(_:)`` does and answers the message's SID from the provider's answer.
+    public func sendWithReceipt(_ message: OutgoingMessage) async throws(DeliveryError) -> DeliveryReceipt {
         guard message.channel == .sms else {
             throw DeliveryError("the twilio sender delivers SMS only")
         }
@@ -46,6 +51,7 @@ public struct TwilioSender: CodeSender {
                     + (code.map { " (error \($0))" } ?? ""),
                 status: response.code, providerCode: code)
         }
+        return DeliveryReceipt(messageID: ProviderReceipt.messageID(in: response.body, field: "sid"))
     }
 
     /// The provider's numeric error code in an error answer (`{"code": 21211, …}`), or `nil`.

@@ -97,6 +97,12 @@ public struct WebhookSender: CodeSender {
 
     /// Posts one message, or throws when the endpoint answered other than 2xx or could not be reached.
     public func send(_ message: OutgoingMessage) async throws(DeliveryError) {
+        _ = try await sendWithReceipt(message)
+    }
+
+    /// Posts one message as ``send(_:)`` does and answers the `messageId` string of the endpoint's
+    /// JSON answer, when it has one.
+    public func sendWithReceipt(_ message: OutgoingMessage) async throws(DeliveryError) -> DeliveryReceipt {
         let sentAt = endpoint.now()
         let payload = Payload(
             verificationId: message.verificationID, channel: message.channel, to: message.to,
@@ -112,5 +118,6 @@ public struct WebhookSender: CodeSender {
             throw DeliveryError(
                 "webhook delivery: the endpoint answered \(response.code)", status: response.code)
         }
+        return DeliveryReceipt(messageID: ProviderReceipt.messageID(in: response.body, field: "messageId"))
     }
 }

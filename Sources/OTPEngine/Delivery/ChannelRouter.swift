@@ -27,6 +27,14 @@ public struct ChannelRouter: ImmediateCodeSender {
         try await sender.send(message)
     }
 
+    /// Delivers through the channel's sender and answers its receipt.
+    public func sendWithReceipt(_ message: OutgoingMessage) async throws(DeliveryError) -> DeliveryReceipt {
+        guard let sender = routes[message.channel] else {
+            throw DeliveryError("no sender is configured for \(message.channel.rawValue)")
+        }
+        return try await sender.sendWithReceipt(message)
+    }
+
     /// Whether the channel's sender delivers on the caller's thread.
     public func sendsImmediately(_ channel: Channel) -> Bool {
         immediateRoutes[channel]?.sendsImmediately(channel) ?? false

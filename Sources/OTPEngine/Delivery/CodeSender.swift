@@ -50,10 +50,35 @@ public struct DeliveryError: Error, Sendable, Equatable, CustomStringConvertible
     public var description: String { reason }
 }
 
+/// What a sender knows of a message its provider took.
+public struct DeliveryReceipt: Sendable, Equatable {
+    /// The provider's id for the message (Twilio's message SID), when the provider gave one.
+    public var messageID: String?
+
+    /// Creates a receipt.
+    public init(messageID: String? = nil) {
+        self.messageID = messageID
+    }
+}
+
 /// Delivers codes: a console for development, an outbox file, SMTP, a webhook, an SMS provider.
 public protocol CodeSender: Sendable {
     /// Delivers one message, or throws when the provider refused it or could not be reached.
     func send(_ message: OutgoingMessage) async throws(DeliveryError)
+
+    /// Delivers one message as ``send(_:)`` does and answers what the provider said of it.
+    ///
+    /// The engine calls this one. By default it calls ``send(_:)`` and answers an empty receipt;
+    /// a sender whose provider names its messages implements it to return that name.
+    func sendWithReceipt(_ message: OutgoingMessage) async throws(DeliveryError) -> DeliveryReceipt
+}
+
+extension CodeSender {
+    /// Calls ``send(_:)`` and answers a receipt without a message id.
+    public func sendWithReceipt(_ message: OutgoingMessage) async throws(DeliveryError) -> DeliveryReceipt {
+        try await send(message)
+        return DeliveryReceipt()
+    }
 }
 
 /// A sender that can deliver on the caller's thread, without suspending: a write to a file or a

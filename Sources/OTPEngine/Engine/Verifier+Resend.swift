@@ -56,18 +56,24 @@ extension Verifier {
 
         let code = fixedCode ?? newCode()
         let codeHash: [UInt8]
+        let receipt: DeliveryReceipt
         do {
             codeHash = try hash(id: id, code: code, transaction: record.transaction)
             let message = MessageTemplate.message(
                 verificationID: id, channel: begun.channel, to: begun.destination, code: code, policy: policy,
                 language: record.locale.flatMap(TextLanguage.init(rawValue:)), transaction: record.transaction
             )
-            try await deliver(message, isTest: fixedCode != nil)
+            receipt = try await deliver(message, isTest: fixedCode != nil)
         } catch {
+            let failure = error as? DeliveryError
+            if let failure {
+                await note(attempt(id, channel: begun.channel, step: .resend, .failure(failure)))
+            }
             try? await store.abandonResend(id: id, token: lease.token)
             await release(global, now: now)
-            throw .deliveryFailed(.resend, error as? DeliveryError)
+            throw .deliveryFailed(.resend, failure)
         }
+        await note(attempt(id, channel: begun.channel, step: .resend, .success(receipt)))
 
         let sentAt = max(now, currentTime())
         let sendsUsed = begun.sendsUsed + 1

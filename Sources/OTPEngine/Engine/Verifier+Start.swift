@@ -175,9 +175,11 @@ extension Verifier {
             return try await replayOrGone(entry, request: request, now: now)
         }
         do {
-            try await deliver(
+            let receipt = try await deliver(
                 message(for: record, code: code, request: request), isTest: plan.fixedCode != nil)
+            await note(attempt(record.id, channel: record.channel, step: .start, .success(receipt)))
         } catch {
+            await note(attempt(record.id, channel: record.channel, step: .start, .failure(error)))
             await undoSend(record, claim: claim, caps: plan.caps, now: now)
             throw .deliveryFailed(.start, error)
         }
@@ -196,16 +198,22 @@ extension Verifier {
     ) {
         let message = message(for: record, code: code, request: request)
         let started = StartResult(verification: view(record, at: now), created: true)
+        let sent: @Sendable (DeliveryReceipt) -> Void = { [self] receipt in
+            note(attempt(record.id, channel: record.channel, step: .start, .success(receipt))) {
+                reply(.success(started))
+            }
+        }
         if plan.fixedCode != nil {
             testSink(message)
-            return reply(.success(started))
+            return sent(DeliveryReceipt())
         }
         if let immediate = immediateSender, immediate.sendsImmediately(record.channel) {
             do throws(DeliveryError) {
                 try immediate.sendImmediately(message)
-                return reply(.success(started))
+                return sent(DeliveryReceipt())
             } catch {
                 Task { [self] in
+                    await note(attempt(record.id, channel: record.channel, step: .start, .failure(error)))
                     await undoSend(record, claim: claim, caps: plan.caps, now: now)
                     reply(.failure(.deliveryFailed(.start, error)))
                 }
@@ -214,9 +222,9 @@ extension Verifier {
         }
         Task { [self] in
             do throws(DeliveryError) {
-                try await sender.send(message)
-                reply(.success(started))
+                sent(try await sender.sendWithReceipt(message))
             } catch {
+                await note(attempt(record.id, channel: record.channel, step: .start, .failure(error)))
                 await undoSend(record, claim: claim, caps: plan.caps, now: now)
                 reply(.failure(.deliveryFailed(.start, error)))
             }

@@ -130,13 +130,43 @@ public final class Verifier: Sendable {
             transaction: record.transaction)
     }
 
-    /// Hands a message to the sender, or to the test sink for a test destination.
-    func deliver(_ message: OutgoingMessage, isTest: Bool) async throws(DeliveryError) {
+    /// Hands a message to the sender, or to the test sink for a test destination, and answers the
+    /// sender's receipt (an empty one for a test destination).
+    func deliver(_ message: OutgoingMessage, isTest: Bool) async throws(DeliveryError) -> DeliveryReceipt {
         if isTest {
             testSink(message)
-        } else {
-            try await sender.send(message)
+            return DeliveryReceipt()
         }
+        return try await sender.sendWithReceipt(message)
+    }
+
+    /// The attempt a send of a verification's code made, noted at the current time.
+    func attempt(
+        _ id: String, channel: Channel, step: DeliveryAttempt.Step,
+        _ result: Result<DeliveryReceipt, DeliveryError>
+    ) -> DeliveryAttempt {
+        switch result {
+        case .success(let receipt):
+            return DeliveryAttempt(
+                verificationID: id, at: currentTime(), channel: channel, step: step, outcome: .sent,
+                messageID: receipt.messageID)
+        case .failure(let error):
+            return DeliveryAttempt(
+                verificationID: id, at: currentTime(), channel: channel, step: step, outcome: .failed,
+                reason: error.reason)
+        }
+    }
+
+    /// Notes an attempt in the store, then runs `then` on the thread the store answers on.
+    ///
+    /// A store that fails to note it costs the attempt, never the answer: the code went (or did not) either way.
+    func note(_ attempt: DeliveryAttempt, then: @escaping @Sendable () -> Void) {
+        store.noteDelivery(attempt) { _ in then() }
+    }
+
+    /// Notes an attempt in the store; a store that fails to note it costs only the attempt.
+    func note(_ attempt: DeliveryAttempt) async {
+        try? await store.noteDelivery(attempt)
     }
 
     /// Whether the store answers.

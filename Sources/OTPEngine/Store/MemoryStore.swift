@@ -193,6 +193,32 @@ public final class MemoryStore: VerificationStore {
         try state.withLock { (state) throws(StoreError) in try state.open() }
     }
 
+    /// Keeps a delivery attempt with its verification, answering before it returns.
+    public func noteDelivery(_ attempt: DeliveryAttempt, reply: StoreReply<Void>) {
+        reply(state.withLock { state in Result { () throws(StoreError) in try state.noteDelivery(attempt) } })
+    }
+
+    /// A verification's delivery attempts, oldest first.
+    public func deliveries(id: String) throws(StoreError) -> [DeliveryAttempt] {
+        try state.withLock { (state) throws(StoreError) in
+            try state.open()
+            return state.deliveries[id] ?? []
+        }
+    }
+
+    /// The verifications a query finds, newest first: every record is looked at, under the lock.
+    public func verifications(
+        matching query: VerificationQuery, now: Date
+    ) throws(StoreError)
+        -> [VerificationRecord]
+    {
+        try state.withLock { (state) throws(StoreError) in
+            try state.open()
+            let found = state.records.values.filter { query.matches($0, now: now) }
+            return Array(found.sorted(by: VerificationQuery.newestFirst).prefix(max(0, query.limit)))
+        }
+    }
+
     /// Answers until shut down.
     public func ping() -> Bool { state.withLock { $0.ping() } }
 
@@ -216,6 +242,8 @@ private struct MemoryState {
     var noted: [String: Set<String>] = [:]
     /// Authenticator factors by id.
     var factors: [String: TOTPFactor] = [:]
+    /// Delivery attempts by verification, oldest first, until the verification is purged.
+    var deliveries: [String: [DeliveryAttempt]] = [:]
 
     struct StoredEvent {
         var event: LifecycleEvent
@@ -404,6 +432,7 @@ private struct MemoryState {
         let before = records.count
         records.keep { $0.purgeAt > now }
         noted = noted.filter { records[$0.key] != nil }
+        deliveries = deliveries.filter { records[$0.key] != nil }
         idempotency = idempotency.filter { $0.value.expiresAt > now }
         let nowMilliseconds = StoreTime.milliseconds(now)
         arrivals = arrivals.filter { $0.value > nowMilliseconds }
@@ -422,6 +451,14 @@ private struct MemoryState {
         outbox = []
         noted = [:]
         factors = [:]
+        deliveries = [:]
+    }
+
+    /// Keeps an attempt when its verification is held.
+    mutating func noteDelivery(_ attempt: DeliveryAttempt) throws(StoreError) {
+        try open()
+        guard records[attempt.verificationID] != nil else { return }
+        deliveries[attempt.verificationID, default: []].append(attempt)
     }
 
     /// Throws once the store is shut down.

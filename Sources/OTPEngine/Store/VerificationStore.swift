@@ -26,7 +26,7 @@ public typealias StoreReply<Answer: Sendable> = @Sendable (Result<Answer, StoreE
 /// thread it arrived on. Awaiting forms of them are in an extension. The other steps are
 /// `async`.
 ///
-/// The protocol has 28 requirements: 14 here, 5 of ``LifecycleEventStore``, 6 of
+/// The protocol has 31 requirements: 17 here, 5 of ``LifecycleEventStore``, 6 of
 /// ``TOTPFactorStore`` and 3 of ``FraudCounterStore`` (the SMS pumping guard's counters).
 /// ``MemoryStore`` is the reference; the SQLite, Redis and PostgreSQL stores live in `OTPSQLite`,
 /// `OTPRedis` and `OTPPostgres`, and the shared conformance suite holds every store to the same
@@ -81,6 +81,23 @@ public protocol VerificationStore: LifecycleEventStore, TOTPFactorStore, FraudCo
     /// Deletes records, keys and counters that are no longer needed at a time; returns how many records went.
     func purgeExpired(now: Date) async throws(StoreError) -> Int
 
+    /// Keeps a delivery attempt with its verification, for as long as the verification is kept;
+    /// an attempt for a verification the store does not hold is dropped.
+    ///
+    /// It answers through a ``StoreReply``, as a start does, so a start that needs no waiting
+    /// notes its first attempt on the thread it arrived on.
+    func noteDelivery(_ attempt: DeliveryAttempt, reply: @escaping StoreReply<Void>)
+
+    /// A verification's delivery attempts, oldest first; none for a verification not held.
+    func deliveries(id: String) async throws(StoreError) -> [DeliveryAttempt]
+
+    /// The verifications a query finds at a time, newest first (by creation time, then id), at
+    /// most `query.limit` of them.
+    func verifications(
+        matching query: VerificationQuery, now: Date
+    ) async throws(StoreError)
+        -> [VerificationRecord]
+
     /// Whether the store answers.
     func ping() async -> Bool
 
@@ -105,6 +122,11 @@ extension VerificationStore {
     /// ``record(id:reply:)``, awaited.
     public func record(id: String) async throws(StoreError) -> VerificationRecord? {
         try await Self.awaiting { record(id: id, reply: $0) }
+    }
+
+    /// ``noteDelivery(_:reply:)``, awaited.
+    public func noteDelivery(_ attempt: DeliveryAttempt) async throws(StoreError) {
+        try await Self.awaiting { noteDelivery(attempt, reply: $0) }
     }
 
     /// The answer of a step that replies through a ``StoreReply``.

@@ -7,6 +7,10 @@ import OTPEngine
 /// It judges what the HTTP layer owns (the key for every `/v1/` path, route and method, body size,
 /// JSON shape, the client address, the `Idempotency-Key` header) and leaves the rest to the engine.
 public struct APIHandler: HTTPHandler {
+    /// The query parameters the handler reads (the support search's); give them to
+    /// ``HTTPServerConfiguration/queryNames``.
+    public static let queryNames = ["destination", "status", "since", "limit", "cursor"]
+
     /// The request headers the handler reads; give them to ``HTTPServerConfiguration/headerNames``.
     public static let headerNames = [
         "authorization", "idempotency-key", "x-forwarded-for", "accept-language", "content-type",
@@ -118,7 +122,7 @@ public struct APIHandler: HTTPHandler {
                 hosted.dispatch(route, request: context.request, address: context.address)
             }
         }
-        let route = Route(path: request.path)
+        let route = Route(path: request.path, method: request.method)
         var context = RequestContext(request: request, arrival: arrival, route: route?.name)
         return apiChain.respond(to: &context) { context in
             // RouteCheck answered 404 for a path that names no route.
@@ -159,6 +163,8 @@ public struct APIHandler: HTTPHandler {
             }
         case .start:
             return start(request, address: address, caller: caller, events: events)
+        case .search, .deliveries:
+            return support(route, request: request, caller: caller, events: events)
         case .status(let id):
             if let denied = denial(caller, id: id, route: route) { return .now(denied) }
             return answer(route, events: events) { verifier throws(VerifierError) in

@@ -1,7 +1,9 @@
 /// The routes of the HTTP API, matched from a path, with the methods each allows.
 enum Route: Equatable {
     case start
+    case search
     case status(id: String)
+    case deliveries(id: String)
     case check(id: String)
     case resend(id: String)
     case cancel(id: String)
@@ -20,7 +22,9 @@ enum Route: Equatable {
     var name: RouteTable.Name {
         switch self {
         case .start: .start
+        case .search: .search
         case .status: .status
+        case .deliveries: .deliveries
         case .check: .check
         case .resend: .resend
         case .cancel: .cancel
@@ -47,13 +51,14 @@ enum Route: Equatable {
     /// Every template, for the metrics page and the OpenAPI test.
     static let templates = RouteTable.entries.filter { !$0.isHosted }.map(\.template)
 
-    /// The methods the route answers; HEAD goes with GET.
-    var methods: [String] { RouteTable.entry(name).methods }
+    /// The methods the route's path answers, its own and those of the routes sharing its template;
+    /// HEAD goes with GET.
+    var methods: [String] { RouteTable.methods(sharingTemplateWith: name) }
 
     /// The verification id in the path, if the route has one.
     var id: String? {
         switch self {
-        case .status(let id), .check(let id), .resend(let id), .cancel(let id): id
+        case .status(let id), .deliveries(let id), .check(let id), .resend(let id), .cancel(let id): id
         default: nil
         }
     }
@@ -64,12 +69,16 @@ enum Route: Equatable {
     }
 
     /// The route a path names in ``RouteTable``, or `nil` when none of these does.
-    init?(path: String) {
-        guard let (name, parameter) = RouteTable.match(path) else { return nil }
+    ///
+    /// Where two routes share a template, the one answering `method` is chosen, else the first.
+    init?(path: String, method: String = "") {
+        guard let (name, parameter) = RouteTable.match(path, method: method) else { return nil }
         let id = String(parameter)
         switch name {
         case .start: self = .start
+        case .search: self = .search
         case .status: self = .status(id: id)
+        case .deliveries: self = .deliveries(id: id)
         case .check: self = .check(id: id)
         case .resend: self = .resend(id: id)
         case .cancel: self = .cancel(id: id)

@@ -11,7 +11,7 @@ import OTPCore
 enum RouteTable {
     /// The routes, by name.
     enum Name: Int, CaseIterable, Sendable {
-        case start, status, check, resend, cancel
+        case start, search, status, deliveries, check, resend, cancel
         case totpEnroll, totpFactor, totpCheck, totpRecover, totpRecoveryCodes
         case insights
         case health, live, ready, metrics
@@ -92,7 +92,13 @@ enum RouteTable {
                     .idempotencyKeyReused, .rateLimited, .deliveryFailed, .startRefused, .forbidden,
                     .destinationNotAllowed, .destinationBlocked,
                 ])
+        case .search:
+            Entry(
+                name, "GET", "/v1/verifications", [200],
+                always + [.invalidRequest, .invalidDestination, .forbidden])
         case .status: Entry(name, "GET", "/v1/verifications/{id}", [200], always + [.notFound])
+        case .deliveries:
+            Entry(name, "GET", "/v1/verifications/{id}/deliveries", [200], always + [.notFound, .forbidden])
         case .check:
             Entry(
                 name, "POST", "/v1/verifications/{id}/check", [200],
@@ -168,6 +174,23 @@ enum RouteTable {
 
     /// The route of a name.
     static func entry(_ name: Name) -> Entry { entries[name.rawValue] }
+
+    /// The methods every route on a route's template answers together (`/v1/verifications` takes
+    /// a start's POST and a search's GET).
+    static func methods(sharingTemplateWith name: Name) -> [String] {
+        let template = entry(name).template
+        return entries.filter { $0.template == template }.flatMap(\.methods)
+    }
+
+    /// The route whose template matches `path` and that answers `method`, else the first whose
+    /// template matches, with the value of its one parameter (empty for a template without one);
+    /// `nil` when none matches.
+    static func match(_ path: String, method: String) -> (name: Name, parameter: Substring)? {
+        guard let first = match(path) else { return nil }
+        let template = entry(first.name).template
+        let answering = entries.first { $0.template == template && $0.methods.contains(method) }
+        return (answering?.name ?? first.name, first.parameter)
+    }
 
     /// The first route whose template matches `path`, with the value of its one parameter (empty
     /// for a template without one); `nil` when none matches.

@@ -18,9 +18,15 @@ struct MetricsSender: ImmediateCodeSender {
     }
 
     func send(_ message: OutgoingMessage) async throws(DeliveryError) {
+        _ = try await sendWithReceipt(message)
+    }
+
+    /// Sends through `base`, counts the outcome, and passes `base`'s receipt on.
+    func sendWithReceipt(_ message: OutgoingMessage) async throws(DeliveryError) -> DeliveryReceipt {
         do {
-            try await base.send(message)
+            let receipt = try await base.sendWithReceipt(message)
             counted(sent: message, succeeded: true)
+            return receipt
         } catch {
             counted(sent: message, succeeded: false)
             logFailure(message, error)

@@ -106,8 +106,8 @@ public enum OTPServerApp {
                 configuration: HTTPServerConfiguration(
                     host: configuration.host, port: configuration.port, threads: configuration.threads,
                     connectionTimeout: configuration.connectionTimeout, headerNames: APIHandler.headerNames,
-                    maxConnectionsPerAddress: configuration.maxConnectionsPerAddress, queryNames: ["since"],
-                    clock: configuration.now
+                    maxConnectionsPerAddress: configuration.maxConnectionsPerAddress,
+                    queryNames: APIHandler.queryNames, clock: configuration.now
                 ),
                 handler: APIHandler(
                     verifier: verifier, keys: keys, trustedProxies: configuration.trustedProxies,

@@ -5,7 +5,16 @@ import OTPEngine
 enum PostgresSchema {
 
     /// The statements that make the tables; each is harmless when its object exists.
-    static let statements = [
+    ///
+    /// A new database gets every step at once; an older one is brought up by ``create(_:schema:)``.
+    static let statements =
+        versionOne + upgrades.flatMap(\.statements) + [
+            "INSERT INTO otp_schema (version) SELECT \(PostgresStore.schemaVersion) "
+                + "WHERE NOT EXISTS (SELECT 1 FROM otp_schema)"
+        ]
+
+    /// The tables of version 1, as they were before any later step.
+    private static let versionOne = [
         "CREATE TABLE IF NOT EXISTS otp_schema (version integer NOT NULL)",
         """
         CREATE TABLE IF NOT EXISTS otp_verifications (
@@ -57,18 +66,48 @@ enum PostgresSchema {
             failures bigint NOT NULL, recovery bytea NOT NULL, created_at bigint NOT NULL,
             locked_until bigint, locks bigint NOT NULL DEFAULT 0, used_recovery bytea NOT NULL)
         """,
-        "INSERT INTO otp_schema (version) SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM otp_schema)",
-        // Version 2: the SMS pumping guard's counters (one row per key and time bucket) and blocks.
-        "CREATE TABLE IF NOT EXISTS otp_fraud_counts (key text NOT NULL, bucket bigint NOT NULL, "
-            + "sends bigint NOT NULL DEFAULT 0, approvals bigint NOT NULL DEFAULT 0, "
-            + "keep_until bigint NOT NULL, PRIMARY KEY (key, bucket))",
-        "CREATE INDEX IF NOT EXISTS otp_fraud_counts_keep ON otp_fraud_counts (keep_until)",
-        "CREATE TABLE IF NOT EXISTS otp_fraud_blocks (key text PRIMARY KEY, until bigint NOT NULL, "
-            + "repeats bigint NOT NULL, forget_at bigint NOT NULL)",
-        "UPDATE otp_schema SET version = 2 WHERE version = 1",
+    ]
+
+    /// The steps after version 1, oldest first: the version each brings the tables to and its
+    /// statements, each harmless when its object exists.
+    static let upgrades: [(version: Int, statements: [String])] = [
+        (
+            2,
+            [
+                // The SMS pumping guard's counters (one row per key and time bucket) and blocks.
+                "CREATE TABLE IF NOT EXISTS otp_fraud_counts (key text NOT NULL, bucket bigint NOT NULL, "
+                    + "sends bigint NOT NULL DEFAULT 0, approvals bigint NOT NULL DEFAULT 0, "
+                    + "keep_until bigint NOT NULL, PRIMARY KEY (key, bucket))",
+                "CREATE INDEX IF NOT EXISTS otp_fraud_counts_keep ON otp_fraud_counts (keep_until)",
+                "CREATE TABLE IF NOT EXISTS otp_fraud_blocks (key text PRIMARY KEY, until bigint NOT NULL, "
+                    + "repeats bigint NOT NULL, forget_at bigint NOT NULL)",
+            ]
+        ),
+        (
+            3,
+            [
+                // The support search: one destination's verifications, newest first.
+                """
+                CREATE INDEX IF NOT EXISTS otp_verifications_destination
+                ON otp_verifications (destination, created_at, id)
+                """,
+                // Each send's delivery attempt, gone with its verification.
+                """
+                CREATE TABLE IF NOT EXISTS otp_deliveries (
+                    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    verification_id text NOT NULL REFERENCES otp_verifications (id) ON DELETE CASCADE,
+                    at bigint NOT NULL, channel text NOT NULL, step text NOT NULL, outcome text NOT NULL,
+                    reason text, message_id text)
+                """,
+                "CREATE INDEX IF NOT EXISTS otp_deliveries_verification ON otp_deliveries (verification_id, seq)",
+            ]
+        ),
     ]
 
     /// Makes the schema (when named) and the tables, in one transaction, and checks their version.
+    ///
+    /// Tables at an older version (1) get the later steps' objects and the current version in the
+    /// same transaction; tables at a newer version are refused.
     ///
     /// Tables at the current version are used as they are, without a lock. Otherwise a
     /// transaction-scoped advisory lock on the schema's name keeps two servers from making the
@@ -91,7 +130,14 @@ enum PostgresSchema {
                 try db.query("CREATE SCHEMA IF NOT EXISTS " + PostgresConnection.quoted(schema))
             }
             for statement in statements { try db.query(statement) }
-            let version = try version(db)
+            var version = try version(db)
+            // Tables at an older version: the later steps' objects were made above; the version moves on.
+            if let found = version, found >= 1, found < Int64(PostgresStore.schemaVersion) {
+                try db.query(
+                    "UPDATE otp_schema SET version = $1::integer",
+                    [.integer(Int64(PostgresStore.schemaVersion))])
+                version = Int64(PostgresStore.schemaVersion)
+            }
             guard version == Int64(PostgresStore.schemaVersion) else {
                 throw StoreError(
                     "postgres: the tables are at schema version \(version.map(String.init) ?? "none"); "

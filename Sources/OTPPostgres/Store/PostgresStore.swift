@@ -21,7 +21,10 @@ public final class PostgresStore: VerificationStore, Sendable {
     let recordsEvents: Bool
 
     /// The schema version this store writes and reads.
-    public static let schemaVersion = 2
+    ///
+    /// Version 2 adds the pumping guard's counters and blocks, version 3 the index by destination
+    /// and the delivery attempts; older tables are brought up to it when the store opens.
+    public static let schemaVersion = 3
 
     /// Connects to a PostgreSQL database and creates its tables when they are missing.
     ///

@@ -1,7 +1,7 @@
 """Local stand-ins for delivery providers, for the OTPDelivery tests.
 
     receiver.py smtp DIR [--security none|starttls|tls] [--auth USER:PASS] [--reject]
-    receiver.py http DIR [--status CODE] [--error-code N] [--hang]
+    receiver.py http DIR [--status CODE] [--error-code N] [--hang] [--answer BODY]
 
 Listens on a free loopback port, prints that port on one line, and records what it receives as
 files in DIR: SMTP messages as N.json (envelope) and N.eml (content), HTTP requests as N.json.
@@ -128,7 +128,7 @@ def run_http(args):
                 answer = json.dumps({"code": args.error_code, "status": args.status,
                                      "message": "The 'To' number +12025550123 is not a valid phone number."}).encode()
             else:
-                answer = json.dumps({"sid": "SM0000", "status": "queued"}).encode()
+                answer = (args.answer or json.dumps({"sid": "SM0000", "status": "queued"})).encode()
             self.send_response(args.status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(answer)))
@@ -154,6 +154,7 @@ def main():
     parser.add_argument("--status", type=int, default=201)
     parser.add_argument("--hang", action="store_true")
     parser.add_argument("--error-code", type=int)
+    parser.add_argument("--answer")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     logging.disable(logging.CRITICAL)

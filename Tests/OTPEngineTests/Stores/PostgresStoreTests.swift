@@ -105,24 +105,30 @@ import Testing
     }
 
     @Test(
-        "the tables carry schema version 2 (version 1 is brought up); a database at another version is refused"
+        "the tables carry schema version 3 (version 1 is brought up); a database at a newer version is refused"
     )
     func schemaVersion() async throws {
+        #expect(PostgresStore.schemaVersion == 3)
         let schema = PostgresTestServer.freshSchema()
         let store = try Self.store(schema: schema)
-        try await store.executeForTesting("UPDATE otp_schema SET version = 99")
+        try await store.executeForTesting("UPDATE otp_schema SET version = 4")
         await store.shutdown()
         let error = await Self.openingFailure { () throws(StoreError) in try Self.store(schema: schema) }
-        #expect(error?.reason.contains("schema version 99") == true)
-        // A version 1 database (before the pumping guard's tables) is brought up to version 2.
+        #expect(error?.reason.contains("schema version 4") == true)
+        // A version 1 database (before the pumping guard's tables and the delivery attempts) is
+        // brought up to version 3.
         let old = PostgresTestServer.freshSchema()
         let versionOne = try Self.store(schema: old)
-        try await versionOne.executeForTesting("DROP TABLE otp_fraud_counts")
-        try await versionOne.executeForTesting("DROP TABLE otp_fraud_blocks")
-        try await versionOne.executeForTesting("UPDATE otp_schema SET version = 1")
+        for statement in [
+            "DROP TABLE otp_fraud_counts", "DROP TABLE otp_fraud_blocks", "DROP TABLE otp_deliveries",
+            "DROP INDEX otp_verifications_destination", "UPDATE otp_schema SET version = 1",
+        ] {
+            try await versionOne.executeForTesting(statement)
+        }
         await versionOne.shutdown()
         let upgraded = try Self.store(schema: old)
         #expect(try await upgraded.fraudCounts(since: Date(timeIntervalSince1970: 0)).isEmpty)
+        #expect(try await upgraded.deliveries(id: "v_none").isEmpty)
         await upgraded.shutdown()
         // Two stores opening the same new schema at once both find it made.
         let fresh = PostgresTestServer.freshSchema()
@@ -130,6 +136,34 @@ import Testing
         async let second = Self.openingFailure { () throws(StoreError) in try Self.store(schema: fresh) }
         #expect(await first == nil)
         #expect(await second == nil)
+    }
+
+    @Test("tables at version 1 are brought up to version 3 when a store opens, their rows kept")
+    func upgradeFromVersionOne() async throws {
+        let schema = PostgresTestServer.freshSchema()
+        let old = try Self.store(schema: schema)
+        let t0 = StoreConformanceTests.t0
+        #expect(
+            try await old.insert(StoreConformanceTests.sample("vf_kept"), claim: nil, now: t0) == .inserted)
+        // What version 1 had: no pumping guard tables, no delivery attempts, no index by destination.
+        try await old.executeForTesting("DROP TABLE otp_fraud_counts")
+        try await old.executeForTesting("DROP TABLE otp_fraud_blocks")
+        try await old.executeForTesting("DROP TABLE otp_deliveries")
+        try await old.executeForTesting("DROP INDEX otp_verifications_destination")
+        try await old.executeForTesting("UPDATE otp_schema SET version = 1")
+        await old.shutdown()
+
+        let store = try Self.store(schema: schema)
+        defer { Task { await store.shutdown() } }
+        let attempt = DeliveryAttempt(
+            verificationID: "vf_kept", at: t0, channel: .sms, step: .start, outcome: .sent, messageID: "SM1")
+        try await store.noteDelivery(attempt)
+        #expect(try await store.deliveries(id: "vf_kept") == [attempt])
+        let query = VerificationQuery(destination: "+15555550100", limit: 10)
+        #expect(try await store.verifications(matching: query, now: t0).map(\.id) == ["vf_kept"])
+        try await store.executeForTesting(
+            "DO $$ BEGIN IF (SELECT max(version) FROM otp_schema) <> 3 THEN RAISE 'not upgraded'; END IF; END $$"
+        )
     }
 
     @Test("a server that refuses writes is unhealthy, and a write fails with its message")

@@ -145,6 +145,51 @@ import Testing
         let recovered = try await verifier.recoverTOTP(
             id: facts.factorID, code: facts.recoveryCode, clientAddress: "192.0.2.1")
         #expect(recovered.id == facts.factorID)
+
+        // The kept verification is found by its destination and takes delivery attempts.
+        let kept = try #require(try await store.record(id: facts.verificationID))
+        let query = VerificationQuery(destination: kept.destination, limit: 5)
+        #expect(
+            try await store.verifications(matching: query, now: later).map(\.id) == [facts.verificationID])
+        let attempt = DeliveryAttempt(
+            verificationID: kept.id, at: later, channel: kept.channel, step: .resend, outcome: .failed,
+            reason: "test")
+        try await store.noteDelivery(attempt)
+        #expect(try await store.deliveries(id: kept.id) == [attempt])
+        await store.shutdown()
+    }
+
+    @Test("a database at version 5 takes one step, 6: the index by destination and the delivery attempts")
+    func fromVersionFive() async throws {
+        let path = temporaryDirectory() + "/five.sqlite3"
+        let made = try SQLiteStore(path: path)
+        let record = StoreConformanceTests.sample("vf_four")
+        #expect(try await made.insert(record, claim: nil, now: StoreConformanceTests.t0) == .inserted)
+        await made.shutdown()
+        _ = try await runToEnd(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute('DROP TABLE otp_deliveries'); "
+                    + "db.execute('DROP INDEX otp_verifications_destination'); "
+                    + "db.execute('PRAGMA user_version = 5'); db.commit()",
+                path,
+            ])
+        let listed = try SQLiteStore.pendingMigrations(path: path)
+        #expect(listed.version == 5)
+        #expect(listed.pending.map(\.version) == [6])
+        #expect(SQLiteStore.schemaVersion == 6)
+        let store = try SQLiteStore(path: path)
+        let attempt = DeliveryAttempt(
+            verificationID: "vf_four", at: StoreConformanceTests.t0, channel: .sms, step: .start,
+            outcome: .sent)
+        try await store.noteDelivery(attempt)
+        #expect(try await store.deliveries(id: "vf_four") == [attempt])
+        let query = VerificationQuery(destination: record.destination, limit: 5)
+        #expect(
+            try await store.verifications(matching: query, now: StoreConformanceTests.t0).map(\.id) == [
+                "vf_four"
+            ])
         await store.shutdown()
     }
 

@@ -5,7 +5,8 @@ import OTPEngine
 final class FaultyStore: VerificationStore {
     enum Operation: String, CaseIterable, Sendable {
         case start, check, record, idempotencyEntry, releaseIdempotencyKey, cancel, beginResend
-        case finishResend, abandonResend, acquire, release, purge, ping, fraud
+        case finishResend, abandonResend, acquire, release, purge, ping, fraud, noteDelivery, deliveries
+        case search
     }
 
     let base = MemoryStore()
@@ -117,6 +118,25 @@ final class FaultyStore: VerificationStore {
     func purgeExpired(now: Date) async throws(StoreError) -> Int {
         try check(.purge)
         return try await base.purgeExpired(now: now)
+    }
+
+    func noteDelivery(_ attempt: DeliveryAttempt, reply: @escaping StoreReply<Void>) {
+        if let error = failure(.noteDelivery) { return reply(.failure(error)) }
+        base.noteDelivery(attempt, reply: reply)
+    }
+
+    func deliveries(id: String) async throws(StoreError) -> [DeliveryAttempt] {
+        try check(.deliveries)
+        return try await base.deliveries(id: id)
+    }
+
+    func verifications(
+        matching query: VerificationQuery, now: Date
+    ) async throws(StoreError)
+        -> [VerificationRecord]
+    {
+        try check(.search)
+        return try await base.verifications(matching: query, now: now)
     }
 
     func ping() async -> Bool {

@@ -53,13 +53,14 @@ struct InProcessAPI {
     /// Sends one request through the handler and waits for its answer.
     func call(
         _ method: String, _ path: String, json: String? = nil, key: String? = InProcessAPI.key,
-        peer: String = "192.0.2.10"
+        peer: String = "192.0.2.10", query: [String: String] = [:]
     ) async -> Answer {
         var headers: [String: String] = [:]
         if let key { headers["authorization"] = "Bearer \(key)" }
         if json != nil { headers["content-type"] = "application/json" }
         let request = HTTPRequest(
-            method: method, path: path, headers: headers, body: Array((json ?? "").utf8), peerAddress: peer)
+            method: method, path: path, headers: headers, body: Array((json ?? "").utf8), peerAddress: peer,
+            query: query)
         switch handler.handle(request) {
         case .now(let response): return Answer(response: response)
         case .later(let work): return Answer(response: await work())

@@ -1,0 +1,63 @@
+import Foundation
+import OTPCore
+import OTPEngine
+import Testing
+
+@testable import OTPRedis
+
+/// The Redis store's support keys: the index per destination and the attempts per verification
+/// live as long as the records they serve, and go with them.
+@Suite struct RedisSupportKeysTests {
+    static func integer(_ store: RedisStore, _ arguments: String...) async throws -> Int64? {
+        let reply = try await store.run { connection throws(StoreError) in try connection.command(arguments) }
+        if case .integer(let value) = reply { return value }
+        return nil
+    }
+
+    @Test(
+        "the destination's index and the attempts expire with the record, move with a resend, and go at purge"
+    )
+    func lifetimes() async throws {
+        let store = try RedisTestServer.makeStores(count: 1, recordsEvents: false)[0]
+        defer { Task { await store.shutdown() } }
+        let t0 = StoreConformanceTests.t0
+        let at = StoreConformanceTests.at
+        let record = StoreConformanceTests.sample("vf_ttl")
+        #expect(try await store.insert(record, claim: nil, now: t0) == .inserted)
+        try await store.noteDelivery(
+            DeliveryAttempt(verificationID: "vf_ttl", at: t0, channel: .sms, step: .start, outcome: .sent))
+        let index = store.destinationIndex(record.destination)
+        let attempts = store.deliveriesKey("vf_ttl")
+        let purgeIn = StoreTime.milliseconds(record.purgeAt) - StoreTime.milliseconds(t0)
+        for key in [index, attempts] {
+            let ttl = try #require(try await Self.integer(store, "PTTL", key))
+            #expect(ttl > purgeIn - 60_000 && ttl <= purgeIn, "\(key)")
+        }
+
+        // A resend moves the purge time later; the index and the attempts follow it.
+        let lease = ResendLease(token: "tok", until: at(120))
+        _ = try await store.beginResend(id: "vf_ttl", lease: lease, maxSends: 5, now: at(60))
+        let update = CodeUpdate(
+            codeHash: [1], attemptsLeft: 3, sendsUsed: 2, expiresAt: at(360), resendAvailableAt: nil,
+            purgeAt: at(200_000))
+        _ = try await store.finishResend(id: "vf_ttl", token: "tok", update: update, now: at(60))
+        let later = StoreTime.milliseconds(at(200_000)) - StoreTime.milliseconds(at(60))
+        for key in [index, attempts] {
+            let ttl = try #require(try await Self.integer(store, "PTTL", key))
+            #expect(ttl > later - 60_000 && ttl <= later, "\(key)")
+        }
+
+        // A purged record leaves its destination's index and takes its attempts.
+        let gone = StoreConformanceTests.sample("vf_gone")
+        var short = gone
+        short.purgeAt = at(1_000)
+        #expect(try await store.insert(short, claim: nil, now: t0) == .inserted)
+        try await store.noteDelivery(
+            DeliveryAttempt(verificationID: "vf_gone", at: t0, channel: .sms, step: .start, outcome: .sent))
+        #expect(try await Self.integer(store, "ZCARD", index) == 2)
+        #expect(try await store.purgeExpired(now: at(1_000)) == 1)
+        #expect(try await Self.integer(store, "ZCARD", index) == 1)
+        #expect(try await Self.integer(store, "EXISTS", store.deliveriesKey("vf_gone")) == 0)
+        #expect(try await Self.integer(store, "EXISTS", attempts) == 1)
+    }
+}
