@@ -76,6 +76,7 @@ import Testing
             (#"{"userId":"a\u0007b"}"#, "endUser.userId"),
             (#"{"ip":7}"#, "endUser"),
             (#""198.51.100.7""#, "endUser"),
+            (#"{"ip":"198.51.100.7","email":"a@b.example"}"#, "endUser"),
         ])
     func malformed(body: String, names: String) async {
         let api = InProcessAPI()

@@ -51,6 +51,38 @@ enum RequestBodies {
         var ip: String?
         var deviceId: String?
         var userId: String?
+
+        private enum Member: String, CodingKey, CaseIterable {
+            case ip, deviceId, userId
+        }
+
+        /// A member by any name, to find names the object must not have.
+        private struct AnyMember: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        init(ip: String? = nil, deviceId: String? = nil, userId: String? = nil) {
+            self.ip = ip
+            self.deviceId = deviceId
+            self.userId = userId
+        }
+
+        /// Reads the three members and refuses any other, as the API description says.
+        init(from decoder: any Decoder) throws {
+            let names = try decoder.container(keyedBy: AnyMember.self).allKeys.map(\.stringValue)
+            if let unknown = names.first(where: { Member(rawValue: $0) == nil }) {
+                throw DecodingError.dataCorrupted(
+                    DecodingError.Context(
+                        codingPath: decoder.codingPath, debugDescription: "unknown member \(unknown)"))
+            }
+            let members = try decoder.container(keyedBy: Member.self)
+            ip = try members.decodeIfPresent(String.self, forKey: .ip)
+            deviceId = try members.decodeIfPresent(String.self, forKey: .deviceId)
+            userId = try members.decodeIfPresent(String.self, forKey: .userId)
+        }
     }
 
     struct HostedBody: Decodable, Equatable {
