@@ -33,6 +33,8 @@ snapshot "$work/bodies" "${core[@]}" Fuzz/RequestBodies/FuzzRequestBodies.swift 
   Sources/OTPHTTP/API/ResponseJSON.swift Sources/OTPHTTP/API/Route.swift Sources/OTPHTTP/API/RouteTable.swift \
   Sources/OTPHTTP/Server/HTTPResponse.swift Sources/OTPHTTP/Server/HTTPRequest.swift \
   Sources/OTPEngine/Destination/Destination.swift Sources/OTPEngine/Destination/CallingCodes.swift \
+  Sources/OTPEngine/Destination/PhoneNumber.swift Sources/OTPEngine/Destination/ClientAddress.swift \
+  Sources/OTPEngine/Support/Hex.swift \
   Sources/OTPEngine/Engine/VerifierError.swift Sources/OTPEngine/Store/StoreError.swift \
   Sources/OTPEngine/Delivery/CodeSender.swift Sources/OTPEngine/Engine/StartRequest.swift \
   Sources/OTPEngine/Store/StoreTime.swift Sources/OTPHTTP/API/APIError+Verifier.swift \
