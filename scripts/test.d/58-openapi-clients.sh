@@ -75,7 +75,7 @@ assert isinstance(approved.parsed.approval_token, str) and approved.parsed.appro
 search_api = importlib.import_module(f"{package}.api.default.search_verifications")
 deliveries_api = importlib.import_module(f"{package}.api.default.get_deliveries")
 secret = client_module.AuthenticatedClient(base_url=os.environ["OTP_URL"], token=os.environ["OTP_KEY"])
-page = search_api.sync_detailed(client=secret, destination="+1 555 555 0100")
+page = search_api.sync_detailed(client=secret, destination="+1 201 555 0100")
 assert page.status_code == 200, (page.status_code, page.content)
 assert [item.id for item in page.parsed.items] == [verification.id], page.parsed
 assert page.parsed.items[0].status == "approved" and page.parsed.items[0].deliveries[0].outcome == "sent"
@@ -83,7 +83,7 @@ assert page.parsed.next_cursor is None, page.parsed
 attempts = deliveries_api.sync_detailed(id=verification.id, client=secret)
 assert attempts.status_code == 200, (attempts.status_code, attempts.content)
 assert [attempt.step for attempt in attempts.parsed.deliveries] == ["start"], attempts.parsed
-forbidden = search_api.sync_detailed(client=client, destination="+15555550100")
+forbidden = search_api.sync_detailed(client=client, destination="+12015550100")
 assert forbidden.status_code == 403, (forbidden.status_code, forbidden.content)
 print(approved.parsed.approval_token)
 PY
