@@ -148,7 +148,10 @@ def run_case(provider, failure):
         senders = ["--sender", f"webhook:http://127.0.0.1:{codes_from.port}/hook"]
         secret = {"OTP_WEBHOOK_SECRET": os.urandom(16).hex()}
         timeout = WEBHOOK_TIMEOUT
-    serve = Serve(["--store", f"sqlite:{database}", "--trust-proxy", "1", "--resend-cooldowns", "0"]
+    # The pumping guard off: the 40 starts set up below are never checked, which with a paid SMS
+    # sender (the webhook) is exactly what the guard blocks after 20; this run measures outages.
+    serve = Serve(["--store", f"sqlite:{database}", "--trust-proxy", "1", "--resend-cooldowns", "0",
+                   "--fraud-guard", "off"]
                   + senders + LIFTED_LIMITS, directory, environment=secret)
     setup = serve.client(forwarded_for="203.0.113.1")
     before = [setup.start(phone(i)).json()["id"] for i in range(40)]
