@@ -137,7 +137,7 @@ import json, sys, urllib.request
 url, key, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 for n in range(count):
     request = urllib.request.Request(
-        url + "/v1/verifications", data=json.dumps({"to": "+1203%07d" % n}).encode(), method="POST",
+        url + "/v1/verifications", data=json.dumps({"to": "+1203%03d%04d" % (200 + n // 10000 % 800, n % 10000)}).encode(), method="POST",
         headers={"Authorization": "Bearer " + key, "Content-Type": "application/json",
                  "X-Forwarded-For": "10.%d.%d.%d" % (n // 65536 % 256, n // 256 % 256, n % 256)})
     with urllib.request.urlopen(request) as answer:

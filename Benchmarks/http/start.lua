@@ -17,7 +17,9 @@ end
 
 function request()
   counter = counter + 1
-  local body = string.format('{"to":"+1202%07d"}', counter % 10000000)
+  -- Numbers libphonenumber finds valid: area code 202, an exchange from 200 to 999.
+  local n = counter % 8000000
+  local body = string.format('{"to":"+1202%03d%04d"}', 200 + math.floor(n / 10000), n % 10000)
   local headers = { ["Authorization"] = "Bearer " .. key, ["Content-Type"] = "application/json" }
   if spread > 1 then
     local n = counter % spread

@@ -25,9 +25,13 @@ void copy(const std::string &text, char *buffer, size_t capacity) {
 void describe(const PhoneNumber &number, otp_phone_number *out) {
   const PhoneNumberUtil &phone = util();
   std::memset(out, 0, sizeof(*out));
-  out->is_valid = phone.IsValidNumber(number) ? 1 : 0;
+  // The number's type is judged against its region's metadata; a number is valid exactly when it
+  // has a type there (IsValidNumber is that test, with the region looked up once more), so the
+  // region and the type are each found once.
+  const PhoneNumberUtil::PhoneNumberType type = phone.GetNumberType(number);
+  out->is_valid = type != PhoneNumberUtil::UNKNOWN ? 1 : 0;
   out->has_extension = number.has_extension() && !number.extension().empty() ? 1 : 0;
-  out->type = out->is_valid ? static_cast<otp_phone_type>(phone.GetNumberType(number)) : otp_phone_unknown;
+  out->type = out->is_valid ? static_cast<otp_phone_type>(type) : otp_phone_unknown;
   std::string text;
   phone.Format(number, PhoneNumberUtil::E164, &text);
   copy(text, out->e164, sizeof(out->e164));

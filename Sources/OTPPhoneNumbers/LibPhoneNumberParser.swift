@@ -49,7 +49,12 @@ public struct LibPhoneNumberParser: PhoneNumberParser {
             return hint.withCString { otp_phone_parse(textPointer, $0, &raw) }
         }
         guard found == 1, raw.has_extension == 0 else { return nil }
-        return Self.number(raw)
+        let number = Self.number(raw)
+        // The number's answers mask it right after: its grouping is known now.
+        if groupings[number.e164] == nil {
+            groupings.remember(Grouping(text: number.isValid ? number.international : nil), for: number.e164)
+        }
+        return number
     }
 
     /// The international form of a valid E.164 number, or `nil` when libphonenumber finds it not
