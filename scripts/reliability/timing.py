@@ -39,8 +39,12 @@ def measure(samples, name):
     """One measurement on a server of its own; returns the figures as a dict."""
     directory = work_directory(name)
     outbox_path = os.path.join(directory, "outbox.jsonl")
+    # The pumping guard off: thousands of starts to one range that mostly never approve are what it
+    # blocks (shadow with this sender), and each of its log lines names the range's prefix, which
+    # the leak count below would take for a destination.
     serve = Serve(["--store", f"sqlite:{os.path.join(directory, 'otp.sqlite3')}", "--sender",
-                   f"outbox:{outbox_path}", "--trust-proxy", "1"] + LIFTED_LIMITS, directory)
+                   f"outbox:{outbox_path}", "--trust-proxy", "1", "--fraud-guard", "off"] + LIFTED_LIMITS,
+                  directory)
     outbox = Outbox(outbox_path)
     lock = threading.Lock()
 
