@@ -88,7 +88,10 @@ let package = Package(
         // MARK: Phone numbers through libphonenumber (a C++ target with a C interface)
         .target(
             name: "CPhoneNumbers",
-            linkerSettings: [.linkedLibrary("phonenumber"), .linkedLibrary("protobuf")]),
+            linkerSettings: [
+                .linkedLibrary("phonenumber"), .linkedLibrary("protobuf"), .linkedLibrary("icui18n"),
+                .linkedLibrary("icuuc"),
+            ]),
         .target(name: "OTPPhoneNumbers", dependencies: ["OTPEngine", "CPhoneNumbers"]),
         .testTarget(name: "OTPPhoneNumbersTests", dependencies: ["OTPPhoneNumbers", "OTPEngine", "OTPCore"]),
 

@@ -1,6 +1,8 @@
 // libphonenumber behind the C interface of CPhoneNumbers.h.
 #include "CPhoneNumbers.h"
 
+#include "NumberPlan.h"
+
 #include <phonenumbers/phonenumber.pb.h>
 #include <phonenumbers/phonenumberutil.h>
 
@@ -22,22 +24,24 @@ void copy(const std::string &text, char *buffer, size_t capacity) {
   buffer[count] = '\0';
 }
 
-void describe(const PhoneNumber &number, otp_phone_number *out) {
+void describe(const PhoneNumber &number, bool reference, otp_phone_number *out) {
   const PhoneNumberUtil &phone = util();
   std::memset(out, 0, sizeof(*out));
-  // The number's type is judged against its region's metadata; a number is valid exactly when it
-  // has a type there (IsValidNumber is that test, with the region looked up once more), so the
-  // region and the type are each found once.
-  const PhoneNumberUtil::PhoneNumberType type = phone.GetNumberType(number);
+  // A number is valid exactly when it has a type in its region's metadata (IsValidNumber is that
+  // test), so the region and the type are each found once.
+  std::string region;
+  PhoneNumberUtil::PhoneNumberType type = PhoneNumberUtil::UNKNOWN;
+  if (reference || !otpkit::number_plan_describe(number, &region, &type)) {
+    type = phone.GetNumberType(number);
+    phone.GetRegionCodeForNumber(number, &region);
+  }
   out->is_valid = type != PhoneNumberUtil::UNKNOWN ? 1 : 0;
   out->has_extension = number.has_extension() && !number.extension().empty() ? 1 : 0;
   out->type = out->is_valid ? static_cast<otp_phone_type>(type) : otp_phone_unknown;
+  copy(region, out->region, sizeof(out->region));
   std::string text;
   phone.Format(number, PhoneNumberUtil::E164, &text);
   copy(text, out->e164, sizeof(out->e164));
-  text.clear();
-  phone.GetRegionCodeForNumber(number, &text);
-  copy(text, out->region, sizeof(out->region));
   text.clear();
   PhoneNumber plain(number);
   plain.clear_extension();
@@ -45,17 +49,30 @@ void describe(const PhoneNumber &number, otp_phone_number *out) {
   copy(text, out->international, sizeof(out->international));
 }
 
-}  // namespace
-
-extern "C" int otp_phone_parse(const char *text, const char *region_hint, otp_phone_number *out) {
+int parse(const char *text, const char *region_hint, bool reference, otp_phone_number *out) {
   std::memset(out, 0, sizeof(*out));
   if (text == nullptr) return 0;
   PhoneNumber number;
-  const std::string hint = region_hint == nullptr ? std::string("ZZ") : std::string(region_hint);
-  if (util().Parse(std::string(text), hint, &number) != PhoneNumberUtil::NO_PARSING_ERROR) return 0;
-  describe(number, out);
+  const std::string input(text);
+  if (reference || !otpkit::number_plan_parse_e164(input, &number)) {
+    const std::string hint = region_hint == nullptr ? std::string("ZZ") : std::string(region_hint);
+    if (util().Parse(input, hint, &number) != PhoneNumberUtil::NO_PARSING_ERROR) return 0;
+  }
+  describe(number, reference, out);
   return 1;
 }
+
+}  // namespace
+
+extern "C" int otp_phone_parse(const char *text, const char *region_hint, otp_phone_number *out) {
+  return parse(text, region_hint, false, out);
+}
+
+extern "C" int otp_phone_parse_reference(const char *text, const char *region_hint, otp_phone_number *out) {
+  return parse(text, region_hint, true, out);
+}
+
+extern "C" int otp_phone_number_plan_available(void) { return otpkit::number_plan_available() ? 1 : 0; }
 
 extern "C" int otp_phone_example(const char *region, otp_phone_type type, otp_phone_number *out) {
   std::memset(out, 0, sizeof(*out));
@@ -65,7 +82,7 @@ extern "C" int otp_phone_example(const char *region, otp_phone_type type, otp_ph
           std::string(region), static_cast<PhoneNumberUtil::PhoneNumberType>(type), &number)) {
     return 0;
   }
-  describe(number, out);
+  describe(number, false, out);
   return 1;
 }
 

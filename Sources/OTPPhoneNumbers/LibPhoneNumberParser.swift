@@ -28,8 +28,25 @@ public struct LibPhoneNumberParser: PhoneNumberParser {
         let text: String?
     }
 
+    /// Whether numbers are read by libphonenumber's `PhoneNumberUtil` calls alone, the reference the
+    /// default reading is tested against (see `CPhoneNumbers/NumberPlan.h`).
+    let readsThroughReference: Bool
+
     /// Creates the parser; libphonenumber's tables are loaded once per process, on first use.
-    public init() {}
+    public init() {
+        readsThroughReference = false
+    }
+
+    /// A parser that reads every number through `PhoneNumberUtil`'s own calls, for tests that hold
+    /// the default reading to libphonenumber's answers.
+    init(readingThroughReference: Bool) {
+        readsThroughReference = readingThroughReference
+    }
+
+    /// Whether the default reading runs: libphonenumber's metadata was read, so regions, types and
+    /// E.164 parsing go through matchers kept per thread; when it is `false`, every number goes
+    /// through `PhoneNumberUtil` alone, with the same answers.
+    static var readsThroughNumberPlan: Bool { otp_phone_number_plan_available() == 1 }
 
     /// The number in `text`, or `nil` when it is no phone number: letters or other characters,
     /// no digits, an extension, or text libphonenumber cannot read (a national number without a
@@ -44,9 +61,10 @@ public struct LibPhoneNumberParser: PhoneNumberParser {
         let hint = region.map { $0.uppercased() }
         if let hint, !Self.isRegionSyntax(hint) { return nil }
         var raw = otp_phone_number()
+        let read = readsThroughReference ? otp_phone_parse_reference : otp_phone_parse
         let found = text.withCString { textPointer in
-            guard let hint else { return otp_phone_parse(textPointer, nil, &raw) }
-            return hint.withCString { otp_phone_parse(textPointer, $0, &raw) }
+            guard let hint else { return read(textPointer, nil, &raw) }
+            return hint.withCString { read(textPointer, $0, &raw) }
         }
         guard found == 1, raw.has_extension == 0 else { return nil }
         let number = Self.number(raw)

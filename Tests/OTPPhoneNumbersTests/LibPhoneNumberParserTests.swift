@@ -1,7 +1,8 @@
 import OTPCore
 import OTPEngine
-import OTPPhoneNumbers
 import Testing
+
+@testable import OTPPhoneNumbers
 
 @Suite struct LibPhoneNumberParserTests {
     let parser = LibPhoneNumberParser()
@@ -155,4 +156,104 @@ import Testing
         // A number libphonenumber cannot read keeps the ungrouped mask.
         #expect(parser.masked(e164: "+15550100") == Destination.mask(channel: .sms, address: "+15550100"))
     }
+}
+
+/// The default reading (libphonenumber's metadata through matchers kept per thread) against
+/// `PhoneNumberUtil`'s own Parse, GetRegionCodeForNumber and GetNumberType.
+@Suite struct NumberPlanReadingTests {
+    let reading = LibPhoneNumberParser()
+    let reference = LibPhoneNumberParser(readingThroughReference: true)
+
+    @Test("libphonenumber's metadata is read, so the faster reading runs")
+    func metadataRead() {
+        #expect(LibPhoneNumberParser.readsThroughNumberPlan)
+    }
+
+    /// Every region's example numbers and variants of each, read both ways.
+    ///
+    /// The variants come from a seeded generator: digits changed, one digit more or less, a
+    /// leading zero, another first digit. Both readings must
+    /// agree on whether the text is a number, and on its E.164 form, validity, region, type and
+    /// grouping.
+    @Test("the faster reading answers as PhoneNumberUtil on example numbers and their variants")
+    func agreesWithReference() {
+        var generator = SplitMix(seed: 0x5EED)
+        var texts: [String] = []
+        for region in LibPhoneNumberParser.supportedRegions {
+            for type in PhoneNumberType.allCases where type != .unknown {
+                guard let example = reference.example(region: region, type: type) else { continue }
+                texts.append(example.e164)
+                texts += variants(of: example.e164, using: &generator)
+                if let international = example.international { texts.append(international) }
+            }
+        }
+        var compared = 0
+        var valid = 0
+        for text in texts {
+            let fast = reading.parse(text, region: nil)
+            let slow = reference.parse(text, region: nil)
+            #expect(fast == slow, "\(text)")
+            compared += 1
+            if slow?.isValid == true { valid += 1 }
+        }
+        // Enough of both kinds for the comparison to mean something.
+        #expect(compared > 15_000)
+        #expect(valid > 3_000)
+        #expect(compared - valid > 3_000)
+    }
+
+    @Test("national input with a region hint, and texts Parse refuses, agree too")
+    func nationalAndRefused() {
+        let cases: [(String, String?)] = [
+            ("(201) 555-0123", "US"), ("07400 123456", "GB"), ("030 123456", "DE"), ("+44 07400 123456", nil),
+            ("+4407400123456", nil), ("+78005553535", nil), ("+7 8 800 555 35 35", nil), ("+0123456", nil),
+            ("+999123456789", nil), ("+1", nil), ("+12", nil), ("+123", nil), ("+1234", nil),
+            ("+5491123456789", nil), ("+54 11 2345 6789", nil), ("+5215512345678", nil),
+            ("+390612345678", nil),
+            ("+39000", nil), ("+800 1234 5678", nil), ("+882 3456 7890", nil),
+            ("+123456789012345678901", nil),
+        ]
+        for (text, region) in cases {
+            #expect(reading.parse(text, region: region) == reference.parse(text, region: region), "\(text)")
+        }
+    }
+
+    private func variants(of e164: String, using generator: inout SplitMix) -> [String] {
+        let digits = Array(e164.dropFirst())
+        var out: [String] = []
+        for round in 0..<12 {
+            var next = digits
+            switch round % 6 {
+            case 0:
+                for index in (digits.count / 2)..<digits.count { next[index] = generator.digit() }
+            case 1: next[Int(generator.next() % UInt64(digits.count))] = generator.digit()
+            case 2: next.append(generator.digit())
+            case 3: if next.count > 4 { next.removeLast() }
+            case 4: next.insert("0", at: min(next.count, 1 + Int(generator.next() % 3)))
+            default:
+                for index in 1..<digits.count where generator.next() % 2 == 0 {
+                    next[index] = generator.digit()
+                }
+            }
+            out.append("+" + String(next))
+        }
+        return out
+    }
+}
+
+/// A small seeded generator, so the variants are the same on every run.
+private struct SplitMix {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func digit() -> Character { Character(String(next() % 10)) }
 }

@@ -49,6 +49,14 @@ typedef struct {
 /// 0 when it does not (then `out` is left zeroed).
 int otp_phone_parse(const char *text, const char *region_hint, otp_phone_number *out);
 
+/// otp_phone_parse through PhoneNumberUtil's own Parse, GetRegionCodeForNumber and GetNumberType
+/// only: the reference the faster reading of otp_phone_parse is tested against.
+int otp_phone_parse_reference(const char *text, const char *region_hint, otp_phone_number *out);
+
+/// 1 when otp_phone_parse reads numbers through libphonenumber's metadata with reused matchers,
+/// 0 when that metadata could not be read and every call goes through PhoneNumberUtil alone.
+int otp_phone_number_plan_available(void);
+
 /// The example number of `type` in `region` from libphonenumber's metadata. Returns 1 and fills
 /// `out`, or 0 when the metadata holds none.
 int otp_phone_example(const char *region, otp_phone_type type, otp_phone_number *out);

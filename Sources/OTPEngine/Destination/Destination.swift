@@ -26,7 +26,7 @@ public struct Destination: Sendable, Hashable {
     public static func parse(_ text: String, channel: Channel?) throws(VerifierError) -> Destination {
         let trimmed = text.trimmingWhitespace()
         guard !trimmed.isEmpty, trimmed.utf8.count <= maximumLength else { throw Self.invalid }
-        let kind: Channel = trimmed.contains("@") ? .email : .sms
+        let kind: Channel = trimmed.utf8.contains(UInt8(ascii: "@")) ? .email : .sms
         let parsed: Destination? =
             kind == .email ? parseEmail(trimmed) : parsePhone(trimmed)
         guard let parsed else { throw Self.invalid }

@@ -377,7 +377,9 @@ extension Verifier {
         _ request: StartRequest
     ) throws(VerifierError) -> (Destination, PhoneNumber?) {
         let text = request.to.trimmingWhitespace()
-        if text.contains("@") { return (try Destination.parse(text, channel: request.channel), nil) }
+        if text.utf8.contains(UInt8(ascii: "@")) {
+            return (try Destination.parse(text, channel: request.channel), nil)
+        }
         guard !text.isEmpty, text.utf8.count <= Destination.maximumLength,
             let number = phoneNumbers.parse(text, region: request.country),
             var destination = try? Destination.parse(number.e164, channel: nil), destination.channel == .sms

@@ -1,0 +1,242 @@
+// See NumberPlan.h. Each step below names the PhoneNumberUtil function whose answer it gives.
+#include "NumberPlan.h"
+
+#include <phonenumbers/phonemetadata.pb.h>
+#include <unicode/regex.h>
+#include <unicode/unistr.h>
+
+#include <algorithm>
+#include <list>
+#include <memory>
+#include <unordered_map>
+
+// The compiled-in metadata, a serialized PhoneMetadataCollection. The library exports these two
+// functions (its generated metadata.h, which Debian does not install, declares them).
+namespace i18n {
+namespace phonenumbers {
+int metadata_size();
+const void *metadata_get();
+}  // namespace phonenumbers
+}  // namespace i18n
+
+namespace otpkit {
+namespace {
+
+using i18n::phonenumbers::PhoneMetadata;
+using i18n::phonenumbers::PhoneMetadataCollection;
+using i18n::phonenumbers::PhoneNumber;
+using i18n::phonenumbers::PhoneNumberDesc;
+using i18n::phonenumbers::PhoneNumberUtil;
+using Type = PhoneNumberUtil::PhoneNumberType;
+
+const PhoneNumberUtil &util() { return *PhoneNumberUtil::GetInstance(); }
+
+/// The metadata by region, and the non-geographic entities' by calling code; read once.
+class Tables {
+ public:
+  Tables() {
+    if (!collection_.ParseFromArray(
+            i18n::phonenumbers::metadata_get(), i18n::phonenumbers::metadata_size())) {
+      return;
+    }
+    for (const PhoneMetadata &metadata : collection_.metadata()) {
+      if (metadata.id() == kNonGeographic) {
+        non_geographic_[metadata.country_code()] = &metadata;
+      } else {
+        regions_[metadata.id()] = &metadata;
+      }
+    }
+    loaded_ = !regions_.empty();
+  }
+
+  bool loaded() const { return loaded_; }
+
+  /// As GetMetadataForRegionOrCallingCode.
+  const PhoneMetadata *metadata(int calling_code, const std::string &region) const {
+    if (region == kNonGeographic) {
+      auto found = non_geographic_.find(calling_code);
+      return found == non_geographic_.end() ? nullptr : found->second;
+    }
+    auto found = regions_.find(region);
+    return found == regions_.end() ? nullptr : found->second;
+  }
+
+  static constexpr const char *kNonGeographic = "001";
+
+ private:
+  PhoneMetadataCollection collection_;
+  std::unordered_map<std::string, const PhoneMetadata *> regions_;
+  std::unordered_map<int, const PhoneMetadata *> non_geographic_;
+  bool loaded_ = false;
+};
+
+const Tables &tables() {
+  static const Tables shared;
+  return shared;
+}
+
+/// This thread's ICU matchers, one per pattern, compiled on first use (with no flags, as
+/// libphonenumber's ICU adapter compiles them) and reset for each text.
+class Matchers {
+ public:
+  /// The whole text matches (RegExp::FullMatch).
+  bool full_match(const std::string &pattern, const icu::UnicodeString &text) {
+    icu::RegexMatcher *matcher = prepared(pattern, text);
+    UErrorCode status = U_ZERO_ERROR;
+    return matcher != nullptr && matcher->matches(status) && U_SUCCESS(status);
+  }
+
+  /// The pattern matches at the text's start (RegExp::Consume without the consuming).
+  bool prefix_match(const std::string &pattern, const icu::UnicodeString &text) {
+    icu::RegexMatcher *matcher = prepared(pattern, text);
+    UErrorCode status = U_ZERO_ERROR;
+    return matcher != nullptr && matcher->lookingAt(status) && U_SUCCESS(status);
+  }
+
+  /// The pattern matches at least one character at the text's start. A pattern that does not
+  /// compile answers true, so that a caller that would skip work on false does not.
+  bool consumes(const std::string &pattern, const icu::UnicodeString &text) {
+    icu::RegexMatcher *matcher = prepared(pattern, text);
+    if (matcher == nullptr) return true;
+    UErrorCode status = U_ZERO_ERROR;
+    if (!matcher->lookingAt(status) || U_FAILURE(status)) return false;
+    return matcher->end(status) > 0 || U_FAILURE(status);
+  }
+
+ private:
+  icu::RegexMatcher *prepared(const std::string &pattern, const icu::UnicodeString &text) {
+    auto found = matchers_.find(pattern);
+    if (found == matchers_.end()) {
+      UErrorCode status = U_ZERO_ERROR;
+      auto matcher = std::make_unique<icu::RegexMatcher>(icu::UnicodeString::fromUTF8(pattern), 0, status);
+      if (U_FAILURE(status)) matcher.reset();
+      found = matchers_.emplace(pattern, std::move(matcher)).first;
+    }
+    icu::RegexMatcher *matcher = found->second.get();
+    if (matcher != nullptr) matcher->reset(text);
+    return matcher;
+  }
+
+  std::unordered_map<std::string, std::unique_ptr<icu::RegexMatcher>> matchers_;
+};
+
+Matchers &matchers() {
+  thread_local Matchers mine;
+  return mine;
+}
+
+/// Digits as ICU text (they are invariant characters, so no UTF-8 decoding is needed).
+icu::UnicodeString digits_text(const std::string &digits) {
+  return icu::UnicodeString(digits.data(), static_cast<int32_t>(digits.size()), US_INV);
+}
+
+/// As PhoneNumberUtil::IsNumberMatchingDesc: the possible lengths first, then the pattern.
+bool matches_desc(const std::string &nsn, const icu::UnicodeString &text, const PhoneNumberDesc &desc) {
+  if (desc.possible_length_size() > 0 &&
+      std::find(desc.possible_length().begin(), desc.possible_length().end(), static_cast<int>(nsn.size())) ==
+          desc.possible_length().end()) {
+    return false;
+  }
+  // An empty pattern matches nothing (RegexBasedMatcher::MatchNationalNumber).
+  if (desc.national_number_pattern().empty()) return false;
+  return matchers().full_match(desc.national_number_pattern(), text);
+}
+
+/// As PhoneNumberUtil::GetNumberTypeHelper, in its order.
+Type type_in(const std::string &nsn, const icu::UnicodeString &text, const PhoneMetadata &metadata) {
+  if (!matches_desc(nsn, text, metadata.general_desc())) return PhoneNumberUtil::UNKNOWN;
+  if (matches_desc(nsn, text, metadata.premium_rate())) return PhoneNumberUtil::PREMIUM_RATE;
+  if (matches_desc(nsn, text, metadata.toll_free())) return PhoneNumberUtil::TOLL_FREE;
+  if (matches_desc(nsn, text, metadata.shared_cost())) return PhoneNumberUtil::SHARED_COST;
+  if (matches_desc(nsn, text, metadata.voip())) return PhoneNumberUtil::VOIP;
+  if (matches_desc(nsn, text, metadata.personal_number())) return PhoneNumberUtil::PERSONAL_NUMBER;
+  if (matches_desc(nsn, text, metadata.pager())) return PhoneNumberUtil::PAGER;
+  if (matches_desc(nsn, text, metadata.uan())) return PhoneNumberUtil::UAN;
+  if (matches_desc(nsn, text, metadata.voicemail())) return PhoneNumberUtil::VOICEMAIL;
+  const bool same_pattern = metadata.same_mobile_and_fixed_line_pattern();
+  if (matches_desc(nsn, text, metadata.fixed_line())) {
+    if (same_pattern || matches_desc(nsn, text, metadata.mobile())) return PhoneNumberUtil::FIXED_LINE_OR_MOBILE;
+    return PhoneNumberUtil::FIXED_LINE;
+  }
+  if (!same_pattern && matches_desc(nsn, text, metadata.mobile())) return PhoneNumberUtil::MOBILE;
+  return PhoneNumberUtil::UNKNOWN;
+}
+
+/// As PhoneNumberUtil::GetRegionCodeForNumber (and GetRegionCodeForNumberFromRegionList).
+std::string region_of(int calling_code, const std::string &nsn, const icu::UnicodeString &text) {
+  std::list<std::string> regions;
+  util().GetRegionCodesForCountryCallingCode(calling_code, &regions);
+  if (regions.empty()) return "ZZ";
+  if (regions.size() == 1) return regions.front();
+  for (const std::string &region : regions) {
+    const PhoneMetadata *metadata = tables().metadata(calling_code, region);
+    if (metadata == nullptr) continue;
+    if (metadata->has_leading_digits()) {
+      if (matchers().prefix_match(metadata->leading_digits(), text)) return region;
+    } else if (type_in(nsn, text, *metadata) != PhoneNumberUtil::UNKNOWN) {
+      return region;
+    }
+  }
+  return "ZZ";
+}
+
+}  // namespace
+
+bool number_plan_available() { return tables().loaded(); }
+
+bool number_plan_parse_e164(const std::string &text, PhoneNumber *number) {
+  // Parse's bounds: a national number of 2 to 17 digits after a calling code of 1 to 3. Texts near
+  // those bounds, and every other form, are left to Parse.
+  if (!tables().loaded() || text.size() < 5 || text.size() > 21 || text[0] != '+' || text[1] == '0') {
+    return false;
+  }
+  if (!std::all_of(text.begin() + 1, text.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
+  // As ExtractCountryCode: the first 1, 2 or 3 digits that are a known calling code.
+  int calling_code = 0;
+  size_t code_length = 0;
+  std::string main_region;
+  for (size_t length = 1; length <= 3; ++length) {
+    const int candidate = std::stoi(text.substr(1, length));
+    util().GetRegionCodeForCountryCode(candidate, &main_region);
+    if (main_region != "ZZ") {
+      calling_code = candidate;
+      code_length = length;
+      break;
+    }
+  }
+  if (calling_code == 0) return false;
+  const std::string nsn = text.substr(1 + code_length);
+  if (nsn.size() < 3 || nsn.size() > 17) return false;
+  // Parse strips a national prefix (and carrier code) from a number whose start matches the
+  // region's national_prefix_for_parsing; such numbers are left to Parse.
+  const PhoneMetadata *metadata = tables().metadata(calling_code, main_region);
+  if (metadata == nullptr) return false;
+  if (!metadata->national_prefix_for_parsing().empty() &&
+      matchers().consumes(metadata->national_prefix_for_parsing(), digits_text(nsn))) {
+    return false;
+  }
+  number->Clear();
+  number->set_country_code(calling_code);
+  // As SetItalianLeadingZerosForPhoneNumber.
+  if (nsn.size() > 1 && nsn[0] == '0') {
+    number->set_italian_leading_zero(true);
+    int zeros = 1;
+    while (zeros < static_cast<int>(nsn.size()) - 1 && nsn[zeros] == '0') ++zeros;
+    if (zeros != 1) number->set_number_of_leading_zeros(zeros);
+  }
+  number->set_national_number(std::stoull(nsn));
+  return true;
+}
+
+bool number_plan_describe(const PhoneNumber &number, std::string *region, Type *type) {
+  if (!tables().loaded()) return false;
+  std::string nsn;
+  util().GetNationalSignificantNumber(number, &nsn);
+  const icu::UnicodeString text = digits_text(nsn);
+  *region = region_of(number.country_code(), nsn, text);
+  const PhoneMetadata *metadata = tables().metadata(number.country_code(), *region);
+  *type = metadata == nullptr ? PhoneNumberUtil::UNKNOWN : type_in(nsn, text, *metadata);
+  return true;
+}
+
+}  // namespace otpkit
