@@ -93,6 +93,21 @@ class Matchers {
     return matcher != nullptr && matcher->lookingAt(status) && U_SUCCESS(status);
   }
 
+  /// The whole text matches and is rewritten by `format` ($1, $2, … for the groups), as
+  /// RegExp::GlobalReplace does; false when the pattern does not match the whole text.
+  bool replace_full_match(const std::string &pattern, const std::string &format, const icu::UnicodeString &text,
+                          std::string *out) {
+    icu::RegexMatcher *matcher = prepared(pattern, text);
+    UErrorCode status = U_ZERO_ERROR;
+    if (matcher == nullptr || !matcher->matches(status) || U_FAILURE(status)) return false;
+    matcher->reset(text);
+    const icu::UnicodeString replaced = matcher->replaceAll(icu::UnicodeString::fromUTF8(format), status);
+    if (U_FAILURE(status)) return false;
+    out->clear();
+    replaced.toUTF8String(*out);
+    return true;
+  }
+
   /// The pattern matches at least one character at the text's start. A pattern that does not
   /// compile answers true, so that a caller that would skip work on false does not.
   bool consumes(const std::string &pattern, const icu::UnicodeString &text) {
@@ -180,6 +195,23 @@ std::string region_of(int calling_code, const std::string &nsn, const icu::Unico
   return "ZZ";
 }
 
+/// As PhoneNumberUtil::ChooseFormattingPatternForNumber and FormatNsnUsingPattern, for the
+/// INTERNATIONAL form: the first format whose last leading-digits pattern matches the number's
+/// start and whose pattern matches it whole; the number unformatted when none does.
+std::string format_nsn_international(const std::string &nsn, const PhoneMetadata &metadata) {
+  const auto &formats =
+      metadata.intl_number_format_size() == 0 ? metadata.number_format() : metadata.intl_number_format();
+  const icu::UnicodeString text = digits_text(nsn);
+  for (const auto &format : formats) {
+    const int leading = format.leading_digits_pattern_size();
+    if (leading > 0 && !matchers().prefix_match(format.leading_digits_pattern(leading - 1), text)) continue;
+    if (!matchers().full_match(format.pattern(), text)) continue;
+    std::string formatted;
+    return matchers().replace_full_match(format.pattern(), format.format(), text, &formatted) ? formatted : nsn;
+  }
+  return nsn;
+}
+
 }  // namespace
 
 bool number_plan_available() { return tables().loaded(); }
@@ -236,6 +268,27 @@ bool number_plan_describe(const PhoneNumber &number, std::string *region, Type *
   *region = region_of(number.country_code(), nsn, text);
   const PhoneMetadata *metadata = tables().metadata(number.country_code(), *region);
   *type = metadata == nullptr ? PhoneNumberUtil::UNKNOWN : type_in(nsn, text, *metadata);
+  return true;
+}
+
+}  // namespace otpkit
+
+namespace otpkit {
+
+bool number_plan_format_international(const PhoneNumber &number, std::string *text) {
+  if (!tables().loaded()) return false;
+  std::string nsn;
+  util().GetNationalSignificantNumber(number, &nsn);
+  // As Format: a calling code with no region is the national number alone.
+  std::string region;
+  util().GetRegionCodeForCountryCode(number.country_code(), &region);
+  if (region == "ZZ") {
+    *text = nsn;
+    return true;
+  }
+  const PhoneMetadata *metadata = tables().metadata(number.country_code(), region);
+  if (metadata == nullptr) return false;
+  *text = "+" + std::to_string(number.country_code()) + " " + format_nsn_international(nsn, *metadata);
   return true;
 }
 

@@ -33,6 +33,10 @@ bool number_plan_describe(
     const i18n::phonenumbers::PhoneNumber &number, std::string *region,
     i18n::phonenumbers::PhoneNumberUtil::PhoneNumberType *type);
 
+/// The number in PhoneNumberUtil::Format's INTERNATIONAL form, its extension left out. Returns
+/// false when the metadata is not available.
+bool number_plan_format_international(const i18n::phonenumbers::PhoneNumber &number, std::string *text);
+
 }  // namespace otpkit
 
 #endif

@@ -43,9 +43,11 @@ void describe(const PhoneNumber &number, bool reference, otp_phone_number *out) 
   phone.Format(number, PhoneNumberUtil::E164, &text);
   copy(text, out->e164, sizeof(out->e164));
   text.clear();
-  PhoneNumber plain(number);
-  plain.clear_extension();
-  phone.Format(plain, PhoneNumberUtil::INTERNATIONAL, &text);
+  if (reference || !otpkit::number_plan_format_international(number, &text)) {
+    PhoneNumber plain(number);
+    plain.clear_extension();
+    phone.Format(plain, PhoneNumberUtil::INTERNATIONAL, &text);
+  }
   copy(text, out->international, sizeof(out->international));
 }
 
