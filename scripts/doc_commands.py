@@ -15,7 +15,8 @@ the line before it (blank lines aside) is a marker:
   (no marker)                        runs, and must exit 0
 
 A marker of another kind, a skip without a reason, or a marker with no shell block after it
-fails, so a block cannot go untested without a stated reason.
+fails, so a block cannot go untested without a stated reason. So does a relative link or image
+(outside code) whose file is missing, or whose #anchor names no heading of its Markdown file.
 
 Each file's blocks run in order, as `bash -euo pipefail`, in a fresh folder ROOT/work that links
 the repository's `packaging/`, with `otp` on the PATH (the binary given). Before a block runs,
@@ -105,6 +106,55 @@ def parse(path):
     if pending:
         errors.append(f"{path}:{pending[0]}: a doc-test marker with no shell block after it")
     return blocks, errors
+
+
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def slug(heading):
+    """A heading's anchor as GitHub makes it."""
+    text = re.sub(r"[`*_]", "", heading.strip().lower())
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def anchors(path):
+    found, fence = set(), None
+    for line in open(path, encoding="utf-8"):
+        opening = FENCE.match(line)
+        if opening:
+            if fence is None:
+                fence = opening.group(1)
+            elif line.strip().startswith(fence):
+                fence = None
+            continue
+        if fence is None and line.startswith("#"):
+            found.add(slug(line.lstrip("#")))
+    return found
+
+
+def broken_links(path):
+    """Relative links and images of PATH, outside code, whose target or anchor does not exist."""
+    errors, fence = [], None
+    for number, line in enumerate(open(path, encoding="utf-8"), 1):
+        opening = FENCE.match(line)
+        if opening:
+            if fence is None:
+                fence = opening.group(1)
+            elif line.strip().startswith(fence):
+                fence = None
+            continue
+        if fence is not None:
+            continue
+        for target in LINK.findall(re.sub(r"`[^`]*`", "", line)):
+            if re.match(r"[a-z]+:", target):
+                continue
+            file, _, anchor = target.partition("#")
+            resolved = os.path.normpath(os.path.join(os.path.dirname(path), file)) if file else path
+            if not os.path.exists(resolved):
+                errors.append(f"{path}:{number}: the link {target} names no file")
+            elif anchor and resolved.endswith(".md") and anchor not in anchors(resolved):
+                errors.append(f"{path}:{number}: the link {target} names no heading of {resolved}")
+    return errors
 
 
 def free_port():
@@ -279,7 +329,7 @@ def main():
     for path in options.files:
         blocks, mistakes = parse(path)
         parsed.append((path, blocks))
-        errors += mistakes
+        errors += mistakes + broken_links(path)
     for error in errors:
         print(f"FAIL {error}")
     if options.list:
