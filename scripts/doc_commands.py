@@ -25,8 +25,10 @@ its text changes in these ways only, so the commands are the documentation's own
   - `/etc/otp/`, `/var/lib/otp/` and `/backup/` become folders of ROOT (ROOT/etc/otp/api-keys
     holds one random key, owner-only, as the package's install makes);
   - `127.0.0.1:8080` becomes 127.0.0.1 and a free port, which OTP_PORT also holds (so an
-    `otp serve` without --port listens there); a `uses-server` block gets its server's port.
-The environment holds no OTP_ variable but OTP_PORT. A failing block prints its file, its line,
+    `otp serve` without --port listens there); a `uses-server` block gets its server's port;
+  - `127.0.0.1:6379` becomes 127.0.0.1 and --redis-port, when given.
+The environment holds no OTP_ variable but OTP_PORT; the rest (PGHOST and the like) is the
+caller's. A failing block prints its file, its line,
 the text it ran and its output, and the run exits 1.
 """
 
@@ -163,8 +165,10 @@ def free_port():
         return s.getsockname()[1]
 
 
-def substitute(text, root, port, binary):
+def substitute(text, root, port, binary, redis_port=None):
     text = text.replace(".build/release/otp", binary)
+    if redis_port:
+        text = text.replace("127.0.0.1:6379", f"127.0.0.1:{redis_port}")
     for folder in ("/etc/otp/", "/var/lib/otp/", "/backup/"):
         text = re.sub(r"(?<![\w./-])" + re.escape(folder), root + folder, text)
     return text.replace("127.0.0.1:8080", f"127.0.0.1:{port}")
@@ -197,8 +201,8 @@ def stop_group(process, grace=15.0):
 
 
 class Runner:
-    def __init__(self, binary, repo):
-        self.binary, self.repo = binary, repo
+    def __init__(self, binary, repo, redis_port=None):
+        self.binary, self.repo, self.redis_port = binary, repo, redis_port
         self.bindir = tempfile.mkdtemp(prefix="otp-doc-bin.")
         os.symlink(binary, os.path.join(self.bindir, "otp"))
         self.failures = 0
@@ -227,7 +231,7 @@ class Runner:
     def start(self, block, root, port, number):
         script = os.path.join(root, "blocks", f"{number:02d}.sh")
         with open(script, "w") as f:
-            f.write(substitute(block.text, root, port, self.binary))
+            f.write(substitute(block.text, root, port, self.binary, self.redis_port))
         out = open(os.path.join(root, "blocks", f"{number:02d}.out"), "w")
         err = open(os.path.join(root, "blocks", f"{number:02d}.err"), "w")
         process = subprocess.Popen(
@@ -321,6 +325,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bin", required=True, help="the otp binary to run")
     parser.add_argument("--repo", required=True, help="the repository's root")
+    parser.add_argument("--redis-port", help="the Redis that `127.0.0.1:6379` stands for")
     parser.add_argument("--list", action="store_true", help="list the blocks and their markers only")
     parser.add_argument("files", nargs="+")
     options = parser.parse_args()
@@ -340,7 +345,7 @@ def main():
     if errors:
         return 1
 
-    runner = Runner(os.path.abspath(options.bin), os.path.abspath(options.repo))
+    runner = Runner(os.path.abspath(options.bin), os.path.abspath(options.repo), options.redis_port)
     total = {"run": 0, "skip": 0}
     try:
         for path, blocks in parsed:
