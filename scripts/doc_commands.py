@@ -44,10 +44,15 @@ import sys
 import tempfile
 import time
 
-SHELLS = {"sh", "bash", "shell", "zsh", "console"}
+SHELLS = {"sh", "bash", "shell", "zsh", "console", "shell-session", "sh-session"}
 MARKER = re.compile(r"^<!--\s*doc-test:\s*(.*?)\s*-->\s*$")
 FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([^\s`]*)")
 KINDS = {"serves", "server", "uses-server"}
+
+
+def read(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.read()
 
 
 class Block:
@@ -62,7 +67,7 @@ class Block:
 def parse(path):
     """The file's shell blocks, and the mistakes in its markers."""
     blocks, errors = [], []
-    lines = open(path, encoding="utf-8").read().split("\n")
+    lines = read(path).split("\n")
     pending = None  # (line number, marker text) waiting for its block
     i = 0
     while i < len(lines):
@@ -86,7 +91,7 @@ def parse(path):
                 kind, reason = "run", None
                 if pending:
                     text = pending[1]
-                    skip = re.fullmatch(r"skip\s*\((.*)\)", text, re.S)
+                    skip = re.fullmatch(r"skip\s*\((.*)\)", text, re.DOTALL)
                     if skip and skip.group(1).strip():
                         kind, reason = "skip", skip.group(1).strip()
                     elif text in KINDS:
@@ -121,7 +126,7 @@ def slug(heading):
 
 def anchors(path):
     found, fence = set(), None
-    for line in open(path, encoding="utf-8"):
+    for line in read(path).splitlines():
         opening = FENCE.match(line)
         if opening:
             if fence is None:
@@ -137,7 +142,7 @@ def anchors(path):
 def broken_links(path):
     """Relative links and images of PATH, outside code, whose target or anchor does not exist."""
     errors, fence = [], None
-    for number, line in enumerate(open(path, encoding="utf-8"), 1):
+    for number, line in enumerate(read(path).splitlines(), 1):
         opening = FENCE.match(line)
         if opening:
             if fence is None:
@@ -232,26 +237,28 @@ class Runner:
         script = os.path.join(root, "blocks", f"{number:02d}.sh")
         with open(script, "w") as f:
             f.write(substitute(block.text, root, port, self.binary, self.redis_port))
-        out = open(os.path.join(root, "blocks", f"{number:02d}.out"), "w")
-        err = open(os.path.join(root, "blocks", f"{number:02d}.err"), "w")
-        process = subprocess.Popen(
-            ["bash", "-euo", "pipefail", script],
-            cwd=os.path.join(root, "work"),
-            env=self.environment(root, port),
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=err,
-            start_new_session=True,
-        )
+        with (
+            open(os.path.join(root, "blocks", f"{number:02d}.out"), "w") as out,
+            open(os.path.join(root, "blocks", f"{number:02d}.err"), "w") as err,
+        ):
+            process = subprocess.Popen(
+                ["bash", "-euo", "pipefail", script],
+                cwd=os.path.join(root, "work"),
+                env=self.environment(root, port),
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+            )
         return process, script
 
     def fail(self, block, script, why):
         self.failures += 1
         print(f"FAIL {block.where} ({block.kind}): {why}")
         print("--- the block as run:")
-        print(open(script).read().rstrip("\n"))
+        print(read(script).rstrip("\n"))
         for name, label in ((".out", "standard output"), (".err", "standard error")):
-            text = open(script[:-3] + name, errors="replace").read().rstrip("\n").split("\n")
+            text = read(script[:-3] + name).rstrip("\n").split("\n")
             print(f"--- its {label} (last 40 lines):")
             print("\n".join(text[-40:]))
         print("---")
@@ -261,7 +268,7 @@ class Runner:
         out = script[:-3] + ".out"
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if "listening on http://" in open(out, errors="replace").read():
+            if "listening on http://" in read(out):
                 return True
             if process.poll() is not None:
                 return False
