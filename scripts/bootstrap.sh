@@ -3,7 +3,7 @@
 set -euo pipefail
 
 apt_packages=(libsqlite3-dev libssl-dev libmicrohttpd-dev libhiredis-dev libcurl4-openssl-dev libqrencode-dev libpq-dev libphonenumber-dev zbar-tools
-  redis-server redis-sentinel postgresql tmux wrk pkg-config chromium chromium-driver prometheus)
+  redis-server redis-sentinel postgresql tmux wrk pkg-config chromium chromium-driver prometheus curl jq openssl)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The README's backend step in Python with PyJWT, run as written against a live `otp serve`: an
-# app's approval token passes for the verified number and transaction, and fails for another
-# number, a changed transaction and a test destination.
+# The API guide's backend step in Python with PyJWT (docs/api-guide.md), run as written against a
+# live `otp serve`: an app's approval token passes for the verified number and transaction, and
+# fails for another number, a changed transaction and a test destination.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v swift >/dev/null || export PATH=/opt/swift/usr/bin:$PATH
@@ -19,12 +19,12 @@ start_serve --store memory --api-key "$key" --publishable-key "ios=$pk" \
   --sender "outbox:$work/outbox.jsonl" --test-destination "+15550155=123456"
 url=$SERVE_URL
 
-# The README's block, as it stands.
-python3 - README.md "$work/check_approval.py" <<'PY'
+# The guide's block, as it stands.
+python3 - docs/api-guide.md "$work/check_approval.py" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
 block = re.search(r"<!-- backend-python -->\n```python\n(.*?)```", text, re.S)
-assert block, "README has no backend-python block"
+assert block, "docs/api-guide.md has no backend-python block"
 open(sys.argv[2], "w").write(block.group(1))
 PY
 
@@ -58,22 +58,22 @@ check() {
 transaction='{"amount":"12.50","currency":"EUR","payee":"ACME Ltd"}'
 token=$(approve "{\"to\":\"+12015550100\",\"transaction\":$transaction}")
 OTP_TOKEN=$token OTP_PHONE=+12015550100 OTP_TRANSACTION=$transaction check >"$work/good" ||
-  { echo "the README's check refused a good token"; exit 1; }
+  { echo "the guide's check refused a good token"; exit 1; }
 grep -q "'phone_number': '+12015550100'" "$work/good" || { echo "no phone_number: $(cat "$work/good")"; exit 1; }
 echo "  ok: the verified number and transaction pass"
 
 if OTP_TOKEN=$token OTP_PHONE=+12015550199 check >/dev/null 2>&1; then
-  echo "the README's check accepted a token for another number"; exit 1
+  echo "the guide's check accepted a token for another number"; exit 1
 fi
 echo "  ok: another number is refused"
 if OTP_TOKEN=$token OTP_PHONE=+12015550100 OTP_TRANSACTION='{"amount":"99.00","currency":"EUR","payee":"ACME Ltd"}' \
   check >/dev/null 2>&1; then
-  echo "the README's check accepted another transaction"; exit 1
+  echo "the guide's check accepted another transaction"; exit 1
 fi
 echo "  ok: another transaction is refused"
 test_token=$(approve '{"to":"+15550155"}' 123456)
 if OTP_TOKEN=$test_token OTP_PHONE=+15550155 check >/dev/null 2>&1; then
-  echo "the README's check accepted a test destination's token"; exit 1
+  echo "the guide's check accepted a test destination's token"; exit 1
 fi
 echo "  ok: a test destination's token is refused"
 "$bin" token verify "$token" --jwks "$url/.well-known/jwks.json" --issuer otpkit --audience ios \
