@@ -1,5 +1,5 @@
 # OTPKit: `make demo` runs the product on Linux; `make test` runs every test.
-.PHONY: demo test deps build lint format bench bench-all bench-engine fraud-sim reliability release dashboard-screenshot clean
+.PHONY: demo test deps build lint format bench bench-all bench-postgres-ceiling bench-engine fraud-sim reliability release dashboard-screenshot clean
 
 demo: deps
 	swift build -c release --product otp
@@ -41,6 +41,11 @@ bench-all: deps
 	  bash scripts/bench-http.sh
 	OTP_BENCH_STORE=postgres OTP_BENCH_SPREAD=1000 OTP_BENCH_STORE_CONNECTIONS=32 OTP_BENCH_FLOOR_CONNECTIONS=0 \
 	  OTP_BENCH_POSTGRES_OPTIONS="-c synchronous_commit=off" bash scripts/bench-http.sh
+	OTP_BENCH_SPREAD=1000 bash scripts/bench-postgres-ceiling.sh
+
+# What PostgreSQL itself allows: pgbench runs a check's and a start's statements beside the bare server.
+bench-postgres-ceiling: deps
+	bash scripts/bench-postgres-ceiling.sh
 
 # otp with the Swift runtime linked in, and its Debian package (.build/release-package/).
 release: deps

@@ -49,3 +49,20 @@ for row in "POST /v1/verifications/{id}/check" "POST /v1/verifications (start)" 
   fi
 done
 grep -E "^POST|^floor" "$smoke_log"
+
+# The PostgreSQL ceiling as a smoke test: pgbench runs each row's statements for a second; it fails
+# when a row cannot run (a statement PostgreSQL refuses, a table that changed), never on a figure.
+if ! OTP_BIN="$otp_bin" OTP_BENCH_SECONDS=1 OTP_BENCH_CLIENTS=4 OTP_BENCH_SPREAD=64 \
+  bash scripts/bench-postgres-ceiling.sh >"$smoke_log" 2>&1; then
+  tail -n 30 "$smoke_log"
+  exit 1
+fi
+for row in "a check's statements" "a check in one server-side function" "a start's statements"; do
+  rate=$(grep -F "| $row" "$smoke_log" | awk -F'|' '{print $3 + 0}')
+  if ! awk -v rate="${rate:-0}" 'BEGIN { exit !(rate > 0) }'; then
+    echo "postgres ceiling smoke: no figure for \"$row\""
+    tail -n 30 "$smoke_log"
+    exit 1
+  fi
+done
+grep -F "pgbench" "$smoke_log"
