@@ -9,6 +9,7 @@
 #include <list>
 #include <memory>
 #include <unordered_map>
+#include <vector>
 
 // The compiled-in metadata, a serialized PhoneMetadataCollection. The library exports these two
 // functions (its generated metadata.h, which Debian does not install, declares them).
@@ -46,7 +47,14 @@ class Tables {
         regions_[metadata.id()] = &metadata;
       }
     }
-    loaded_ = !regions_.empty();
+    // The regions of each calling code, in PhoneNumberUtil's order (its main region first), asked
+    // once here rather than copied into a new list at every call.
+    for (int code = 1; code <= 999; ++code) {
+      std::list<std::string> regions;
+      util().GetRegionCodesForCountryCallingCode(code, &regions);
+      if (!regions.empty()) regions_for_code_[code] = std::vector<std::string>(regions.begin(), regions.end());
+    }
+    loaded_ = !regions_.empty() && !regions_for_code_.empty();
   }
 
   bool loaded() const { return loaded_; }
@@ -61,12 +69,20 @@ class Tables {
     return found == regions_.end() ? nullptr : found->second;
   }
 
+  /// As GetRegionCodesForCountryCallingCode: empty for a code that is no calling code.
+  const std::vector<std::string> &regions(int calling_code) const {
+    auto found = regions_for_code_.find(calling_code);
+    return found == regions_for_code_.end() ? none_ : found->second;
+  }
+
   static constexpr const char *kNonGeographic = "001";
 
  private:
   PhoneMetadataCollection collection_;
   std::unordered_map<std::string, const PhoneMetadata *> regions_;
   std::unordered_map<int, const PhoneMetadata *> non_geographic_;
+  std::unordered_map<int, std::vector<std::string>> regions_for_code_;
+  const std::vector<std::string> none_;
   bool loaded_ = false;
 };
 
@@ -101,7 +117,11 @@ class Matchers {
     UErrorCode status = U_ZERO_ERROR;
     if (matcher == nullptr || !matcher->matches(status) || U_FAILURE(status)) return false;
     matcher->reset(text);
-    const icu::UnicodeString replaced = matcher->replaceAll(icu::UnicodeString::fromUTF8(format), status);
+    auto known = replacements_.find(format);
+    if (known == replacements_.end()) {
+      known = replacements_.emplace(format, icu::UnicodeString::fromUTF8(format)).first;
+    }
+    const icu::UnicodeString replaced = matcher->replaceAll(known->second, status);
     if (U_FAILURE(status)) return false;
     out->clear();
     replaced.toUTF8String(*out);
@@ -133,6 +153,7 @@ class Matchers {
   }
 
   std::unordered_map<std::string, std::unique_ptr<icu::RegexMatcher>> matchers_;
+  std::unordered_map<std::string, icu::UnicodeString> replacements_;
 };
 
 Matchers &matchers() {
@@ -179,8 +200,7 @@ Type type_in(const std::string &nsn, const icu::UnicodeString &text, const Phone
 
 /// As PhoneNumberUtil::GetRegionCodeForNumber (and GetRegionCodeForNumberFromRegionList).
 std::string region_of(int calling_code, const std::string &nsn, const icu::UnicodeString &text) {
-  std::list<std::string> regions;
-  util().GetRegionCodesForCountryCallingCode(calling_code, &regions);
+  const std::vector<std::string> &regions = tables().regions(calling_code);
   if (regions.empty()) return "ZZ";
   if (regions.size() == 1) return regions.front();
   for (const std::string &region : regions) {
@@ -226,17 +246,18 @@ bool number_plan_parse_e164(const std::string &text, PhoneNumber *number) {
   // As ExtractCountryCode: the first 1, 2 or 3 digits that are a known calling code.
   int calling_code = 0;
   size_t code_length = 0;
-  std::string main_region;
+  int candidate = 0;
   for (size_t length = 1; length <= 3; ++length) {
-    const int candidate = std::stoi(text.substr(1, length));
-    util().GetRegionCodeForCountryCode(candidate, &main_region);
-    if (main_region != "ZZ") {
+    candidate = candidate * 10 + (text[length] - '0');
+    if (!tables().regions(candidate).empty()) {
       calling_code = candidate;
       code_length = length;
       break;
     }
   }
   if (calling_code == 0) return false;
+  // As GetRegionCodeForCountryCode: the code's main region.
+  const std::string &main_region = tables().regions(calling_code).front();
   const std::string nsn = text.substr(1 + code_length);
   if (nsn.size() < 3 || nsn.size() > 17) return false;
   // Parse strips a national prefix (and carrier code) from a number whose start matches the
@@ -280,13 +301,12 @@ bool number_plan_format_international(const PhoneNumber &number, std::string *te
   std::string nsn;
   util().GetNationalSignificantNumber(number, &nsn);
   // As Format: a calling code with no region is the national number alone.
-  std::string region;
-  util().GetRegionCodeForCountryCode(number.country_code(), &region);
-  if (region == "ZZ") {
+  const std::vector<std::string> &regions = tables().regions(number.country_code());
+  if (regions.empty()) {
     *text = nsn;
     return true;
   }
-  const PhoneMetadata *metadata = tables().metadata(number.country_code(), region);
+  const PhoneMetadata *metadata = tables().metadata(number.country_code(), regions.front());
   if (metadata == nullptr) return false;
   *text = "+" + std::to_string(number.country_code()) + " " + format_nsn_international(nsn, *metadata);
   return true;
