@@ -8,6 +8,12 @@ import OTPSQLite
 ///
 /// Usage: `FraudSim [--smoke] [--stores memory,sqlite] [--price USD]`. Exits 1 when a bound of
 /// either attack (the prefixes or the spread) is missed, 2 on a bad option.
+///
+/// The bound on attack starts stopped counts, per key the rule judges the attack under, the starts
+/// after that key's minimum of attack SMS sent: `minSends` per attacked prefix for the prefix
+/// attack; 10 × `minSends` to the attacked region for the spread, whose ranges never reach
+/// `minSends` each (``Simulation/judgedKey(_:)``). The table also shows the share of every attack
+/// start stopped.
 @main
 struct FraudSim {
     static func main() async throws {

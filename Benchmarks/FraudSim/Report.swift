@@ -42,11 +42,13 @@ enum Report {
             on.attackAfterFirst == 0 ? 0 : Double(on.attackAfterFirstStopped) / Double(on.attackAfterFirst)
         let stopped = on.attackAfterFirst > 0 && share >= 0.95
         let noLegit = on.legitPrefixesBlocked.isEmpty && shadow.legitPrefixesBlocked.isEmpty
-        let same = on.blocks == shadow.blocks && on.attackStopped == shadow.attackStopped
+        let same =
+            on.blocks == shadow.blocks && on.attackStopped == shadow.attackStopped
             && on.legitRefused == shadow.legitRefused
         let clean = on.otherErrors == 0 && shadow.otherErrors == 0
         let noLegitRefused = on.legitRefused == 0 && shadow.legitRefused == 0
-        let judged = attack == .prefixes ? "\(minSends) sends per prefix" : "\(minSends * 10) sends to the region"
+        let judged =
+            attack == .prefixes ? "\(minSends) sends per prefix" : "\(minSends * 10) sends to the region"
         var lines = [
             "  bounds (\(attack.rawValue)): ≥ 95% of attack starts stopped after the first \(judged): "
                 + "\(stopped ? "met" : "NOT met") "
@@ -57,7 +59,8 @@ enum Report {
                 + "\(same ? "met" : "NOT met") (\(on.blocks.count) blocks: \(on.blocks.joined(separator: "; ")))",
             "  attack SMS sent before the first block: \(on.attackSentBeforeBlock); after it: "
                 + "\(on.attackSentAfterBlock)"
-                + (attack == .spread ? " (to the ranges the region's users convert on, which clear its block)" : ""),
+                + (attack == .spread
+                    ? " (to the ranges the region's users convert on, which clear its block)" : ""),
         ]
         if !clean { lines.append("  unexpected errors: on \(on.otherErrors), shadow \(shadow.otherErrors)") }
         if attack == .spread {

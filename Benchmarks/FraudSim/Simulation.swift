@@ -118,7 +118,11 @@ struct Simulation {
                 outcome.attackStarts += 1
                 if sentID != nil { outcome.attackSent += 1 }
                 if sentID != nil, !wouldRefuse {
-                    if blockedBefore { outcome.attackSentAfterBlock += 1 } else { outcome.attackSentBeforeBlock += 1 }
+                    if blockedBefore {
+                        outcome.attackSentAfterBlock += 1
+                    } else {
+                        outcome.attackSentBeforeBlock += 1
+                    }
                 }
                 if wouldRefuse { outcome.attackStopped += 1 }
                 if attackCounted[judged.key, default: 0] >= judged.minimum {

@@ -140,7 +140,8 @@ public final class VerificationClient: VerificationService {
         country: String? = nil
     ) async throws(ClientError) -> (verification: Verification, created: Bool) {
         let answer = try await startAnswering(
-            to: destination, channel: channel, idempotencyKey: idempotencyKey, locale: locale, country: country)
+            to: destination, channel: channel, idempotencyKey: idempotencyKey, locale: locale,
+            country: country)
         return (answer.answer.verification, answer.created)
     }
 

@@ -101,7 +101,9 @@ func failureCode(_ call: () async throws -> Verification) async -> String? {
         await server.stop()
     }
 
-    @Test("a number in national format starts with its country sent as the hint; without it the server cannot read it")
+    @Test(
+        "a number in national format starts with its country sent as the hint; without it the server cannot read it"
+    )
     func countryHint() async throws {
         let server = try await LiveServer.start()
         #expect(
@@ -114,7 +116,8 @@ func failureCode(_ call: () async throws -> Verification) async -> String? {
         #expect(entries.map(\.to) == ["+447400123456"])
         // The screen's path, through VerificationService, sends it too.
         let service: any VerificationService = server.client
-        let answer = try await service.startAnswer(to: "07400 123457", channel: .sms, locale: nil, country: "gb")
+        let answer = try await service.startAnswer(
+            to: "07400 123457", channel: .sms, locale: nil, country: "gb")
         #expect(answer.verification.status == .pending)
         #expect(try OutboxSender.entries(path: server.outbox).last?.to == "+447400123457")
         await server.stop()

@@ -120,7 +120,9 @@ import Testing
         let refusals = written.filter { $0.contains(#""action":"shadow_refuse""#) }
         let counts = refusals.map { line -> String in
             let prefix = line.contains(#""prefix":"+447600""#) ? "+447600" : "+447500"
-            let count = line.components(separatedBy: #""refusals":""#).dropFirst().first?.prefix { $0.isNumber }
+            let count = line.components(separatedBy: #""refusals":""#).dropFirst().first?.prefix {
+                $0.isNumber
+            }
             return "\(prefix) \(count ?? "none")"
         }
         #expect(counts == ["+447500 1", "+447500 4", "+447600 1", "+447500 2"])

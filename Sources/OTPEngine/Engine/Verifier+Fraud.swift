@@ -73,9 +73,11 @@ extension Verifier {
         throw .destinationBlocked(retryAfter: .milliseconds(max(0, wait)), reason: "pumping")
     }
 
-    /// Whether the subject's prefix passes its region's block: by the day's sums of the prefix, the
-    /// region and every region (``FraudRule/clearsRegionBlock(prefix:region:all:)``). Asked only
-    /// under a live region block; a store that fails here clears the start (the guard fails open).
+    /// Whether the subject's prefix passes its region's block.
+    ///
+    /// Judged on the day's sums of the prefix, the region and every region
+    /// (``FraudRule/clearsRegionBlock(prefix:region:all:)``). Asked only under a live region block;
+    /// a store that fails here clears the start (the guard fails open).
     func fraudClearsRegionBlock(_ subject: FraudSubject, now: Date) async -> Bool {
         let read = fraudTally(
             keys: [FraudKey.prefix(subject), FraudKey.region(subject), FraudKey.all(subject)], sends: 0,

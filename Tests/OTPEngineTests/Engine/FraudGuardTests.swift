@@ -345,7 +345,9 @@ import Testing
         #expect(refusals.map(\.subject.prefix) == ["+33799", "+33650"])
     }
 
-    @Test("in shadow mode a start that clears the region's block is counted with its approval, and one that does not is not")
+    @Test(
+        "in shadow mode a start that clears the region's block is counted with its approval, and one that does not is not"
+    )
     func regionClearingShadow() async throws {
         let h = GuardHarness(mode: .shadow)
         #expect(try await Self.spreadOverFrance(h) == nil)
@@ -360,7 +362,9 @@ import Testing
         #expect(prefix("+33650")?.sends == 2)
         #expect(prefix("+33650")?.approvals == 0)
         #expect(
-            h.decisions.withLock { $0.filter { $0.action == .refuse }.map(\.subject.prefix) } == ["+33799", "+33650"])
+            h.decisions.withLock { $0.filter { $0.action == .refuse }.map(\.subject.prefix) } == [
+                "+33799", "+33650",
+            ])
     }
 
     /// Other regions' 200 starts at 70%, +33612's 10 at 80%, then 190 starts spread over the 100
