@@ -5,8 +5,9 @@ import OTPEngine
 enum Report {
     static let header = """
 
-        | attack | store | mode | attack starts | attack SMS sent | stopped | stopped after first 20/prefix \
-        | legit starts | legit refused | attack cost | blocks (prefix/region) | legit prefixes blocked |
+        | attack | store | mode | attack starts | attack SMS sent | stopped | stopped after the first \
+        min-sends per judged key¹ | legit starts | legit refused | attack cost | blocks (prefix/region) \
+        | legit prefixes blocked |
         |---|---|---|---|---|---|---|---|---|---|---|---|
         """
 
@@ -17,7 +18,7 @@ enum Report {
         let regionBlocks = outcome.blocks.count - prefixBlocks
         let after =
             outcome.attackAfterFirst == 0
-            ? "n/a (no prefix reached 20)"
+            ? "n/a (no attacked key reached its minimum)"
             : "\(outcome.attackAfterFirstStopped)/\(outcome.attackAfterFirst) "
                 + percent(outcome.attackAfterFirstStopped, of: outcome.attackAfterFirst)
         let stoppedWord = mode == .shadow ? " (would)" : ""
@@ -41,25 +42,39 @@ enum Report {
             on.attackAfterFirst == 0 ? 0 : Double(on.attackAfterFirstStopped) / Double(on.attackAfterFirst)
         let stopped = on.attackAfterFirst > 0 && share >= 0.95
         let noLegit = on.legitPrefixesBlocked.isEmpty && shadow.legitPrefixesBlocked.isEmpty
-        let same = on.blocks == shadow.blocks
+        let same =
+            on.blocks == shadow.blocks && on.attackStopped == shadow.attackStopped
+            && on.legitRefused == shadow.legitRefused
         let clean = on.otherErrors == 0 && shadow.otherErrors == 0
+        let noLegitRefused = on.legitRefused == 0 && shadow.legitRefused == 0
+        let judged =
+            attack == .prefixes ? "\(minSends) sends per prefix" : "\(minSends * 10) sends to the region"
         var lines = [
-            "  bounds (\(attack.rawValue)): ≥ 95% of attack starts stopped after the first \(minSends) sends "
-                + "per prefix: \(stopped ? "met" : "NOT met") "
-                + (on.attackAfterFirst == 0 ? "(no attacked prefix reached \(minSends) sends)" : ""),
-            "  no legitimate prefix blocked: \(noLegit ? "met" : "NOT met"); shadow's decisions equal on's: "
+            "  bounds (\(attack.rawValue)): ≥ 95% of attack starts stopped after the first \(judged): "
+                + "\(stopped ? "met" : "NOT met") "
+                + (on.attackAfterFirst == 0 ? "(no attacked key reached its minimum)" : ""),
+            "  no legitimate prefix blocked and no legitimate start refused: "
+                + "\(noLegit && noLegitRefused ? "met" : "NOT met") (refused by level: "
+                + "\(levels(on.legitRefusedByLevel))); shadow's decisions equal on's: "
                 + "\(same ? "met" : "NOT met") (\(on.blocks.count) blocks: \(on.blocks.joined(separator: "; ")))",
+            "  attack SMS sent before the first block: \(on.attackSentBeforeBlock); after it: "
+                + "\(on.attackSentAfterBlock)"
+                + (attack == .spread
+                    ? " (to the ranges the region's users convert on, which clear its block)" : ""),
         ]
         if !clean { lines.append("  unexpected errors: on \(on.otherErrors), shadow \(shadow.otherErrors)") }
         if attack == .spread {
-            let overall = percent(on.attackStopped, of: on.attackStarts)
             lines.append(
-                "  spread: per-prefix blocking alone cannot stop it (no range reaches \(minSends) sends "
-                    + "in the window); the region rule stopped \(on.attackStopped) of \(on.attackStarts) "
-                    + "attack starts \(overall), refusing \(on.legitRefused) legitimate starts of the region "
-                    + "while its block lasted.")
+                "  spread: no range reaches \(minSends) sends in the window, so the attack is judged as its "
+                    + "region, from \(minSends * 10) sends; overall \(on.attackStopped) of \(on.attackStarts) "
+                    + "attack starts stopped \(percent(on.attackStopped, of: on.attackStarts)).")
         }
-        return (stopped && noLegit && same && clean, lines.joined(separator: "\n"))
+        return (stopped && noLegit && noLegitRefused && same && clean, lines.joined(separator: "\n"))
+    }
+
+    /// Refusals by block level, such as `prefix 0, region 0`.
+    static func levels(_ counts: [String: Int]) -> String {
+        ["prefix", "region"].map { "\($0) \(counts[$0, default: 0])" }.joined(separator: ", ")
     }
 
     static func footnote(_ scenario: Scenario) -> String {
@@ -69,8 +84,15 @@ enum Report {
         in the window is blocked when it converts under a quarter of its region's other prefixes' conversion \
         (5% when they have < \(scenario.minSends) sends); a region with ≥ \(scenario.minSends * 10) sends \
         is blocked when it converts under a quarter of every other region's conversion together (5% when \
-        those have < \(scenario.minSends * 10)). Blocks last 12 h, doubling on each repeat. Shadow counts what \
-        on would and refuses nothing ("would" = what on refuses).
+        those have < \(scenario.minSends * 10)), and its block refuses only starts to its prefixes that have \
+        not converted, over the last day, at that threshold (the ranges its users convert on pass). Blocks \
+        last 12 h, doubling on each repeat. Shadow counts what on would and refuses nothing ("would" = what \
+        on refuses).
+        ¹ The key the rule judges the attack under, from its minimum: each attacked prefix after its first \
+        \(scenario.minSends) attack sends for the prefix run; for the spread, whose 200 ranges get about one \
+        send an hour each, so that no prefix of it ever reaches \(scenario.minSends), the attacked region \
+        after its first \(scenario.minSends * 10) attack sends (its minimum as a region). The "stopped" column \
+        counts every attack start.
         """
     }
 }

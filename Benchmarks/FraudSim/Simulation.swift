@@ -8,12 +8,19 @@ struct Outcome {
     var attackSent = 0
     /// Attack starts refused (`on`) or that would have been (`shadow`).
     var attackStopped = 0
-    /// Attack starts to a prefix that already had `minSends` attack sends counted, and those stopped.
+    /// Attack starts to a key that already had its minimum of attack sends counted, and those
+    /// stopped: per prefix and `minSends` for the prefix attack, per region and 10 × `minSends` for
+    /// the spread (the key the rule can judge it under, see ``Simulation/judgedKey(_:)``).
     var attackAfterFirst = 0
     var attackAfterFirstStopped = 0
     var legitStarts = 0
     /// Legitimate starts refused (`on`) or that would have been (`shadow`).
     var legitRefused = 0
+    /// Legitimate starts refused, by the level of the block that refused them.
+    var legitRefusedByLevel: [String: Int] = [:]
+    /// Attack SMS sent before the run's first block, and after it.
+    var attackSentBeforeBlock = 0
+    var attackSentAfterBlock = 0
     var approvals = 0
     var otherErrors = 0
     /// Every block decision: level, prefix or region, repeat, seconds into the run.
@@ -28,6 +35,17 @@ struct Simulation {
     let store: any VerificationStore
     let mode: FraudGuardPolicy.Mode
     let scenario: Scenario
+    let attack: AttackShape
+
+    /// The key the attack is judged under, and its minimum sends: each attacked prefix and
+    /// `minSends` for the prefix attack; the region and 10 × `minSends` for the spread, whose
+    /// ranges each get about one send an hour, so that no prefix of it ever reaches `minSends`.
+    func judgedKey(_ number: String) -> (key: String, minimum: Int) {
+        switch attack {
+        case .prefixes: (FraudSubject.prefix(of: number), scenario.minSends)
+        case .spread: (FraudSubject.callingCodeRegion(of: number), scenario.minSends * 10)
+        }
+    }
 
     func run() async throws -> Outcome {
         let day0 = Date(timeIntervalSince1970: 1_800_000_000)
@@ -81,6 +99,7 @@ struct Simulation {
             let start = plan[index]
             index += 1
             let refusalsBefore = decisions.withLock { $0.filter { $0.action == .refuse }.count }
+            let blockedBefore = decisions.withLock { $0.contains { $0.action == .block } }
             var sentID: String?
             var refused = false
             do {
@@ -92,21 +111,31 @@ struct Simulation {
             } catch {
                 outcome.otherErrors += 1
             }
-            let wouldRefuse =
-                refused || decisions.withLock { $0.filter { $0.action == .refuse }.count } > refusalsBefore
-            let prefix = FraudSubject.prefix(of: start.to)
+            let refusals = decisions.withLock { $0.filter { $0.action == .refuse } }
+            let wouldRefuse = refused || refusals.count > refusalsBefore
+            let judged = judgedKey(start.to)
             if start.isAttack {
                 outcome.attackStarts += 1
                 if sentID != nil { outcome.attackSent += 1 }
+                if sentID != nil, !wouldRefuse {
+                    if blockedBefore {
+                        outcome.attackSentAfterBlock += 1
+                    } else {
+                        outcome.attackSentBeforeBlock += 1
+                    }
+                }
                 if wouldRefuse { outcome.attackStopped += 1 }
-                if attackCounted[prefix, default: 0] >= scenario.minSends {
+                if attackCounted[judged.key, default: 0] >= judged.minimum {
                     outcome.attackAfterFirst += 1
                     if wouldRefuse { outcome.attackAfterFirstStopped += 1 }
                 }
-                if sentID != nil, !wouldRefuse { attackCounted[prefix, default: 0] += 1 }
+                if sentID != nil, !wouldRefuse { attackCounted[judged.key, default: 0] += 1 }
             } else {
                 outcome.legitStarts += 1
-                if wouldRefuse { outcome.legitRefused += 1 }
+                if wouldRefuse {
+                    outcome.legitRefused += 1
+                    outcome.legitRefusedByLevel[refusals.last?.level.rawValue ?? "prefix", default: 0] += 1
+                }
                 if let id = sentID, let after = start.approveAfter {
                     let entry = (at: start.at + after, id: id, client: start.client)
                     let place = approvals.firstIndex { $0.at > entry.at } ?? approvals.count

@@ -90,9 +90,17 @@ public final class VerificationClient: VerificationService {
     public func startAnswer(
         to destination: String, channel: Channel?, locale: String?
     ) async throws(VerificationFailure) -> ServerAnswer {
+        try await startAnswer(to: destination, channel: channel, locale: locale, country: nil)
+    }
+
+    /// Starts a verification whose message speaks `locale`, with `country` (ISO 3166 alpha-2) as the
+    /// region a phone number in national format is read in; answered with the server's `Date` (V13).
+    public func startAnswer(
+        to destination: String, channel: Channel?, locale: String?, country: String?
+    ) async throws(VerificationFailure) -> ServerAnswer {
         do {
             let answer = try await startAnswering(
-                to: destination, channel: channel, idempotencyKey: nil, locale: locale)
+                to: destination, channel: channel, idempotencyKey: nil, locale: locale, country: country)
             return answer.answer
         } catch {
             throw error.failure
@@ -125,21 +133,26 @@ public final class VerificationClient: VerificationService {
     /// `POST /v1/verifications`: returns the verification and whether it was created (201) or replayed (200).
     ///
     /// `locale` (a catalog language such as `de`, a region allowed) makes the message speak it.
+    /// `country` (ISO 3166 alpha-2, such as `GB`) is the region a phone number written in national
+    /// format (`07400 123456`) is read in; a number in E.164 needs none.
     public func startVerification(
-        to destination: String, channel: Channel? = nil, idempotencyKey: String? = nil, locale: String? = nil
+        to destination: String, channel: Channel? = nil, idempotencyKey: String? = nil, locale: String? = nil,
+        country: String? = nil
     ) async throws(ClientError) -> (verification: Verification, created: Bool) {
         let answer = try await startAnswering(
-            to: destination, channel: channel, idempotencyKey: idempotencyKey, locale: locale)
+            to: destination, channel: channel, idempotencyKey: idempotencyKey, locale: locale,
+            country: country)
         return (answer.answer.verification, answer.created)
     }
 
     private func startAnswering(
-        to destination: String, channel: Channel?, idempotencyKey: String?, locale: String?
+        to destination: String, channel: Channel?, idempotencyKey: String?, locale: String?, country: String?
     ) async throws(ClientError) -> (answer: ServerAnswer, created: Bool) {
         let key = idempotencyKey ?? makeIdempotencyKey()
         var body = ["to": destination]
         if let channel { body["channel"] = channel.rawValue }
         if let locale { body["locale"] = locale }
+        if let country { body["country"] = country }
         if let proof, let value = await proof() { body["proof"] = value }
         let data = try Self.json(body)
         var attempt = 0

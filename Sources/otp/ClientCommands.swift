@@ -10,7 +10,7 @@ enum ClientCommands {
     static let names: Set<String> = ["start", "check", "resend", "status", "cancel"]
 
     static let usage = """
-        usage: otp start --to DESTINATION [--channel sms|email] [--idempotency-key KEY]
+        usage: otp start --to DESTINATION [--channel sms|email] [--country GB] [--idempotency-key KEY]
                otp check ID CODE
                otp resend ID
                otp status ID
@@ -37,12 +37,22 @@ enum ClientCommands {
             }
             return channel
         }
+        static let country = Option(
+            "country", "CC", defaultText: "none",
+            "otp start: the ISO 3166 region a phone number in national format is read in, such as GB"
+        ) { text throws(UsageError) -> String in
+            guard text.utf8.count == 2, text.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+                throw UsageError("--country must be an ISO 3166 alpha-2 region such as GB, not \(text)")
+            }
+            return text.uppercased()
+        }
         static let idempotencyKey = Option.text(
             "idempotency-key", "KEY", defaultText: "random", "otp start: replays instead of sending twice")
     }
 
     static let specs: [OptionSpec] = [
-        Flags.server.spec, Flags.apiKey.spec, Flags.to.spec, Flags.channel.spec, Flags.idempotencyKey.spec,
+        Flags.server.spec, Flags.apiKey.spec, Flags.to.spec, Flags.channel.spec, Flags.country.spec,
+        Flags.idempotencyKey.spec,
     ]
 
     /// Runs one client command; returns the process's exit status.
@@ -80,6 +90,7 @@ enum ClientCommands {
         let arguments: [String]
         let to: String
         let channel: Channel?
+        let country: String?
         let idempotencyKey: String?
 
         init(_ command: String, _ options: ParsedOptions) throws(UsageError) {
@@ -100,6 +111,7 @@ enum ClientCommands {
             self.arguments = options.positional
             self.to = to ?? ""
             self.channel = channel
+            self.country = try options.value(Flags.country)
             self.idempotencyKey = try options.value(Flags.idempotencyKey)
         }
 
@@ -107,7 +119,7 @@ enum ClientCommands {
             switch command {
             case "start":
                 try await client.startVerification(
-                    to: to, channel: channel, idempotencyKey: idempotencyKey
+                    to: to, channel: channel, idempotencyKey: idempotencyKey, country: country
                 ).verification
             case "check": try await client.checkCode(id: arguments[0], code: arguments[1])
             case "resend": try await client.resendCode(id: arguments[0])

@@ -101,6 +101,28 @@ func failureCode(_ call: () async throws -> Verification) async -> String? {
         await server.stop()
     }
 
+    @Test(
+        "a number in national format starts with its country sent as the hint; without it the server cannot read it"
+    )
+    func countryHint() async throws {
+        let server = try await LiveServer.start()
+        #expect(
+            await failureCode { try await server.client.startVerification(to: "07400 123456").verification }
+                == "invalid_destination")
+        let (started, created) = try await server.client.startVerification(to: "07400 123456", country: "GB")
+        #expect(created)
+        #expect(started.status == .pending)
+        let entries = try OutboxSender.entries(path: server.outbox)
+        #expect(entries.map(\.to) == ["+447400123456"])
+        // The screen's path, through VerificationService, sends it too.
+        let service: any VerificationService = server.client
+        let answer = try await service.startAnswer(
+            to: "07400 123457", channel: .sms, locale: nil, country: "gb")
+        #expect(answer.verification.status == .pending)
+        #expect(try OutboxSender.entries(path: server.outbox).last?.to == "+447400123457")
+        await server.stop()
+    }
+
     @Test("the same idempotency key replays; with another body it is refused")
     func idempotency() async throws {
         let server = try await LiveServer.start()

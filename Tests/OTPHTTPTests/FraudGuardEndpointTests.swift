@@ -93,6 +93,46 @@ import Testing
     }
 
     @Test(
+        "refusals are logged once per block key per minute with the refusals folded in; the metric counts each"
+    )
+    func refusalLines() throws {
+        let lines = Locked<[String]>([])
+        let log = RequestLog(now: { Date() }, write: { line in lines.withLock { $0.append(line) } })
+        let metrics = ServerMetrics()
+        let report = FraudReport.reporter(metrics: metrics, log: log, events: nil)
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        func decision(_ action: FraudDecision.Action, _ number: String, at seconds: Double) -> FraudDecision {
+            let subject = FraudSubject(e164: number, region: "GB")
+            let until = start.addingTimeInterval(43_200)
+            return FraudDecision(
+                action: action, level: .prefix, mode: .shadow, subject: subject,
+                block: FraudBlockState(
+                    key: FraudKey.prefix(subject), until: until, repeats: 1, forgetAt: until, created: false),
+                judgement: nil, at: start.addingTimeInterval(seconds))
+        }
+        report(decision(.block, "+447500123450", at: 0))
+        // +447500: refusals at 0, 10, 30 and 59.9 s give one line; the one at 60 s stands for four.
+        for seconds in [0, 10, 30, 59.9, 60, 61] { report(decision(.refuse, "+447500123451", at: seconds)) }
+        // Another key has lines of its own.
+        report(decision(.refuse, "+447600123451", at: 30))
+        report(decision(.refuse, "+447500123451", at: 200))
+        let written = lines.withLock { $0 }
+        let refusals = written.filter { $0.contains(#""action":"shadow_refuse""#) }
+        let counts = refusals.map { line -> String in
+            let prefix = line.contains(#""prefix":"+447600""#) ? "+447600" : "+447500"
+            let count = line.components(separatedBy: #""refusals":""#).dropFirst().first?.prefix {
+                $0.isNumber
+            }
+            return "\(prefix) \(count ?? "none")"
+        }
+        #expect(counts == ["+447500 1", "+447500 4", "+447600 1", "+447500 2"])
+        #expect(written.filter { $0.contains(#""action":"shadow_block""#) }.count == 1)
+        let text = metrics.prometheusText()
+        #expect(text.contains(#"otp_fraud_decisions_total{action="shadow_refuse",region="GB"} 8"#))
+        #expect(text.contains(#"otp_fraud_decisions_total{action="shadow_block",region="GB"} 1"#))
+    }
+
+    @Test(
         "the conversion insights: per region and prefix for secret keys; 403 for publishable keys; 400 for a bad since"
     )
     func insights() async throws {

@@ -15,6 +15,11 @@ public protocol VerificationService: Sendable {
     func startAnswer(
         to destination: String, channel: Channel?, locale: String?
     ) async throws(VerificationFailure) -> ServerAnswer
+    /// Starts like ``startAnswer(to:channel:locale:)``, with `country` (ISO 3166 alpha-2, such as
+    /// `GB`) as the region a phone number written in national format is read in.
+    func startAnswer(
+        to destination: String, channel: Channel?, locale: String?, country: String?
+    ) async throws(VerificationFailure) -> ServerAnswer
     /// Checks a code; answers with the server's time (V13).
     func checkAnswer(id: String, code: String) async throws(VerificationFailure) -> ServerAnswer
     /// Sends a new code; answers with the server's time (V13).
@@ -27,6 +32,14 @@ extension VerificationService {
         to destination: String, channel: Channel?, locale: String?
     ) async throws(VerificationFailure) -> ServerAnswer {
         ServerAnswer(try await start(to: destination, channel: channel), serverDate: nil)
+    }
+
+    /// Starts without the country hint, for a service that has no use for it: the number goes as it
+    /// is, and a national number is refused as any number the service cannot read.
+    public func startAnswer(
+        to destination: String, channel: Channel?, locale: String?, country: String?
+    ) async throws(VerificationFailure) -> ServerAnswer {
+        try await startAnswer(to: destination, channel: channel, locale: locale)
     }
 
     /// Checks without the server's time.

@@ -17,14 +17,17 @@ extension Verifier {
         return FraudSubject(e164: address, channel: channel, region: known)
     }
 
-    /// The bucket of `now` and the window's first bucket, for a tally.
+    /// The bucket of `now` and the window's first bucket, for a tally; with `overDay`, the first
+    /// bucket of the counters' reach (a day, or the window if longer) instead of the window's.
     private func fraudTally(
-        keys: [String], sends: Int, approvals: Int, blockKeys: [String], skipWhenBlocked: Bool, now: Date
+        keys: [String], sends: Int, approvals: Int, blockKeys: [String], skipWhenBlocked: Bool, now: Date,
+        overDay: Bool = false
     ) -> FraudTally {
         let guardPolicy = policy.fraudGuard
         let bucketLength = max(1000, StoreTime.milliseconds(guardPolicy.bucketLength))
         let windowLength = max(bucketLength, StoreTime.milliseconds(guardPolicy.window))
-        let buckets = max(1, windowLength / bucketLength)
+        let summed = overDay ? max(windowLength, Self.fraudInsightsReach) : windowLength
+        let buckets = max(1, summed / bucketLength)
         let nowMilliseconds = StoreTime.milliseconds(now)
         let bucket = nowMilliseconds - nowMilliseconds % bucketLength
         let kept = max(windowLength, Self.fraudInsightsReach) + bucketLength
@@ -41,18 +44,24 @@ extension Verifier {
     /// Refuses a start whose prefix or region a live block holds, when the guard is `on`; answers
     /// whether the start, once sent, is counted.
     ///
-    /// A safe-listed number passes. In `shadow` mode the refusal is only reported, and the start is
-    /// sent but not counted, so that shadow's counters, and so its decisions, are those `on` would
-    /// have. A store that fails here lets the start go on: the guard fails open, and the start's own
-    /// store step answers for the store.
+    /// A safe-listed number passes, and so does a start under a region block whose prefix clears it
+    /// (``fraudClearsRegionBlock(_:now:)``). In `shadow` mode the refusal is only reported, and the
+    /// start is sent but not counted, so that shadow's counters, and so its decisions, are those `on`
+    /// would have. A store that fails here lets the start go on: the guard fails open, and the
+    /// start's own store step answers for the store.
     func fraudGate(_ subject: FraudSubject, address: String, now: Date) async throws(VerifierError) -> Bool {
         guard !policy.fraudGuard.isSafe(address) else { return true }
+        let regionKey = FraudKey.region(subject)
         let tally = fraudTally(
-            keys: [], sends: 0, approvals: 0,
-            blockKeys: [FraudKey.prefix(subject), FraudKey.region(subject)], skipWhenBlocked: true, now: now)
-        guard let totals = try? await store.tallyFraud(tally, now: now),
-            let block = totals.blocks.max(by: { $0.until < $1.until })
-        else { return true }
+            keys: [], sends: 0, approvals: 0, blockKeys: [FraudKey.prefix(subject), regionKey],
+            skipWhenBlocked: true, now: now)
+        guard var blocks = try? await store.tallyFraud(tally, now: now).blocks, !blocks.isEmpty else {
+            return true
+        }
+        if blocks.contains(where: { $0.key == regionKey }), await fraudClearsRegionBlock(subject, now: now) {
+            blocks.removeAll { $0.key == regionKey }
+        }
+        guard let block = blocks.max(by: { $0.until < $1.until }) else { return true }
         let level: FraudDecision.Level = block.key.hasPrefix("r|") ? .region : .prefix
         let mode = policy.fraudGuard.mode
         fraudDecisions(
@@ -62,6 +71,22 @@ extension Verifier {
         guard mode == .on else { return false }
         let wait = StoreTime.milliseconds(block.until) - StoreTime.milliseconds(now)
         throw .destinationBlocked(retryAfter: .milliseconds(max(0, wait)), reason: "pumping")
+    }
+
+    /// Whether the subject's prefix passes its region's block.
+    ///
+    /// Judged on the day's sums of the prefix, the region and every region
+    /// (``FraudRule/clearsRegionBlock(prefix:region:all:)``). Asked only under a live region block;
+    /// a store that fails here clears the start (the guard fails open).
+    func fraudClearsRegionBlock(_ subject: FraudSubject, now: Date) async -> Bool {
+        let read = fraudTally(
+            keys: [FraudKey.prefix(subject), FraudKey.region(subject), FraudKey.all(subject)], sends: 0,
+            approvals: 0, blockKeys: [], skipWhenBlocked: false, now: now, overDay: true)
+        guard let counts = try? await store.tallyFraud(read, now: now).counts, counts.count == 3 else {
+            return true
+        }
+        return FraudRule(minSends: policy.fraudGuard.minSends).clearsRegionBlock(
+            prefix: counts[0], region: counts[1], all: counts[2])
     }
 
     /// When a block began: its end less its length (the first block's length doubled per repeat).
@@ -120,7 +145,8 @@ extension Verifier {
     ///
     /// A failure of the store is ignored. In `shadow` mode an approval of a start that a block live
     /// at its start would have refused is not counted, as its send was not
-    /// (``fraudGate(_:address:now:)``).
+    /// (``fraudGate(_:address:now:)``); a region block counts only when the prefix does not clear
+    /// it now (``fraudClearsRegionBlock(_:now:)``, asked again at the approval).
     func fraudCountApproval(_ subject: FraudSubject, address: String, startedAt: Date, now: Date) async {
         let keys = [FraudKey.prefix(subject), FraudKey.region(subject), FraudKey.all(subject)]
         if policy.fraudGuard.mode == .shadow, !policy.fraudGuard.isSafe(address) {
@@ -128,7 +154,11 @@ extension Verifier {
                 keys: [], sends: 0, approvals: 0, blockKeys: Array(keys.prefix(2)), skipWhenBlocked: true,
                 now: now)
             guard let totals = try? await store.tallyFraud(read, now: now) else { return }
-            if totals.blocks.contains(where: { fraudBlockStart($0) <= startedAt }) { return }
+            var held = totals.blocks.filter { fraudBlockStart($0) <= startedAt }
+            if held.contains(where: { $0.key == keys[1] }), await fraudClearsRegionBlock(subject, now: now) {
+                held.removeAll { $0.key == keys[1] }
+            }
+            if !held.isEmpty { return }
         }
         let tally = fraudTally(
             keys: keys, sends: 0, approvals: 1, blockKeys: [], skipWhenBlocked: false, now: now)

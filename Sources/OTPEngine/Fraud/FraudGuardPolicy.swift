@@ -4,7 +4,8 @@ import Foundation
 public struct FraudGuardPolicy: Sendable, Hashable {
     /// What the guard does with its decisions.
     public enum Mode: String, Sendable, CaseIterable {
-        /// Counts, decides and blocks: starts to a blocked prefix or region are refused.
+        /// Counts, decides and blocks: starts to a blocked prefix, or to a blocked region's prefix
+        /// that does not clear the block, are refused.
         case on
         /// Counts and decides (blocks are stored, logged and counted) but refuses nothing.
         case shadow
@@ -25,7 +26,8 @@ public struct FraudGuardPolicy: Sendable, Hashable {
     /// E.164 form starts with an entry.
     public var safeList: [String]
     /// Whether a region whose own conversion collapses is blocked too (the rule for attacks spread
-    /// over a region's whole range, see ``FraudRule``).
+    /// over a region's whole range, see ``FraudRule``); its block refuses only the region's prefixes
+    /// that have not converted over the day.
     public var blocksRegions: Bool
 
     /// Creates settings; the defaults are those of `otp serve`.

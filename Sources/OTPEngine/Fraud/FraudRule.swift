@@ -13,6 +13,12 @@ import Foundation
 ///   spread so thin that no prefix reaches `minSends`. A region with at least 10 × `minSends`
 ///   sends is blocked when its conversion is under a quarter of the conversion of every other
 ///   region together (or 5% when the others have fewer than 10 × `minSends` sends).
+/// - **What a region block holds**: the region's prefixes that have not shown they convert. A
+///   start to a blocked region passes when its prefix, over the last day (the counters' reach),
+///   has approvals and converts at or above the region's threshold over that day (a quarter of the
+///   other regions' conversion, or 5%): ``clearsRegionBlock(prefix:region:all:)``. So a spread
+///   attack's ranges, which never convert, are refused, and the ranges the region's real users
+///   convert on are not.
 ///
 /// A block lasts ``FraudGuardPolicy/blockDuration``, doubling with each repeat block of the same key.
 public struct FraudRule: Sendable, Equatable {
@@ -57,16 +63,38 @@ public struct FraudRule: Sendable, Equatable {
         judge(region, within: all, minSends: regionMinSends)
     }
 
+    /// Whether a prefix passes its region's block: over the day's sums given, the prefix has
+    /// approvals and converts at or above the threshold its region is judged against (a quarter of
+    /// the other regions' conversion, or 5% when they have fewer than 10 × `minSends` sends).
+    ///
+    /// `prefix`, `region` and `all` are the prefix's, its region's and every region's sums over the
+    /// counters' reach (a day), not over the window: a range the region's users convert on keeps
+    /// its record through an attack that started within the day.
+    public func clearsRegionBlock(prefix: FraudCount, region: FraudCount, all: FraudCount) -> Bool {
+        let threshold = Self.threshold(
+            otherSends: all.sends - region.sends, otherApprovals: all.approvals - region.approvals,
+            minSends: regionMinSends)
+        let conversion = prefix.sends == 0 ? 0 : Double(prefix.approvals) / Double(prefix.sends)
+        return prefix.approvals > 0 && conversion >= threshold.threshold
+    }
+
     private func judge(_ part: FraudCount, within whole: FraudCount, minSends: Int) -> Judgement {
-        let otherSends = whole.sends - part.sends
-        let otherApprovals = whole.approvals - part.approvals
-        let baseline = otherSends >= minSends ? Double(otherApprovals) / Double(otherSends) : nil
-        let threshold = baseline.map { $0 * Self.baselineFraction } ?? Self.floor
+        let (baseline, threshold) = Self.threshold(
+            otherSends: whole.sends - part.sends, otherApprovals: whole.approvals - part.approvals,
+            minSends: minSends)
         var judgement = Judgement(
             sends: part.sends, approvals: part.approvals, baseline: baseline, threshold: threshold,
             blocks: false)
         judgement.blocks = part.sends >= minSends && judgement.conversion < threshold
         return judgement
+    }
+
+    /// The baseline (the others' conversion, when they have `minSends` sends) and the threshold.
+    private static func threshold(
+        otherSends: Int, otherApprovals: Int, minSends: Int
+    ) -> (baseline: Double?, threshold: Double) {
+        let baseline = otherSends >= minSends ? Double(otherApprovals) / Double(otherSends) : nil
+        return (baseline, baseline.map { $0 * baselineFraction } ?? floor)
     }
 }
 

@@ -16,9 +16,11 @@ import OTPCore
 /// range (a US area code and the exchange's first digit, a UK mobile block), shallow enough
 /// that a range still gathers the sends the rule needs.
 ///
-/// The region is, for now, the calling code written `+44` (``callingCodeRegion(of:)``): numbers
-/// are not yet parsed with a numbering-plan library. When they are, the parser's ISO 3166 region
-/// goes in through ``init(e164:channel:region:)``'s `region` and nothing else changes.
+/// The region is the one the verifier's ``PhoneNumberParser`` reads from the number, passed in
+/// through ``init(e164:channel:region:)``'s `region`: an ISO 3166 code with libphonenumber
+/// (`LibPhoneNumberParser`, which `otp serve` uses), so `GB` for `+447400123456` and `GG` for
+/// Guernsey's `+447911123456`, of the same calling code. A parser that knows no regions (the default
+/// ``E164SyntaxParser``) leaves the calling code, written `+44` (``callingCodeRegion(of:)``).
 public struct FraudSubject: Sendable, Hashable {
     /// The region the number belongs to: an ISO 3166 code from a parser, or `+` and the calling code.
     public var region: String
@@ -37,15 +39,15 @@ public struct FraudSubject: Sendable, Hashable {
     /// The subject of an E.164 number (`+` and digits); `region` is the parser's region when there
     /// is one, else the calling code's.
     ///
-    /// The seam for a numbering-plan parser: pass the region it finds for the number.
+    /// The verifier passes the region its ``PhoneNumberParser`` finds for the number.
     public init(e164: String, channel: Channel = .sms, region: String? = nil) {
         self.init(
             region: region ?? Self.callingCodeRegion(of: e164), prefix: Self.prefix(of: e164),
             channel: channel)
     }
 
-    /// The region of a number as the calling code gives it, `+` and the code, until numbers carry
-    /// a parser's region.
+    /// The region of a number as the calling code gives it, `+` and the code: the region when the
+    /// parser knows none.
     public static func callingCodeRegion(of e164: String) -> String {
         "+" + CallingCodes.callingCode(ofDigits: String(e164.drop { $0 == "+" }))
     }

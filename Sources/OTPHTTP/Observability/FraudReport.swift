@@ -5,22 +5,68 @@ import OTPEngine
 /// How the server reports each decision of the pumping guard: a JSON log line with its figures,
 /// the `otp_fraud_decisions_total{region,action}` metric, and for a block the `fraud_blocked`
 /// lifecycle event.
+///
+/// Every block is logged. Refusals are many under an attack (every start to a blocked prefix is
+/// one, and in shadow mode every one is sent), so their lines are thinned: at most one `refuse`
+/// line per block key per minute of the decisions' own time (``RefusalThrottle``), whose
+/// `refusals` field counts the refusals it stands for (itself and those of the key not logged since
+/// the key's previous line). The metric counts every refusal.
 enum FraudReport {
     /// The observer a server's verifier calls with each decision.
     static func reporter(
         metrics: ServerMetrics, log: RequestLog, events: EventsConfiguration?
     ) -> @Sendable (FraudDecision) -> Void {
-        { decision in
+        let throttle = RefusalThrottle()
+        return { decision in
             metrics.recordFraudDecision(region: decision.subject.region, action: action(decision))
+            var extra: [(String, String)] = []
+            if decision.action == .refuse {
+                guard let refusals = throttle.admit(key: decision.block.key, at: decision.at) else { return }
+                extra = [("refusals", String(refusals))]
+            }
             log.log(
                 decision.action == .block ? .warning : .info, message(decision),
-                fields: [("event", "fraud_decision")] + Array(fields(decision)))
+                fields: [("event", "fraud_decision")] + Array(fields(decision)) + extra)
             guard decision.action == .block, let events else { return }
             let event = LifecycleEvent.fraudBlocked(decision)
             // Posted once, by the server whose step made the block; not kept in the outbox.
             Task {
                 let delivered = await events.deliver(event)
                 metrics.recordEvent(type: event.kind.rawValue, result: delivered ? "delivered" : "dropped")
+            }
+        }
+    }
+
+    /// Which refusals get a log line: the first of a block key, then the first one a minute or more
+    /// after the key's previous line; the others are folded into the next line's count.
+    final class RefusalThrottle: Sendable {
+        /// One line per key per this much of the decisions' time.
+        static let interval: TimeInterval = 60
+        /// Keys past this many are pruned of those not logged for an hour.
+        static let pruneAbove = 1024
+
+        private struct Entry {
+            var logged: Date
+            var unlogged: Int
+        }
+
+        private let entries = Locked<[String: Entry]>([:])
+
+        /// The refusals a line for this one stands for (this one and the key's unlogged ones), or
+        /// `nil` when this refusal gets no line of its own and is counted into the key's next.
+        func admit(key: String, at now: Date) -> Int? {
+            entries.withLock { entries in
+                if var entry = entries[key], now.timeIntervalSince(entry.logged) < Self.interval {
+                    entry.unlogged += 1
+                    entries[key] = entry
+                    return nil
+                }
+                let count = (entries[key]?.unlogged ?? 0) + 1
+                if entries.count >= Self.pruneAbove {
+                    entries = entries.filter { now.timeIntervalSince($0.value.logged) < 3600 }
+                }
+                entries[key] = Entry(logged: now, unlogged: 0)
+                return count
             }
         }
     }

@@ -56,6 +56,12 @@ import Testing
         let next = try await later.tallyFraud(Self.tally(["p|b"], at: 3700), now: Self.time(3700))
         #expect(next.counts == [FraudCount(key: "p|b", sends: 1, approvals: 0)])
         #expect(next.added)
+        // A read whose window starts earlier (the guard's day-long read) sums the buckets still kept.
+        var dayRead = Self.tally(["p|b"], sends: 0, at: 3710)
+        dayRead.windowStart = Self.time(0)
+        let day = try await later.tallyFraud(dayRead, now: Self.time(3710))
+        #expect(day.counts == [FraudCount(key: "p|b", sends: 2, approvals: 0)])
+        #expect(day.added == false)
     }
 
     @Test(

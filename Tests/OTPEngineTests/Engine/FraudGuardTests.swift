@@ -120,6 +120,41 @@ import Testing
     }
 
     @Test(
+        "a prefix clears its region's block when, over the day, it has approvals and converts at the region's threshold"
+    )
+    func clearing() {
+        let rule = FraudRule(minSends: 20)
+        // The other regions: 1000 sends, 700 approved: a 70% baseline, a 17.5% threshold.
+        let region = FraudCount(key: "r", sends: 300, approvals: 40)
+        let all = FraudCount(key: "a", sends: 1300, approvals: 740)
+        let clears = { (sends: Int, approvals: Int) in
+            rule.clearsRegionBlock(
+                prefix: FraudCount(key: "p", sends: sends, approvals: approvals), region: region, all: all)
+        }
+        #expect(clears(30, 20))
+        #expect(clears(40, 7))  // 17.5%: at the threshold
+        #expect(!clears(40, 6))  // 15%
+        #expect(!clears(1, 0))  // a range of the attack: sends, never an approval
+        #expect(!clears(0, 0))  // a range never seen
+        // The other regions under ten times min-sends: no baseline, 5%, and an approval is needed.
+        let few = FraudCount(key: "a", sends: 499, approvals: 300)
+        #expect(
+            rule.clearsRegionBlock(
+                prefix: FraudCount(key: "p", sends: 20, approvals: 1), region: region, all: few))
+        #expect(
+            !rule.clearsRegionBlock(
+                prefix: FraudCount(key: "p", sends: 21, approvals: 1), region: region, all: few))
+        // Other regions converting nothing: a threshold of 0, and still no clearing without an approval.
+        let dead = FraudCount(key: "a", sends: 700, approvals: 40)
+        #expect(
+            !rule.clearsRegionBlock(
+                prefix: FraudCount(key: "p", sends: 5, approvals: 0), region: region, all: dead))
+        #expect(
+            rule.clearsRegionBlock(
+                prefix: FraudCount(key: "p", sends: 5, approvals: 1), region: region, all: dead))
+    }
+
+    @Test(
         "a pumped prefix is blocked at min-sends: the next start is 429 pumping, retry after 12 h, and sends nothing"
     )
     func blocks() async throws {
@@ -286,6 +321,69 @@ import Testing
             try await h.verifier.start(StartRequest(to: "+33799000000", clientAddress: "192.0.2.7"))
         }
         #expect(error?.kind == .destinationBlocked)
+    }
+
+    @Test(
+        "a region block refuses its ranges that never converted and lets through those its users convert on"
+    )
+    func regionClearing() async throws {
+        let h = GuardHarness()
+        let error = try await Self.spreadOverFrance(h)
+        #expect(error?.kind == .destinationBlocked)
+        // +33612: 10 starts of the region's users, 8 approved, before the attack; it converts.
+        let sent = await h.sender.messages.count
+        try await h.start("+33612990001", approve: true)
+        #expect(await h.sender.messages.count == sent + 1)
+        // +33650: only the attack's two starts, never approved: refused.
+        let attacked = await verifierError { () async throws(VerifierError) in
+            try await h.verifier.start(StartRequest(to: "+33650990001", clientAddress: "192.0.2.7"))
+        }
+        #expect(attacked?.kind == .destinationBlocked)
+        #expect(await h.sender.messages.count == sent + 1)
+        let refusals = h.decisions.withLock { $0.filter { $0.action == .refuse } }
+        #expect(refusals.map(\.level) == [.region, .region])
+        #expect(refusals.map(\.subject.prefix) == ["+33799", "+33650"])
+    }
+
+    @Test(
+        "in shadow mode a start that clears the region's block is counted with its approval, and one that does not is not"
+    )
+    func regionClearingShadow() async throws {
+        let h = GuardHarness(mode: .shadow)
+        #expect(try await Self.spreadOverFrance(h) == nil)
+        try await h.start("+33612990001", approve: true)
+        try await h.start("+33650990001", approve: true)
+        let insights = try await h.verifier.conversionInsights(since: h.clock.date.addingTimeInterval(-3600))
+        let prefix = { (name: String) in insights.prefixes.first { $0.prefix == name } }
+        // +33612: its 10 starts, the attack's 2, and the one that cleared the block.
+        #expect(prefix("+33612")?.sends == 13)
+        #expect(prefix("+33612")?.approvals == 9)
+        // +33650: the attack's 2 only; the start a block would have refused, and its approval, are not counted.
+        #expect(prefix("+33650")?.sends == 2)
+        #expect(prefix("+33650")?.approvals == 0)
+        #expect(
+            h.decisions.withLock { $0.filter { $0.action == .refuse }.map(\.subject.prefix) } == [
+                "+33799", "+33650",
+            ])
+    }
+
+    /// Other regions' 200 starts at 70%, +33612's 10 at 80%, then 190 starts spread over the 100
+    /// prefixes +33600 to +33699, none approved, the last of which blocks the region (200 sends at
+    /// 4%); answers the error of a start to +33799 after it.
+    static func spreadOverFrance(_ h: GuardHarness) async throws -> VerifierError? {
+        for index in 0..<200 {
+            try await h.start("+1415555\(String(format: "%04d", index))", approve: index % 10 < 7)
+        }
+        for index in 0..<10 {
+            try await h.start("+336129000\(String(format: "%02d", index))", approve: index < 8)
+        }
+        for index in 0..<190 {
+            try await h.start("+336\(String(format: "%02d", index % 100))00\(String(format: "%04d", index))")
+        }
+        #expect(h.blocks.map(\.level) == [.region])
+        return await verifierError { () async throws(VerifierError) in
+            try await h.verifier.start(StartRequest(to: "+33799000000", clientAddress: "192.0.2.7"))
+        }
     }
 
     @Test("a store failing the guard's steps lets starts and checks go on (the guard fails open)")
