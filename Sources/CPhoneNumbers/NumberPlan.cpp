@@ -198,8 +198,11 @@ Type type_in(const std::string &nsn, const icu::UnicodeString &text, const Phone
   return PhoneNumberUtil::UNKNOWN;
 }
 
-/// As PhoneNumberUtil::GetRegionCodeForNumber (and GetRegionCodeForNumberFromRegionList).
-std::string region_of(int calling_code, const std::string &nsn, const icu::UnicodeString &text) {
+/// As PhoneNumberUtil::GetRegionCodeForNumber (and GetRegionCodeForNumberFromRegionList). When
+/// the region was chosen by the number's type there, `type` is set to it, so it is not judged twice.
+std::string region_of(int calling_code, const std::string &nsn, const icu::UnicodeString &text, Type *type,
+                      bool *typed) {
+  *typed = false;
   const std::vector<std::string> &regions = tables().regions(calling_code);
   if (regions.empty()) return "ZZ";
   if (regions.size() == 1) return regions.front();
@@ -208,8 +211,13 @@ std::string region_of(int calling_code, const std::string &nsn, const icu::Unico
     if (metadata == nullptr) continue;
     if (metadata->has_leading_digits()) {
       if (matchers().prefix_match(metadata->leading_digits(), text)) return region;
-    } else if (type_in(nsn, text, *metadata) != PhoneNumberUtil::UNKNOWN) {
-      return region;
+    } else {
+      const Type found = type_in(nsn, text, *metadata);
+      if (found != PhoneNumberUtil::UNKNOWN) {
+        *type = found;
+        *typed = true;
+        return region;
+      }
     }
   }
   return "ZZ";
@@ -286,7 +294,9 @@ bool number_plan_describe(const PhoneNumber &number, std::string *region, Type *
   std::string nsn;
   util().GetNationalSignificantNumber(number, &nsn);
   const icu::UnicodeString text = digits_text(nsn);
-  *region = region_of(number.country_code(), nsn, text);
+  bool typed = false;
+  *region = region_of(number.country_code(), nsn, text, type, &typed);
+  if (typed) return true;
   const PhoneMetadata *metadata = tables().metadata(number.country_code(), *region);
   *type = metadata == nullptr ? PhoneNumberUtil::UNKNOWN : type_in(nsn, text, *metadata);
   return true;
