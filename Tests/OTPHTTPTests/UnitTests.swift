@@ -21,6 +21,21 @@ import Testing
         #expect(!keys.accepts(authorization: "alpha-key"))
         #expect(!APIKeys([]).accepts(authorization: "Bearer "))
     }
+
+    @Test("the scheme is read in any case and the key after any spaces; nothing else stands for them")
+    func schemeAndSpaces() {
+        let keys = APIKeys(["alpha-key"])
+        #expect(keys.accepts(authorization: "bEaReR alpha-key"))
+        #expect(keys.accepts(authorization: "Bearer    alpha-key"))
+        // A byte that differs from a letter or the space only in the case bit is not that letter.
+        #expect(!keys.accepts(authorization: "Bearer\u{0}alpha-key"))
+        #expect(!keys.accepts(authorization: "Bearer\talpha-key"))
+        #expect(!keys.accepts(authorization: "Bearerxalpha-key"))
+        #expect(!keys.accepts(authorization: "Bea\u{12}er alpha-key"))
+        #expect(!keys.accepts(authorization: "Bearer"))
+        #expect(!keys.accepts(authorization: "Bearer alpha-key "))
+        #expect(!keys.accepts(authorization: "Bëarer alpha-key"))
+    }
 }
 
 @Suite struct RouteTests {

@@ -62,11 +62,16 @@ public struct APIKeys: Sendable {
 
     /// Who the key an `Authorization` header presents belongs to, or `nil` when it presents none.
     public func caller(authorization: String?) -> Caller? {
-        guard let authorization, authorization.count > 7,
-            authorization.prefix(7).lowercased() == "bearer "
+        guard let authorization else { return nil }
+        let bytes = authorization.utf8
+        // "Bearer " in any case, then the key after any further spaces.
+        guard bytes.count > 7,
+            zip(bytes.prefix(7), "bearer ".utf8).allSatisfy({ byte, expected in
+                byte == expected || (expected != UInt8(ascii: " ") && byte | 0x20 == expected)
+            })
         else { return nil }
-        let presented = authorization.dropFirst(7).drop { $0 == " " }
-        let hash = saltKey.authenticationCode(Array(presented.utf8))
+        let presented = bytes.dropFirst(7).drop { $0 == UInt8(ascii: " ") }
+        let hash = saltKey.authenticationCode(Array(presented))
         var matched: Int?
         for (index, candidate) in hashes.enumerated() where HMACSHA256.constantTimeEqual(candidate, hash) {
             matched = index

@@ -83,8 +83,8 @@ struct RouteCheck: Middleware {
         guard let route = context.route, !hidden.contains(route) else {
             return .now(APIResponses.error(APIResponses.routeNotFound, route: Route.unmatched))
         }
-        let methods = RouteTable.methods(sharingTemplateWith: route)
         guard RouteTable.entry(route).methods.contains(context.request.method) else {
+            let methods = RouteTable.methods(sharingTemplateWith: route)
             var response = APIResponses.error(APIResponses.methodNotAllowed(methods), route: context.template)
             response.headers.append(("Allow", methods.joined(separator: ", ")))
             return .now(response)

@@ -178,8 +178,13 @@ enum RouteTable {
     /// The methods every route on a route's template answers together (`/v1/verifications` takes
     /// a start's POST and a search's GET).
     static func methods(sharingTemplateWith name: Name) -> [String] {
-        let template = entry(name).template
-        return entries.filter { $0.template == template }.flatMap(\.methods)
+        sharing[name.rawValue].flatMap { entry($0).methods }
+    }
+
+    /// For each route, by its raw value, the routes on its template (itself among them), in the
+    /// table's order; found once, as each request asks.
+    private static let sharing: [[Name]] = entries.map { entry in
+        entries.filter { $0.template == entry.template }.map(\.name)
     }
 
     /// The route whose template matches `path` and that answers `method`, else the first whose
@@ -187,9 +192,8 @@ enum RouteTable {
     /// `nil` when none matches.
     static func match(_ path: String, method: String) -> (name: Name, parameter: Substring)? {
         guard let first = match(path) else { return nil }
-        let template = entry(first.name).template
-        let answering = entries.first { $0.template == template && $0.methods.contains(method) }
-        return (answering?.name ?? first.name, first.parameter)
+        let answering = sharing[first.name.rawValue].first { entry($0).methods.contains(method) }
+        return (answering ?? first.name, first.parameter)
     }
 
     /// The first route whose template matches `path`, with the value of its one parameter (empty
