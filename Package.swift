@@ -24,7 +24,7 @@ let package = Package(
     targets: [
         // MARK: Core (Linux and Apple)
         .target(name: "OTPCore"),
-        .testTarget(name: "OTPCoreTests", dependencies: ["OTPCore"]),
+        .testTarget(name: "OTPCoreTests", dependencies: ["OTPCore", "OTPTestSupport"]),
 
         // MARK: SwiftUI views (Apple platforms; every file is inside #if canImport(SwiftUI), so empty on Linux)
         .target(name: "OTPUI", dependencies: ["OTPCore"]),
@@ -93,7 +93,9 @@ let package = Package(
                 .linkedLibrary("icuuc"),
             ]),
         .target(name: "OTPPhoneNumbers", dependencies: ["OTPEngine", "CPhoneNumbers"]),
-        .testTarget(name: "OTPPhoneNumbersTests", dependencies: ["OTPPhoneNumbers", "OTPEngine", "OTPCore"]),
+        .testTarget(
+            name: "OTPPhoneNumbersTests",
+            dependencies: ["OTPPhoneNumbers", "OTPEngine", "OTPCore", "OTPTestSupport"]),
 
         // MARK: Delivery and the HTTP front
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),

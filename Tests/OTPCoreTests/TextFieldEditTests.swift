@@ -1,4 +1,5 @@
 import Foundation
+import OTPTestSupport
 import Testing
 
 @testable import OTPCore
@@ -413,7 +414,7 @@ final class FieldHarness {
             TextEdit.difference(from: "482019", to: "7482019") == TextEdit(range: 0..<0, replacement: "7"))
         #expect(TextEdit.difference(from: "4820", to: "450") == TextEdit(range: 1..<3, replacement: "5"))
         #expect(TextEdit.difference(from: "48201", to: "4201") == TextEdit(range: 1..<2, replacement: ""))
-        var generator = SplitMix64(seed: 11)
+        var generator = SeededGenerator(seed: 11)
         let alphabet = Array("0123456789a８")
         for _ in 0..<2_000 {
             let old = String(
@@ -446,7 +447,7 @@ final class FieldHarness {
         "F3 F4 F5 property: a submission holds only characters the user entered, fills the format, never repeats",
         arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
     func property(seed: UInt64) {
-        var generator = SplitMix64(seed: seed)
+        var generator = SeededGenerator(seed: seed)
         let format =
             seed.isMultiple(of: 2) ? CodeFormat(length: 6) : CodeFormat(length: 4, kind: .alphanumeric)
         let harness = FieldHarness(format: format)

@@ -1,6 +1,7 @@
 import Foundation
 import OTPCore
 import OTPEngine
+import OTPTestSupport
 import Testing
 
 @testable import OTPHTTP
@@ -62,21 +63,6 @@ import Testing
         for date in dates {
             #expect(ResponseJSON.timestamp(date) == WireCoding.format(date), "\(date.timeIntervalSince1970)")
         }
-    }
-}
-
-/// A small deterministic generator (SplitMix64) so the test sees the same dates every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 }
 

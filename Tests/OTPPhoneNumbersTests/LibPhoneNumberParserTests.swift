@@ -1,5 +1,6 @@
 import OTPCore
 import OTPEngine
+import OTPTestSupport
 import Testing
 
 @testable import OTPPhoneNumbers
@@ -177,7 +178,7 @@ import Testing
     /// grouping.
     @Test("the faster reading answers as PhoneNumberUtil on example numbers and their variants")
     func agreesWithReference() {
-        var generator = SplitMix(seed: 0x5EED)
+        var generator = SeededGenerator(seed: 0x5EED)
         var texts: [String] = []
         for region in LibPhoneNumberParser.supportedRegions {
             for type in PhoneNumberType.allCases where type != .unknown {
@@ -218,7 +219,7 @@ import Testing
         }
     }
 
-    private func variants(of e164: String, using generator: inout SplitMix) -> [String] {
+    private func variants(of e164: String, using generator: inout SeededGenerator) -> [String] {
         let digits = Array(e164.dropFirst())
         var out: [String] = []
         for round in 0..<12 {
@@ -241,19 +242,7 @@ import Testing
     }
 }
 
-/// A small seeded generator, so the variants are the same on every run.
-private struct SplitMix {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func digit() -> Character { Character(String(next() % 10)) }
+extension SeededGenerator {
+    /// A decimal digit.
+    fileprivate mutating func digit() -> Character { Character(String(next() % 10)) }
 }

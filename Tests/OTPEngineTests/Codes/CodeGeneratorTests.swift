@@ -1,5 +1,6 @@
 import Foundation
 import OTPCore
+import OTPTestSupport
 import Testing
 
 @testable import OTPEngine

@@ -1,3 +1,4 @@
+import OTPTestSupport
 import Testing
 
 @testable import OTPEngine

@@ -1,6 +1,7 @@
 import Foundation
 import OTPCore
 import OTPEngine
+import OTPTestSupport
 import Testing
 
 #if canImport(Glibc)

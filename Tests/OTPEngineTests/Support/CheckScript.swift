@@ -1,6 +1,7 @@
 import Foundation
 import OTPCore
 import OTPEngine
+import OTPTestSupport
 
 /// A seeded script of checks, run once through the asynchronous check and once through a faster
 /// path (the immediate check, the queued check), to hold the two to the same answers and record.

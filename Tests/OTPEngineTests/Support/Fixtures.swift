@@ -18,23 +18,6 @@ func relaxedPolicy(_ change: (inout Policy) -> Void = { _ in }) -> Policy {
     return policy
 }
 
-/// A deterministic generator (SplitMix64) for tests that need repeatable randomness.
-struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
-}
-
 /// A generator that returns scripted words, then repeats the last.
 struct ScriptedGenerator: RandomNumberGenerator, Sendable {
     var words: [UInt64]
