@@ -45,13 +45,7 @@ cleanup() {
 on_exit cleanup
 
 step "build (release)"
-if [ -n "${OTP_BIN:-}" ]; then
-  otp=$OTP_BIN
-else
-  swift build -c release --product otp -q 2>&1 | grep -v "prohibited flag" || true
-  otp="$(swift build -c release --show-bin-path)/otp"
-fi
-gcc -O2 -o "$work/bare" Benchmarks/http/bare.c -lmicrohttpd
+bench_binaries "$work"
 
 step "servers"
 "$work/bare" 2 >"$work/bare.port" &

@@ -33,13 +33,7 @@ cleanup() {
 on_exit cleanup
 
 step "build"
-if [ -n "${OTP_BIN:-}" ]; then
-  otp=$OTP_BIN
-else
-  swift build -c release --product otp -q 2>&1 | grep -v "prohibited flag" || true
-  otp="$(swift build -c release --show-bin-path)/otp"
-fi
-gcc -O2 -o "$work/bare" Benchmarks/http/bare.c -lmicrohttpd
+bench_binaries "$work"
 
 step "postgresql (${OTP_BENCH_POSTGRES_OPTIONS:--c synchronous_commit=off})"
 # A cluster of its own, whatever the caller's environment names.

@@ -16,6 +16,18 @@ on_exit() {
   trap 'for hook in "${OTP_EXIT_HOOKS[@]}"; do eval "$hook" || true; done' EXIT
 }
 
+# For the benchmarks: sets `otp` to $OTP_BIN, else to a release build made now, and builds the bare
+# libmicrohttpd server (Benchmarks/http/bare.c) as $1/bare.
+bench_binaries() {
+  if [ -n "${OTP_BIN:-}" ]; then
+    otp=$OTP_BIN
+  else
+    swift build -c release --product otp -q 2>&1 | grep -v "prohibited flag" || true
+    otp="$(swift build -c release --show-bin-path)/otp"
+  fi
+  gcc -O2 -o "$1/bare" Benchmarks/http/bare.c -lmicrohttpd
+}
+
 # Starts redis-server on a free loopback port with no persistence; sets REDIS_PORT and REDIS_PID
 # and stops it when the calling script exits.
 start_redis() {
