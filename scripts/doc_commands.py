@@ -124,24 +124,9 @@ def slug(heading):
     return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
 
 
-def anchors(path):
-    found, fence = set(), None
-    for line in read(path).splitlines():
-        opening = FENCE.match(line)
-        if opening:
-            if fence is None:
-                fence = opening.group(1)
-            elif line.strip().startswith(fence):
-                fence = None
-            continue
-        if fence is None and line.startswith("#"):
-            found.add(slug(line.lstrip("#")))
-    return found
-
-
-def broken_links(path):
-    """Relative links and images of PATH, outside code, whose target or anchor does not exist."""
-    errors, fence = [], None
+def prose_lines(path):
+    """(line number, line) for each line of PATH outside fenced code blocks and their fences."""
+    fence = None
     for number, line in enumerate(read(path).splitlines(), 1):
         opening = FENCE.match(line)
         if opening:
@@ -150,8 +135,18 @@ def broken_links(path):
             elif line.strip().startswith(fence):
                 fence = None
             continue
-        if fence is not None:
-            continue
+        if fence is None:
+            yield number, line
+
+
+def anchors(path):
+    return {slug(line.lstrip("#")) for _, line in prose_lines(path) if line.startswith("#")}
+
+
+def broken_links(path):
+    """Relative links and images of PATH, outside code, whose target or anchor does not exist."""
+    errors = []
+    for number, line in prose_lines(path):
         for target in LINK.findall(re.sub(r"`[^`]*`", "", line)):
             if re.match(r"[a-z]+:", target):
                 continue
