@@ -18,6 +18,9 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
     let prefix: String
     /// Whether state changes write ``LifecycleEvent``s to the outbox, in the same script.
     let recordsEvents: Bool
+    /// How those events mask their destinations (the start hands the masked form to its script,
+    /// which keeps it for the verification's later events).
+    let eventMasking: DestinationMasking
     /// Tells the owner, once, when calls start failing and when they work again.
     let outages: OutageWatch
 
@@ -33,6 +36,7 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
     ///   - password: the password to `AUTH` with; `nil` when Redis asks for none.
     ///   - recordsEvents: whether state changes write ``LifecycleEvent``s to the outbox, in the
     ///     same script as the change.
+    ///   - eventMasking: how those events mask their destinations.
     ///   - waitReplicas: how many replicas must hold each script's writes (`WAIT`) before the call
     ///     succeeds; fewer in time fails the call. 0 waits for none.
     ///   - report: told once when calls start failing (with the first failure's cause) and once when
@@ -41,13 +45,14 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
     ///   database cannot be selected, or the server refuses `PING` (`NOAUTH` when it needs a password).
     public convenience init(
         host: String, port: Int, database: Int = 0, keyPrefix: String = "otp:", connections: Int = 2,
-        username: String? = nil, password: String? = nil, recordsEvents: Bool = false, waitReplicas: Int = 0,
+        username: String? = nil, password: String? = nil, recordsEvents: Bool = false,
+        eventMasking: DestinationMasking = .plain, waitReplicas: Int = 0,
         report: (@Sendable (String) -> Void)? = nil
     ) throws(StoreError) {
         try self.init(
             target: .server(RedisAddress(host: host, port: port)), database: database, keyPrefix: keyPrefix,
             connections: connections, username: username, password: password, recordsEvents: recordsEvents,
-            waitReplicas: waitReplicas, report: report)
+            eventMasking: eventMasking, waitReplicas: waitReplicas, report: report)
     }
 
     /// Connects to the primary that Redis Sentinel names, and follows it through a failover.
@@ -66,6 +71,7 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
     ///   - username: the ACL user to `AUTH` as on the primary; `nil` for the default user.
     ///   - password: the password to `AUTH` with on the primary (sentinels are asked without one).
     ///   - recordsEvents: whether state changes write ``LifecycleEvent``s to the outbox.
+    ///   - eventMasking: how those events mask their destinations.
     ///   - waitReplicas: how many replicas must hold each script's writes (`WAIT`) before the call
     ///     succeeds.
     ///   - report: told once when calls start failing and once when they work again.
@@ -73,21 +79,25 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
     public convenience init(
         sentinels: [RedisAddress], primaryName: String, database: Int = 0, keyPrefix: String = "otp:",
         connections: Int = 2, username: String? = nil, password: String? = nil, recordsEvents: Bool = false,
-        waitReplicas: Int = 0, report: (@Sendable (String) -> Void)? = nil
+        eventMasking: DestinationMasking = .plain, waitReplicas: Int = 0,
+        report: (@Sendable (String) -> Void)? = nil
     ) throws(StoreError) {
         guard !sentinels.isEmpty else { throw StoreError("redis: no sentinel to ask") }
         try self.init(
             target: .sentinel(sentinels: sentinels, primary: primaryName), database: database,
             keyPrefix: keyPrefix, connections: connections, username: username, password: password,
-            recordsEvents: recordsEvents, waitReplicas: waitReplicas, report: report)
+            recordsEvents: recordsEvents, eventMasking: eventMasking, waitReplicas: waitReplicas,
+            report: report)
     }
 
     init(
         target: RedisTarget, database: Int, keyPrefix: String, connections: Int, username: String?,
-        password: String?, recordsEvents: Bool, waitReplicas: Int, report: (@Sendable (String) -> Void)?
+        password: String?, recordsEvents: Bool, eventMasking: DestinationMasking = .plain, waitReplicas: Int,
+        report: (@Sendable (String) -> Void)?
     ) throws(StoreError) {
         prefix = keyPrefix
         self.recordsEvents = recordsEvents
+        self.eventMasking = eventMasking
         outages = OutageWatch(report: report)
         var pool: [Lane] = []
         for index in 0..<max(1, connections) {
@@ -140,7 +150,7 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
             // The masked destination, so events written inside scripts need no masking there.
             arguments += [
                 Array("mto".utf8),
-                Array(Destination.mask(channel: record.channel, address: record.destination).utf8),
+                Array(eventMasking.mask(channel: record.channel, address: record.destination).utf8),
             ]
         }
         let permits = step.permits

@@ -57,7 +57,7 @@ extension SQLiteStore {
 
     /// Notes `expired` for pending codes past their lifetime that have none, in one transaction.
     public func noteExpiries(now: Date, limit: Int) async throws(StoreError) -> Int {
-        guard recordsEvents else { return 0 }
+        guard let masking = events else { return 0 }
         return try await run { (db: SQLiteConnection) throws(StoreError) in
             try db.immediateTransaction { () throws(StoreError) -> Int in
                 let rows = try db.query(
@@ -68,7 +68,8 @@ extension SQLiteStore {
                 var written = 0
                 for row in rows {
                     guard let id = row.first?.text, let record = try Self.read(db, id: id) else { continue }
-                    try Self.note(db, LifecycleEvent(.expired, of: record, at: record.expiresAt))
+                    try Self.note(
+                        db, LifecycleEvent(.expired, of: record, at: record.expiresAt, masking: masking))
                     written += 1
                 }
                 return written

@@ -12,6 +12,7 @@ extension SQLiteStore {
         _ change: @escaping @Sendable (inout VerificationRecord) -> Outcome
     ) async throws(StoreError) -> Outcome {
         let eventTime = recordsEvents ? now : nil
+        let masking = events ?? .plain
         return try await run { (db: SQLiteConnection) throws(StoreError) in
             try db.immediateTransaction { () throws(StoreError) -> Outcome in
                 guard var record = try Self.read(db, id: id) else { return missing }
@@ -19,7 +20,8 @@ extension SQLiteStore {
                 let outcome = change(&record)
                 if record != before { try Self.write(db, record) }
                 if let eventTime {
-                    try Self.note(db, LifecycleEvent.caused(from: before, to: record, at: eventTime))
+                    try Self.note(
+                        db, LifecycleEvent.caused(from: before, to: record, at: eventTime, masking: masking))
                 }
                 return outcome
             }

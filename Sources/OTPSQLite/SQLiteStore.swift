@@ -40,6 +40,8 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
     let checkpointer: SQLiteCheckpointer
     /// Whether state changes write ``LifecycleEvent``s to the `otp_events` outbox.
     let recordsEvents: Bool
+    /// How those events mask their destinations; `nil` when the store records none.
+    let events: DestinationMasking?
 
     /// Opens (creating when needed) the database at `path` and its tables.
     ///
@@ -51,6 +53,7 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
     ///     queued behind a held lock each fail at their own deadline, so waits never stack.
     ///   - recordsEvents: whether state changes write ``LifecycleEvent``s to the outbox table, in
     ///     the same transaction as the change.
+    ///   - eventMasking: how those events mask their destinations.
     ///   - pendingMigrations: whether a schema older than this version needs is brought up to date
     ///     (each step in one transaction) or refused. A new, empty database is always given the
     ///     current schema; one newer than this version knows is always refused.
@@ -58,10 +61,12 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
     ///   is refused (its ``StoreError/underlying`` error is then a ``SchemaMismatch``).
     public init(
         path: String, durability: Durability = .normal, deadline: Duration = .seconds(2),
-        recordsEvents: Bool = false, pendingMigrations: PendingMigrations = .apply
+        recordsEvents: Bool = false, eventMasking: DestinationMasking = .plain,
+        pendingMigrations: PendingMigrations = .apply
     ) throws(StoreError) {
         let connection = try SQLiteConnection(path: path, synchronous: durability)
         self.recordsEvents = recordsEvents
+        events = recordsEvents ? eventMasking : nil
         do {
             try Self.prepareSchema(connection, pending: pendingMigrations)
         } catch {
@@ -80,7 +85,7 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
     /// Takes a start's one step in one immediate transaction (the idempotency key, the permits,
     /// the record) and answers on the queue once committed.
     public func start(_ step: StartStep, now: Date, reply: @escaping StoreReply<StartAnswer>) {
-        let events = recordsEvents
+        let events = self.events
         submit(
             { (db: SQLiteConnection) throws(StoreError) in
                 try db.immediateTransaction { () throws(StoreError) -> StartAnswer in
@@ -101,7 +106,7 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
     /// Writes a new verification's row, its claim and its event, inside a transaction.
     static func insertRows(
         _ db: SQLiteConnection, _ record: VerificationRecord, claim: IdempotencyClaim?, now: Date,
-        events: Bool
+        events: DestinationMasking?
     ) throws(StoreError) {
         if let claim {
             try db.query(
@@ -113,7 +118,7 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
                 ])
         }
         try db.query(SQL.insertVerification, columns(of: record))
-        if events { try note(db, LifecycleEvent.caused(from: nil, to: record, at: now)) }
+        if let events { try note(db, LifecycleEvent.caused(from: nil, to: record, at: now, masking: events)) }
     }
 
     /// Reads a verification on the queue.
@@ -186,7 +191,7 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
     /// Judges a check in one immediate transaction (refusal, permits, attempt, comparison,
     /// approval and refunds) and answers on the queue once committed.
     public func check(_ step: CheckStep, now: Date, reply: @escaping StoreReply<CheckAnswer>) {
-        let events = recordsEvents
+        let events = self.events
         submit(
             { (db: SQLiteConnection) throws(StoreError) in try Self.check(db, step, now: now, events: events)
             },
@@ -194,7 +199,7 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
     }
 
     static func check(
-        _ db: SQLiteConnection, _ attempt: CheckStep, now: Date, events: Bool
+        _ db: SQLiteConnection, _ attempt: CheckStep, now: Date, events: DestinationMasking?
     ) throws(StoreError) -> CheckAnswer {
         try db.immediateTransaction { () throws(StoreError) -> CheckAnswer in
             guard var record = try read(db, id: attempt.id) else { return .notFound }
@@ -205,7 +210,9 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
             let before = record
             let outcome = record.check(candidateHash: attempt.candidateHash, now: now)
             try write(db, record, over: before)
-            if events { try note(db, LifecycleEvent.caused(from: before, to: record, at: now)) }
+            if let events {
+                try note(db, LifecycleEvent.caused(from: before, to: record, at: now, masking: events))
+            }
             if case .approved = outcome { try give(db, attempt.refundsOnApproval, now: now) }
             return outcome
         }

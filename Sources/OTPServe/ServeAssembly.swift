@@ -9,13 +9,16 @@ import OTPTokens
 /// Turns ``ServeSettings`` into the values a server runs on (a store, senders by channel, the
 /// HMAC key) and starts it: the one place `otp serve`'s text-level choices become objects.
 public enum ServeAssembly {
+    /// The server's phone number parser, which the console sender masks with too.
+    static let phoneNumbers = LibPhoneNumberParser()
+
     /// Builds the parts and starts the server; the store is shut down again if anything fails.
     public static func start(_ settings: ServeSettings) async throws(ServerStartError) -> RunningServer {
         let senders = try senders(for: settings)
         let secret = try secret(for: settings)
         var server = settings.server
         // Every phone number the server sees is read by libphonenumber: validity, region and type.
-        server.phoneNumbers = LibPhoneNumberParser()
+        server.phoneNumbers = phoneNumbers
         if settings.hosted != nil || !server.publishableKeys.isEmpty {
             let publicURL = settings.hosted?.publicURL
             server.approvalTokens = SignedApprovalTokens(
@@ -74,8 +77,11 @@ public enum ServeAssembly {
                 throw ServerStartError(error.reason)
             }
         }
+        // Events mask a number in libphonenumber's grouping, as the API's answers do.
         let store = try await settings.store.open(
-            recordsEvents: server.events != nil, pendingMigrations: settings.migrate ? .apply : .refuse,
+            recordsEvents: server.events != nil,
+            eventMasking: DestinationMasking(phoneNumbers: server.phoneNumbers),
+            pendingMigrations: settings.migrate ? .apply : .refuse,
             waitReplicas: settings.redisWaitReplicas, report: settings.storeReport)
         do throws(ServerStartError) {
             try await StoreSpec.checkFactorPersistence(
@@ -119,7 +125,7 @@ public enum ServeAssembly {
         do throws(DeliveryError) {
             switch choice.base {
             case .console:
-                return ConsoleSender()
+                return ConsoleSender(masking: DestinationMasking(phoneNumbers: phoneNumbers))
             case .outbox(let path):
                 return OutboxSender(path: path)
             case .smtp(let url):

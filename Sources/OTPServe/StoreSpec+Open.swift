@@ -7,7 +7,8 @@ import OTPSQLite
 extension StoreSpec {
     /// Opens the store this names; the caller owns it and shuts it down.
     ///
-    /// With `recordsEvents`, state changes write lifecycle events to the store's outbox. A schema
+    /// With `recordsEvents`, state changes write lifecycle events to the store's outbox, their
+    /// destinations masked by `eventMasking`. A schema
     /// older than this program's is brought up to date or refused, as `pendingMigrations` says; the
     /// refusal names `otp migrate` and `--migrate`.
     ///
@@ -15,16 +16,18 @@ extension StoreSpec {
     /// its calls start failing and once when they work again. A PostgreSQL store connects without
     /// blocking the caller's thread.
     public func open(
-        recordsEvents: Bool = false, pendingMigrations: PendingMigrations = .apply, waitReplicas: Int = 0,
+        recordsEvents: Bool = false, eventMasking: DestinationMasking = .plain,
+        pendingMigrations: PendingMigrations = .apply, waitReplicas: Int = 0,
         report: (@Sendable (String) -> Void)? = nil
     ) async throws(ServerStartError) -> any VerificationStore {
         switch self {
         case .memory:
-            return MemoryStore(recordsEvents: recordsEvents)
+            return MemoryStore(recordsEvents: recordsEvents, eventMasking: eventMasking)
         case .sqlite(let path):
             do {
                 return try SQLiteStore(
-                    path: path, recordsEvents: recordsEvents, pendingMigrations: pendingMigrations)
+                    path: path, recordsEvents: recordsEvents, eventMasking: eventMasking,
+                    pendingMigrations: pendingMigrations)
             } catch {
                 if let mismatch = error.underlying as? SchemaMismatch {
                     throw ServerStartError(
@@ -36,8 +39,8 @@ extension StoreSpec {
             do {
                 return try RedisStore(
                     host: host, port: port, database: database, keyPrefix: keyPrefix, username: username,
-                    password: password, recordsEvents: recordsEvents, waitReplicas: waitReplicas,
-                    report: report)
+                    password: password, recordsEvents: recordsEvents, eventMasking: eventMasking,
+                    waitReplicas: waitReplicas, report: report)
             } catch {
                 throw ServerStartError(
                     "cannot use the Redis store at \(RedisAddress(host: host, port: port))/\(database): "
@@ -48,7 +51,8 @@ extension StoreSpec {
                 return try RedisStore(
                     sentinels: spec.sentinels, primaryName: spec.primaryName, database: spec.database,
                     keyPrefix: spec.keyPrefix, username: spec.username, password: spec.password,
-                    recordsEvents: recordsEvents, waitReplicas: waitReplicas, report: report)
+                    recordsEvents: recordsEvents, eventMasking: eventMasking, waitReplicas: waitReplicas,
+                    report: report)
             } catch {
                 throw ServerStartError(
                     "cannot use the Redis store \(spec.primaryName)/\(spec.database) through Sentinel: "
@@ -58,7 +62,7 @@ extension StoreSpec {
             do {
                 return try await PostgresStore.connect(
                     conninfo: url, password: password, schema: schema, connections: connections,
-                    recordsEvents: recordsEvents)
+                    recordsEvents: recordsEvents, eventMasking: eventMasking)
             } catch {
                 throw ServerStartError("cannot open the PostgreSQL store: \(error)")
             }

@@ -13,8 +13,13 @@ import OTPCore
 /// This is the one place in OTPKit where a code is printed, on purpose, so a developer can
 /// sign in without a phone. Never use it in production. The destination is masked.
 public struct ConsoleSender: ImmediateCodeSender {
-    /// Creates a console sender.
-    public init() {}
+    /// How the destination is masked.
+    let masking: DestinationMasking
+
+    /// Creates a console sender that masks destinations with `masking`.
+    public init(masking: DestinationMasking = .plain) {
+        self.masking = masking
+    }
 
     /// Writes the message to standard error.
     public func send(_ message: OutgoingMessage) async throws(DeliveryError) {
@@ -26,7 +31,7 @@ public struct ConsoleSender: ImmediateCodeSender {
 
     /// Writes the message to standard error, on the caller's thread.
     public func sendImmediately(_ message: OutgoingMessage) throws(DeliveryError) {
-        let destination = Destination.mask(channel: message.channel, address: message.to)
+        let destination = masking.mask(channel: message.channel, address: message.to)
         let body = message.text.split(separator: "\n", omittingEmptySubsequences: false)
             .map { "  | \($0)" }.joined(separator: "\n")
         let block =

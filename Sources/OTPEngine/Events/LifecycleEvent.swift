@@ -54,12 +54,14 @@ public struct LifecycleEvent: Sendable, Equatable {
         self.at = at
     }
 
-    /// The event of `kind` about `record`'s current code.
-    public init(_ kind: Kind, of record: VerificationRecord, at now: Date) {
+    /// The event of `kind` about `record`'s current code, its destination masked by `masking`.
+    public init(
+        _ kind: Kind, of record: VerificationRecord, at now: Date, masking: DestinationMasking = .plain
+    ) {
         self.init(
             id: Self.id(kind, verificationID: record.id, codeNumber: record.sendsUsed), kind: kind,
             verificationID: record.id, channel: record.channel,
-            to: Destination.mask(channel: record.channel, address: record.destination), at: now,
+            to: masking.mask(channel: record.channel, address: record.destination), at: now,
             ref: record.ref)
     }
 
@@ -84,18 +86,19 @@ public struct LifecycleEvent: Sendable, Equatable {
     /// whose last attempt a wrong code used is `maxAttemptsReached`. Expiry is not a change of
     /// the record: a store notes it when it sweeps (``LifecycleEventStore/noteExpiries(now:limit:)``).
     public static func caused(
-        from before: VerificationRecord?, to after: VerificationRecord, at now: Date
+        from before: VerificationRecord?, to after: VerificationRecord, at now: Date,
+        masking: DestinationMasking = .plain
     ) -> LifecycleEvent? {
-        guard let before else { return LifecycleEvent(.pending, of: after, at: now) }
+        guard let before else { return LifecycleEvent(.pending, of: after, at: now, masking: masking) }
         guard before.state == .pending else { return nil }
         switch after.state {
-        case .approved: return LifecycleEvent(.approved, of: after, at: now)
-        case .canceled: return LifecycleEvent(.canceled, of: after, at: now)
+        case .approved: return LifecycleEvent(.approved, of: after, at: now, masking: masking)
+        case .canceled: return LifecycleEvent(.canceled, of: after, at: now, masking: masking)
         case .pending:
             guard before.attemptsLeft > 0, after.attemptsLeft <= 0, before.sendsUsed == after.sendsUsed else {
                 return nil
             }
-            return LifecycleEvent(.maxAttemptsReached, of: after, at: now)
+            return LifecycleEvent(.maxAttemptsReached, of: after, at: now, masking: masking)
         }
     }
 }

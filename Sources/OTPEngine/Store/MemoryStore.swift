@@ -12,10 +12,12 @@ public final class MemoryStore: VerificationStore {
     /// The pumping guard's counters and blocks (``FraudCounterStore``).
     let fraud = Locked(FraudCounters())
 
-    /// Creates an empty store; with `recordsEvents`, it keeps an outbox of ``LifecycleEvent``s.
-    public init(recordsEvents: Bool = false) {
+    /// Creates an empty store; with `recordsEvents`, it keeps an outbox of ``LifecycleEvent``s,
+    /// their destinations masked by `eventMasking`.
+    public init(recordsEvents: Bool = false, eventMasking: DestinationMasking = .plain) {
         var initial = MemoryState()
         initial.recordsEvents = recordsEvents
+        initial.masking = eventMasking
         state = Locked(initial)
     }
 
@@ -236,6 +238,8 @@ private struct MemoryState {
     var arrivals: [HashedKey: Int64] = [:]
     var isShutDown = false
     var recordsEvents = false
+    /// How events mask their destinations.
+    var masking = DestinationMasking.plain
     /// Events not yet delivered, in the order they happened.
     var outbox: [StoredEvent] = []
     /// The ids of every event noted per verification, until the verification is purged.
@@ -267,7 +271,8 @@ private struct MemoryState {
                 verificationID: record.id, fingerprint: claim.fingerprint, expiresAt: claim.expiresAt)
         }
         records[record.id] = record
-        note(LifecycleEvent.caused(from: nil, to: record, at: now))
+        let masking = masking
+        note(LifecycleEvent.caused(from: nil, to: record, at: now, masking: masking))
         return .inserted
     }
 
@@ -344,6 +349,7 @@ private struct MemoryState {
         swap(&counters, &arrivals)
         defer { swap(&counters, &arrivals) }
         let keepsEvents = recordsEvents
+        let masking = masking
         var event: LifecycleEvent?
         let answer = records.update(step.idKey) { record -> CheckAnswer in
             if let refusal = record.checkRefusal(at: now) { return refusal }
@@ -354,7 +360,7 @@ private struct MemoryState {
             if keepsEvents {
                 let before = record
                 approved = record.takeAttempt(comparing: step.candidate)
-                event = LifecycleEvent.caused(from: before, to: record, at: now)
+                event = LifecycleEvent.caused(from: before, to: record, at: now, masking: masking)
             } else {
                 approved = record.takeAttempt(comparing: step.candidate)
             }
@@ -475,7 +481,8 @@ private struct MemoryState {
         let before = record
         let outcome = change(&record)
         records[id] = record
-        if let now { note(LifecycleEvent.caused(from: before, to: record, at: now)) }
+        let masking = masking
+        if let now { note(LifecycleEvent.caused(from: before, to: record, at: now, masking: masking)) }
         return outcome
     }
 
@@ -520,7 +527,7 @@ private struct MemoryState {
         var written = 0
         for record in records.values.sorted(by: { $0.expiresAt < $1.expiresAt }) where written < limit {
             guard record.state == .pending, record.expiresAt <= now else { continue }
-            let event = LifecycleEvent(.expired, of: record, at: record.expiresAt)
+            let event = LifecycleEvent(.expired, of: record, at: record.expiresAt, masking: masking)
             guard noted[record.id]?.contains(event.id) != true else { continue }
             note(event)
             written += 1

@@ -9,12 +9,18 @@ struct MetricsSender: ImmediateCodeSender {
     let metrics: ServerMetrics
     /// Where each failed send is logged, with its cause.
     let log: RequestLog
+    /// How the log line masks the destination.
+    let masking: DestinationMasking
 
-    init(base: any CodeSender, metrics: ServerMetrics, log: RequestLog = .silent) {
+    init(
+        base: any CodeSender, metrics: ServerMetrics, log: RequestLog = .silent,
+        masking: DestinationMasking = .plain
+    ) {
         self.base = base
         immediateBase = base as? any ImmediateCodeSender
         self.metrics = metrics
         self.log = log
+        self.masking = masking
     }
 
     func send(_ message: OutgoingMessage) async throws(DeliveryError) {
@@ -57,7 +63,7 @@ struct MetricsSender: ImmediateCodeSender {
     func logFailure(_ message: OutgoingMessage, _ error: DeliveryError) {
         var fields = [
             ("channel", message.channel.rawValue),
-            ("to", Destination.mask(channel: message.channel, address: message.to)),
+            ("to", masking.mask(channel: message.channel, address: message.to)),
             ("verification", message.verificationID),
         ]
         if let status = error.status { fields.append(("providerStatus", String(status))) }

@@ -85,7 +85,9 @@ public enum OTPServerApp {
         let log = configuration.requestLog
         let verifier = Verifier(
             store: store,
-            sender: MetricsSender(base: router, metrics: metrics, log: configuration.requestLog),
+            sender: MetricsSender(
+                base: router, metrics: metrics, log: configuration.requestLog,
+                masking: DestinationMasking(phoneNumbers: configuration.phoneNumbers)),
             policy: policy,
             secret: secret, now: configuration.now,
             // The engine sends nothing to a test destination; such a message is only counted.

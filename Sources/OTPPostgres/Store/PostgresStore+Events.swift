@@ -57,7 +57,7 @@ extension PostgresStore {
 
     /// Notes `expired` for pending codes past their lifetime that have none, in one transaction.
     public func noteExpiries(now: Date, limit: Int) async throws(StoreError) -> Int {
-        guard recordsEvents else { return 0 }
+        guard let masking = events else { return 0 }
         return try await transaction { (db: PostgresConnection) throws(StoreError) -> Int in
             let rows = try db.query(
                 "SELECT \(PostgresSQL.verificationColumns) FROM otp_verifications v "
@@ -69,7 +69,8 @@ extension PostgresStore {
             var written = 0
             for row in rows {
                 let record = try Self.record(from: row)
-                written += try Self.note(db, LifecycleEvent(.expired, of: record, at: record.expiresAt))
+                written += try Self.note(
+                    db, LifecycleEvent(.expired, of: record, at: record.expiresAt, masking: masking))
             }
             return written
         }

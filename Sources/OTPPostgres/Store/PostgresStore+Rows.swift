@@ -12,13 +12,15 @@ extension PostgresStore {
         _ change: @escaping @Sendable (inout VerificationRecord) -> Outcome
     ) async throws(StoreError) -> Outcome {
         let eventTime = recordsEvents ? now : nil
+        let masking = events ?? .plain
         return try await transaction { (db: PostgresConnection) throws(StoreError) -> Outcome in
             guard var record = try Self.read(db, id: id, locking: true) else { return missing }
             let before = record
             let outcome = change(&record)
             if record != before { try Self.write(db, record) }
             if let eventTime {
-                try Self.note(db, LifecycleEvent.caused(from: before, to: record, at: eventTime))
+                try Self.note(
+                    db, LifecycleEvent.caused(from: before, to: record, at: eventTime, masking: masking))
             }
             return outcome
         }
@@ -26,7 +28,7 @@ extension PostgresStore {
 
     /// The statements that write a new verification's row, its claim and its event.
     static func inserting(
-        _ record: VerificationRecord, claim: IdempotencyClaim?, now: Date, events: Bool
+        _ record: VerificationRecord, claim: IdempotencyClaim?, now: Date, events: DestinationMasking?
     ) -> [PostgresStatement] {
         var statements: [PostgresStatement] = []
         if let claim {
@@ -42,7 +44,7 @@ extension PostgresStore {
                     ]))
         }
         statements.append(PostgresStatement(PostgresSQL.insertVerification, columns(of: record)))
-        if events, let event = LifecycleEvent.caused(from: nil, to: record, at: now) {
+        if let events, let event = LifecycleEvent.caused(from: nil, to: record, at: now, masking: events) {
             statements.append(noting(event))
         }
         return statements

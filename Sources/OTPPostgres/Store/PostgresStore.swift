@@ -19,6 +19,8 @@ public final class PostgresStore: VerificationStore, Sendable {
     let pool: PostgresPool
     /// Whether state changes write ``LifecycleEvent``s to the `otp_events` outbox.
     let recordsEvents: Bool
+    /// How those events mask their destinations; `nil` when the store records none.
+    let events: DestinationMasking?
 
     /// The schema version this store writes and reads.
     ///
@@ -40,15 +42,17 @@ public final class PostgresStore: VerificationStore, Sendable {
     ///     the server's locks and answers. Also the session's `statement_timeout` and `lock_timeout`.
     ///   - recordsEvents: whether state changes write ``LifecycleEvent``s to the outbox table, in the
     ///     same transaction as the change.
+    ///   - eventMasking: how those events mask their destinations.
     /// - Throws: `StoreError` when the server cannot be reached, refuses the login, or the tables
     ///   cannot be made.
     public convenience init(
         conninfo: String, password: String? = nil, schema: String? = nil, connections: Int = 4,
-        deadline: Duration = .seconds(2), recordsEvents: Bool = false
+        deadline: Duration = .seconds(2), recordsEvents: Bool = false,
+        eventMasking: DestinationMasking = .plain
     ) throws(StoreError) {
         try self.init(
             unopened: conninfo, password: password, schema: schema, connections: connections,
-            deadline: deadline, recordsEvents: recordsEvents)
+            deadline: deadline, recordsEvents: recordsEvents, eventMasking: eventMasking)
         // The first connection is made now, so a wrong address or password fails the start.
         let outcome = Locked<Result<Void, StoreError>?>(nil)
         let done = DispatchSemaphore(value: 0)
@@ -62,16 +66,17 @@ public final class PostgresStore: VerificationStore, Sendable {
         if case .failure(let error) = outcome.withLock({ $0 }) { throw error }
     }
 
-    /// ``init(conninfo:password:schema:connections:deadline:recordsEvents:)`` without blocking the
+    /// ``init(conninfo:password:schema:connections:deadline:recordsEvents:eventMasking:)`` without blocking the
     /// caller's thread while it connects and makes the tables: for an `async` context, where a
     /// blocked thread is one of Swift's few cooperative ones.
     public static func connect(
         conninfo: String, password: String? = nil, schema: String? = nil, connections: Int = 4,
-        deadline: Duration = .seconds(2), recordsEvents: Bool = false
+        deadline: Duration = .seconds(2), recordsEvents: Bool = false,
+        eventMasking: DestinationMasking = .plain
     ) async throws(StoreError) -> PostgresStore {
         let store = try PostgresStore(
             unopened: conninfo, password: password, schema: schema, connections: connections,
-            deadline: deadline, recordsEvents: recordsEvents)
+            deadline: deadline, recordsEvents: recordsEvents, eventMasking: eventMasking)
         try await store.run { (db: PostgresConnection) throws(StoreError) in
             try PostgresSchema.create(db, schema: schema)
         }
@@ -81,7 +86,7 @@ public final class PostgresStore: VerificationStore, Sendable {
     /// A store whose arguments are checked and whose connections are not made yet.
     private init(
         unopened conninfo: String, password: String?, schema: String?, connections: Int, deadline: Duration,
-        recordsEvents: Bool
+        recordsEvents: Bool, eventMasking: DestinationMasking
     ) throws(StoreError) {
         if let schema, !Self.isPlainIdentifier(schema) {
             throw StoreError("postgres: a schema name is letters, digits and underscores, at most 63")
@@ -94,6 +99,7 @@ public final class PostgresStore: VerificationStore, Sendable {
             conninfo: conninfo, password: password, schema: schema, deadline: deadline)
         pool = PostgresPool(count: connections, settings: settings)
         self.recordsEvents = recordsEvents
+        events = recordsEvents ? eventMasking : nil
     }
 
     /// Whether a name can be a schema without quoting surprises.
@@ -140,7 +146,7 @@ public final class PostgresStore: VerificationStore, Sendable {
     /// and locks the permits' counters; the second writes the counters, the record, its claim and
     /// its event, and commits.
     public func start(_ step: StartStep, now: Date, reply: @escaping StoreReply<StartAnswer>) {
-        let events = recordsEvents
+        let events = self.events
         let (keys, locking) = Self.lockingArrivals(step.permits.map(\.key))
         let claiming =
             step.claim.map {
@@ -177,7 +183,7 @@ public final class PostgresStore: VerificationStore, Sendable {
     /// check may take or refund (in key order), and reads them; the rules run here; the second
     /// writes what changed and commits.
     public func check(_ step: CheckStep, now: Date, reply: @escaping StoreReply<CheckAnswer>) {
-        let events = recordsEvents
+        let events = self.events
         let (keys, locking) = Self.lockingArrivals(
             step.permits.map(\.key) + step.refundsOnApproval.map(\.key))
         let reads = [PostgresStatement(PostgresSQL.readVerificationForUpdate, [.text(step.id)])] + locking
@@ -199,7 +205,9 @@ public final class PostgresStore: VerificationStore, Sendable {
                     let before = record
                     let outcome = record.check(candidateHash: step.candidateHash, now: now)
                     if let write = Self.writing(record, over: before) { writes.append(write) }
-                    if events, let event = LifecycleEvent.caused(from: before, to: record, at: now) {
+                    if let events,
+                        let event = LifecycleEvent.caused(from: before, to: record, at: now, masking: events)
+                    {
                         writes.append(Self.noting(event))
                     }
                     if case .approved = outcome {

@@ -74,6 +74,30 @@ import Testing
         #expect(delivered.map(\.at) == [T.t0, T.at(1), T.at(2), T.at(3)])
     }
 
+    @Test(
+        "events mask their destination as the store is told: pending, approved, canceled and expired alike",
+        arguments: StoreKind.allCases)
+    func maskedAsTold(kind: StoreKind) async throws {
+        let masking = DestinationMasking(phoneNumbers: NorthAmericanGrouping())
+        let store = try await kind.makeEventStore(masking: masking)
+        for id in ["vf_a", "vf_b", "vf_c"] {
+            _ = try await store.insert(T.sample(id), claim: nil, now: T.t0)
+        }
+        _ = try await store.check(Self.attempt("vf_a", right: true), now: T.at(1))
+        _ = try await store.cancel(id: "vf_b", now: T.at(2))
+        #expect(try await store.noteExpiries(now: T.at(300), limit: 10) == 1)
+        let events = try await Self.drain(store, at: T.at(400))
+        #expect(
+            events.map(\.kind).sorted { $0.rawValue < $1.rawValue } == [
+                .approved, .canceled, .expired, .pending, .pending, .pending,
+            ])
+        // The sample's +15555550100 in the parser's grouping, its last four shown.
+        let grouped = "+1 •••-•••-0100"
+        #expect(masking.mask(channel: .sms, address: "+15555550100") == grouped)
+        #expect(grouped != Destination.mask(channel: .sms, address: "+15555550100"))
+        for event in events { #expect(event.to == grouped, "\(event.kind)") }
+    }
+
     @Test("a right code is approved; wrong codes before the last note nothing", arguments: StoreKind.allCases)
     func approved(kind: StoreKind) async throws {
         let store = try await kind.makeEventStore()
@@ -183,5 +207,17 @@ import Testing
         }
         #expect(claimed.count == 40)
         #expect(Set(claimed).count == 40)
+    }
+}
+
+/// Groups a North American number as `+1 NXX-NXX-XXXX`, as a numbering-plan parser would; reads
+/// nothing.
+private struct NorthAmericanGrouping: PhoneNumberParser {
+    func parse(_ text: String, region: String?) -> PhoneNumber? { nil }
+
+    func international(e164: String) -> String? {
+        let digits = Array(e164.dropFirst())
+        guard digits.count == 11, digits.first == "1" else { return nil }
+        return "+1 \(String(digits[1..<4]))-\(String(digits[4..<7]))-\(String(digits[7...]))"
     }
 }

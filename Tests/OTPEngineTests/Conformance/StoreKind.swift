@@ -35,25 +35,31 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         try await makeStores(count: 1)[0]
     }
 
-    /// `count` handles on one fresh, empty store that records lifecycle events.
-    func makeEventStores(count: Int) async throws -> [any VerificationStore] {
+    /// `count` handles on one fresh, empty store that records lifecycle events, their destinations
+    /// masked by `masking`.
+    func makeEventStores(
+        count: Int, masking: DestinationMasking = .plain
+    ) async throws -> [any VerificationStore] {
         switch self {
         case .memory:
-            let store = MemoryStore(recordsEvents: true)
+            let store = MemoryStore(recordsEvents: true, eventMasking: masking)
             return Array(repeating: store, count: count)
         case .sqlite:
             let path = temporaryDirectory() + "/otp.sqlite3"
-            return try (0..<count).map { _ in try SQLiteStore(path: path, recordsEvents: true) }
+            return try (0..<count).map { _ in
+                try SQLiteStore(path: path, recordsEvents: true, eventMasking: masking)
+            }
         case .redis:
-            return try RedisTestServer.makeStores(count: count, recordsEvents: true)
+            return try RedisTestServer.makeStores(count: count, recordsEvents: true, eventMasking: masking)
         case .postgres:
-            return try await PostgresTestServer.makeStores(count: count, recordsEvents: true)
+            return try await PostgresTestServer.makeStores(
+                count: count, recordsEvents: true, eventMasking: masking)
         }
     }
 
-    /// One fresh, empty store that records lifecycle events.
-    func makeEventStore() async throws -> any VerificationStore {
-        try await makeEventStores(count: 1)[0]
+    /// One fresh, empty store that records lifecycle events, their destinations masked by `masking`.
+    func makeEventStore(masking: DestinationMasking = .plain) async throws -> any VerificationStore {
+        try await makeEventStores(count: 1, masking: masking)[0]
     }
 }
 

@@ -21,7 +21,9 @@ enum PostgresTestServer {
     }
 
     /// `count` handles, each with its own connections, on one fresh schema.
-    static func makeStores(count: Int, recordsEvents: Bool = false) async throws -> [any VerificationStore] {
+    static func makeStores(
+        count: Int, recordsEvents: Bool = false, eventMasking: DestinationMasking = .plain
+    ) async throws -> [any VerificationStore] {
         let url = try url.get()
         let schema = freshSchema()
         var stores: [any VerificationStore] = []
@@ -31,7 +33,7 @@ enum PostgresTestServer {
             stores.append(
                 try await PostgresStore.connect(
                     conninfo: url, schema: schema, connections: 2, deadline: .seconds(10),
-                    recordsEvents: recordsEvents))
+                    recordsEvents: recordsEvents, eventMasking: eventMasking))
         }
         return stores
     }

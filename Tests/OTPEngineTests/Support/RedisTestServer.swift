@@ -26,13 +26,16 @@ enum RedisTestServer {
         try makeStores(count: count, recordsEvents: false)
     }
 
-    static func makeStores(count: Int, recordsEvents: Bool) throws -> [RedisStore] {
+    static func makeStores(
+        count: Int, recordsEvents: Bool, eventMasking: DestinationMasking = .plain
+    ) throws -> [RedisStore] {
         let port = try port.get()
         let prefix = "otp-test:\(UUID().uuidString):"
         return try (0..<count).map { _ in
             try RedisStore(
-                host: "127.0.0.1", port: port, keyPrefix: prefix, connections: 2, recordsEvents: recordsEvents
-            )
+                host: "127.0.0.1", port: port, keyPrefix: prefix, connections: 2,
+                recordsEvents: recordsEvents,
+                eventMasking: eventMasking)
         }
     }
 
