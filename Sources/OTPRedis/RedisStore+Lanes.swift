@@ -66,6 +66,9 @@ extension RedisStore {
     /// The most scripts one pipeline holds.
     static let pipelineLimit = 256
 
+    /// How far past its oldest call's deadline a pipeline may run for its younger calls.
+    static let pipelineGrace: Duration = .milliseconds(300)
+
     /// Runs every call waiting for a lane, in order, on its queue.
     static func drain(_ lane: Lane) {
         let waiting = lane.pending.withLock { (calls: inout [RedisCall]) -> [RedisCall] in
@@ -99,9 +102,12 @@ extension RedisStore {
                 evaluations.append(evaluation)
                 end += 1
             }
-            // The youngest call bounds the pipeline's time: bounded by the oldest, one call near its
-            // deadline would fail every other call written with it.
-            connection.deadline = calls[index..<end].map(\.due).max()
+            // The youngest call bounds the pipeline's time, but at most a moment past the oldest's:
+            // bounded by the oldest alone, one call near its deadline would fail every other call
+            // written with it; by the youngest alone, the oldest could wait out another whole
+            // deadline behind a frozen server.
+            let youngest = calls[index..<end].map(\.due).max() ?? calls[index].due
+            connection.deadline = min(youngest, calls[index].due.advanced(by: Self.pipelineGrace))
             for (call, result) in zip(calls[index..<end], connection.evaluateAll(evaluations)) {
                 call.completion(result)
             }

@@ -45,9 +45,13 @@ def start_redis():
 
 redis, _, _ = start_redis()
 outbox = Outbox(os.path.join(directory, "outbox.jsonl"))
+# The pumping guard off: in shadow mode (the default with this sender) a start that sent its code
+# counts the send in the store before it answers, a second store call that a freeze right after the
+# send holds for one more deadline; this test bounds the store calls of the start, check and status
+# themselves.
 serve = Serve(["--store", f"redis://127.0.0.1:{redis_port}/0", "--secret-file",
                os.path.join(directory, "secret"), "--sender", f"outbox:{outbox.path}", "--trust-proxy", "1",
-               "--max-attempts", "1000"] + LIFTED_LIMITS + NO_CHECK_FLOOR, directory)
+               "--max-attempts", "1000", "--fraud-guard", "off"] + LIFTED_LIMITS + NO_CHECK_FLOOR, directory)
 setup = serve.client(forwarded_for="203.0.113.9")
 pool = [setup.start(phone(i)).json()["id"] for i in range(40)]
 codes = {vid: outbox.code(vid) for vid in pool}
