@@ -142,18 +142,18 @@ struct SimulatedTextField {
 final class FieldHarness {
     var state: CodeFieldState
     var submissions: [String] = []
-    var field: SimulatedTextField!
+    /// Made on first use, once `self` can be captured.
+    lazy var field = SimulatedTextField(
+        owner: .init(
+            apply: { [unowned self] edit in
+                let (outcome, submission) = state.edit(edit)
+                if let submission { submissions.append(submission) }
+                return outcome
+            },
+            code: { [unowned self] in state.value }))
 
     init(format: CodeFormat = .default) {
         state = CodeFieldState(format: format)
-        field = SimulatedTextField(
-            owner: .init(
-                apply: { [unowned self] edit in
-                    let (outcome, submission) = state.edit(edit)
-                    if let submission { submissions.append(submission) }
-                    return outcome
-                },
-                code: { [unowned self] in state.value }))
     }
 
     /// Types a code in at the end, key by key.
