@@ -100,24 +100,28 @@ public enum WireJSON {
     }
 
     private static func unsigned(_ value: UInt, into out: inout [UInt8]) {
-        var divisor: UInt = 1
-        while value / divisor >= 10 { divisor *= 10 }
-        var rest = value
-        while divisor > 0 {
-            out.append(UInt8(ascii: "0") + UInt8(rest / divisor))
-            rest %= divisor
-            divisor /= 10
+        // Digits are made last first into a stack buffer (20 holds UInt.max), then appended at once.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
+            var rest = value
+            var start = buffer.count
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            } while rest > 0
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start...]))
         }
     }
 
     private static func digits(_ value: Int, _ width: Int, into out: inout [UInt8]) {
-        var divisor = 1
-        for _ in 1..<width { divisor *= 10 }
+        let end = out.count
+        out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width))
         var rest = value
-        while divisor > 0 {
-            out.append(UInt8(ascii: "0") + UInt8((rest / divisor) % 10))
-            rest %= divisor
-            divisor /= 10
+        var index = end + width
+        while index > end {
+            index -= 1
+            out[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
         }
     }
 }

@@ -282,7 +282,7 @@ extension Verifier {
         }
         let start = GuardedStart(
             channel: destination.channel, callingCode: destination.callingCode,
-            to: masked(channel: destination.channel, address: destination.address),
+            to: masking.mask(channel: destination.channel, address: destination.address),
             clientAddress: clientAddress, keyName: owner, proof: nil, nationalPrefix: national,
             destinationHash: hasher.opaqueKey("guard", destination.limitKey), isResend: isResend)
         switch await screen(start) {

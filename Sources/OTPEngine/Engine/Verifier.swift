@@ -33,6 +33,9 @@ public final class Verifier: Sendable {
     let clock: @Sendable () -> Date
     /// Reads every phone number a start names: its validity, E.164 form, region and type.
     public let phoneNumbers: any PhoneNumberParser
+    /// Masks destinations in answers and guard reports, in ``phoneNumbers``' grouping: the same
+    /// choice the stores make for their events.
+    let masking: DestinationMasking
     let random: SharedRandom
     /// The test destinations in force: the policy's at first, then whatever
     /// ``replaceTestDestinations(_:)`` last put in (a reload of their file).
@@ -67,6 +70,7 @@ public final class Verifier: Sendable {
         fraudDecisions: @escaping @Sendable (FraudDecision) -> Void = { _ in }
     ) {
         self.phoneNumbers = phoneNumbers
+        self.masking = DestinationMasking(phoneNumbers: phoneNumbers)
         self.fraudDecisions = fraudDecisions
         self.testSink = testMessages
         precondition(
@@ -327,17 +331,11 @@ public final class Verifier: Sendable {
         let open = status != .approved && status != .canceled && sendsLeft > 0
         return Verification(
             id: record.id, status: status, channel: record.channel,
-            to: masked(channel: record.channel, address: record.destination),
+            to: masking.mask(channel: record.channel, address: record.destination),
             codeLength: record.codeLength, attemptsLeft: status == .locked ? 0 : max(0, record.attemptsLeft),
             sendsLeft: sendsLeft, expiresAt: record.expiresAt,
             resendAvailableAt: open ? record.resendAvailableAt : nil, createdAt: record.createdAt,
             ref: record.ref, transaction: record.transaction)
-    }
-
-    /// The masked form of a stored destination: a phone number in the parser's grouping.
-    func masked(channel: Channel, address: String) -> String {
-        channel == .sms
-            ? phoneNumbers.masked(e164: address) : Destination.mask(channel: channel, address: address)
     }
 
     /// When the store may delete a record whose code expires at a time.

@@ -223,21 +223,30 @@ public struct RequestLog: Sendable {
         out.append(UInt8(ascii: "\""))
     }
 
-    /// Appends the inside of `text`'s JSON string literal, without the quotes.
+    /// Appends the inside of `text`'s JSON string literal, without the quotes: the runs between
+    /// escaped bytes go in whole.
     private static func appendEscaped(_ text: String, to out: inout [UInt8]) {
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+        var text = text
+        text.withUTF8 { bytes in
+            var start = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
+                    continue
+                }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                start = index + 1
                 out.append(UInt8(ascii: "\\"))
-                out.append(byte)
-            case 0..<0x20:
-                out.append(contentsOf: "\\u00".utf8)
+                if byte >= 0x20 {
+                    out.append(byte)
+                    continue
+                }
+                out.append(contentsOf: "u00".utf8)
                 out.append(UInt8(ascii: "0") + byte >> 4)
                 let low = byte & 0xF
                 out.append(low < 10 ? UInt8(ascii: "0") + low : UInt8(ascii: "a") + low - 10)
-            default:
-                out.append(byte)
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         }
     }
 }
