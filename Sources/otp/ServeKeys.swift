@@ -59,7 +59,7 @@ struct ServeKeys: Sendable {
 }
 
 /// The provider secrets `otp serve` reads from the environment, each also from a file named by
-/// `NAME_FILE` (mode 0600, as the key files are).
+/// `NAME_FILE` (private: mode 0600, or 0640 owned by root, as the key files are).
 enum ServeSecrets {
     /// Every secret a sender, the start guard, the event webhook or a store reads from the environment.
     static let names = [
@@ -78,7 +78,7 @@ enum ServeSecrets {
             if let direct = environment[name], !direct.isEmpty {
                 throw UsageError("give \(name) or \(name)_FILE, not both")
             }
-            let text = try ServeOptions.ownerOnlyText(path, flag: name + "_FILE")
+            let text = try ServeOptions.privateText(path, flag: name + "_FILE")
             var value = Substring(text)
             while value.last?.isNewline == true { value = value.dropLast() }
             guard !value.isEmpty else { throw UsageError("\(name)_FILE: \(path) is empty") }

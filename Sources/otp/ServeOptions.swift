@@ -33,7 +33,7 @@ enum ServeOptions {
         "api-key-file", "PATH", defaultText: "none",
         "a file of API keys, one per line (kept out of the process list, unlike --api-key)"
     ) { path throws(UsageError) -> [String] in
-        let text = try ownerOnlyText(path, flag: "--api-key-file")
+        let text = try privateText(path, flag: "--api-key-file")
         let keys = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
         guard !keys.isEmpty else { throw UsageError("--api-key-file: \(path) holds no key") }
@@ -54,9 +54,9 @@ enum ServeOptions {
     static let storePasswordFile = Option(
         "store-password-file", "PATH",
         defaultText: "none (OTP_STORE_PASSWORD; PostgreSQL: PGPASSWORD or ~/.pgpass)",
-        "a file holding the Redis or PostgreSQL store's password, readable by its owner only (kept out of the process list)"
+        "a file holding the Redis or PostgreSQL store's password, private to its owner, or to root and its group (kept out of the process list)"
     ) { path throws(UsageError) -> String in
-        let password = try ownerOnlyText(path, flag: "--store-password-file").trimmingCharacters(
+        let password = try privateText(path, flag: "--store-password-file").trimmingCharacters(
             in: .newlines)
         guard !password.isEmpty else { throw UsageError("--store-password-file: \(path) is empty") }
         return password
@@ -140,7 +140,7 @@ enum ServeOptions {
     static let publishableKeyFile = Option(
         "publishable-key-file", "PATH", defaultText: "none", "a file of NAME=pk_… lines"
     ) { path throws(UsageError) -> [(String, String)] in
-        let text = try ownerOnlyText(path, flag: "--publishable-key-file")
+        let text = try privateText(path, flag: "--publishable-key-file")
         let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
         var pairs: [(String, String)] = []
@@ -256,12 +256,12 @@ enum ServeOptions {
     static let allowMultipartSMS = Flag(
         "allow-multipart-sms", "accept SMS templates longer than one segment (each segment is billed)")
 
-    /// The text of a file of keys, which only its owner may read: one others can read is refused,
-    /// naming `chmod 600`, as the key files are.
-    static func ownerOnlyText(_ path: String, flag: String) throws(UsageError) -> String {
+    /// The text of a file of keys, which must be private (`SecretKey.isPrivate(mode:owner:)`): one
+    /// others can read is refused, naming `chmod 600`, as the key files are.
+    static func privateText(_ path: String, flag: String) throws(UsageError) -> String {
         let bytes: [UInt8]
         do {
-            bytes = try SecretKey.readOwnerOnly(path: path, what: flag, limit: 1 << 20)
+            bytes = try SecretKey.readPrivate(path: path, what: flag, limit: 1 << 20)
         } catch {
             throw UsageError("\(error)")
         }

@@ -200,7 +200,7 @@ import Testing
         let publishable = directory.appendingPathComponent("publishable").path
         _ = FileManager.default.createFile(
             atPath: publishable, contents: Data("ios=pk_ios_0123456789abcdefghijk\n".utf8),
-            attributes: [.posixPermissions: 0o640])
+            attributes: [.posixPermissions: 0o660])
         let group = try ServeProcess([
             "serve", "--port", "0", "--api-key", "k-0123456789abcdefghijklmn", "--publishable-key-file",
             publishable, "--store",
@@ -210,6 +210,20 @@ import Testing
         #expect(groupStatus == 2)
         #expect(groupErrors.contains("--publishable-key-file"))
         #expect(groupErrors.contains("chmod 600"))
+        guard getuid() == 0 else { return }
+        // A key file root owns that its group may read, as Kubernetes mounts a secret: taken.
+        let mountedFile = directory.appendingPathComponent("mounted-keys").path
+        _ = FileManager.default.createFile(
+            atPath: mountedFile, contents: Data("k-0123456789abcdefghijklmn\n".utf8),
+            attributes: [.posixPermissions: 0o640])
+        let mounted = try ServeProcess([
+            "serve", "--port", "0", "--api-key-file", mountedFile, "--store", "memory", "--sender",
+            "outbox:" + directory.appendingPathComponent("mounted.jsonl").path,
+        ])
+        let line = await mounted.waitForFirstLine()
+        #expect(line.contains("listening on http://"), "\(line)")
+        let (_, _, mountedErrors) = await mounted.stop()
+        #expect(!mountedErrors.contains("chmod"))
     }
 
     @Test("an existing SQLite database others can read is set to 0600, with a warning")

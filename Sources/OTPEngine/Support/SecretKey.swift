@@ -57,8 +57,8 @@ public enum SecretKey {
         return try load(path: path)
     }
 
-    /// The bytes of a file only its owner may read or write, checked on the open file: one whose
-    /// group or others can read or write it (any mode bit in `0o077`) is refused, naming `chmod 600`.
+    /// The bytes of a private file (``isPrivate(mode:owner:)``), checked on the open file: one
+    /// whose group or others may use it beyond that is refused, naming `chmod 600`.
     ///
     /// - Parameters:
     ///   - path: the file.
@@ -66,7 +66,7 @@ public enum SecretKey {
     ///   - limit: the most bytes read; a longer file is refused.
     /// - Returns: the file's bytes.
     /// - Throws: ``LoadError`` when the file cannot be opened or read, others can read it, or it is too long.
-    package static func readOwnerOnly(path: String, what: String, limit: Int) throws -> [UInt8] {
+    package static func readPrivate(path: String, what: String, limit: Int) throws -> [UInt8] {
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else { throw LoadError("could not open \(what) \(path) (errno \(errno))") }
         defer { close(descriptor) }
@@ -75,9 +75,10 @@ public enum SecretKey {
             throw LoadError("could not read the mode of \(what) \(path) (errno \(errno))")
         }
         let mode = UInt32(status.st_mode) & 0o777
-        guard mode & 0o077 == 0 else {
+        guard isPrivate(mode: mode, owner: UInt32(status.st_uid)) else {
             throw LoadError(
-                "\(what) \(path) has mode \(String(mode, radix: 8)), readable by others: chmod 600 \(path)")
+                "\(what) \(path) has mode \(String(mode, radix: 8)), open to others: chmod 600 \(path)"
+                    + " (or, to let its group read it, make root its owner and chmod 640)")
         }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -91,6 +92,18 @@ public enum SecretKey {
         return bytes
     }
 
+    /// Whether a file's mode keeps a secret: no one but its owner may read or write it (`0600`,
+    /// `0400`), or, for a file root owns, its group may also read it (`0640`, `0440`), never write
+    /// it, and others nothing.
+    ///
+    /// The second form is PostgreSQL's rule for its key files. It is how container platforms
+    /// hand secrets to a service that does not run as root: Kubernetes mounts a secret owned by
+    /// root and, with the pod's `fsGroup`, by the service's group.
+    package static func isPrivate(mode: UInt32, owner: UInt32) -> Bool {
+        if mode & 0o077 == 0 { return true }
+        return owner == 0 && mode & 0o037 == 0
+    }
+
     /// Sets a file that its group or others can read or write to 0600; the mode it had, or `nil`
     /// when it was already owner-only or does not exist.
     package static func restrictToOwner(path: String) -> UInt32? {
@@ -102,12 +115,12 @@ public enum SecretKey {
         return mode
     }
 
-    /// The key in an existing file, which only its owner may read or write.
+    /// The key in an existing file, which must be private (``isPrivate(mode:owner:)``).
     ///
-    /// A key file that its group or others can read or write (any mode bit in `0o077`) is refused:
-    /// whoever reads the key can forge rate-limit keys and test codes offline against a stolen store.
+    /// A key file that is not private (``isPrivate(mode:owner:)``) is refused: whoever reads the
+    /// key can forge rate-limit keys and test codes offline against a stolen store.
     public static func load(path: String) throws -> [UInt8] {
-        let key = try readOwnerOnly(path: path, what: "the key file", limit: 4096)
+        let key = try readPrivate(path: path, what: "the key file", limit: 4096)
         guard key.count >= minimumByteCount else {
             throw LoadError(
                 "the key file \(path) holds \(key.count) bytes; at least \(minimumByteCount) are needed")

@@ -17,6 +17,7 @@ enum FraudReport {
         metrics: ServerMetrics, log: RequestLog, events: EventsConfiguration?
     ) -> @Sendable (FraudDecision) -> Void {
         let throttle = RefusalThrottle()
+        let poster = events.map { BlockEventPoster(events: $0, metrics: metrics, log: log) }
         return { decision in
             metrics.recordFraudDecision(region: decision.subject.region, action: action(decision))
             var extra: [(String, String)] = []
@@ -27,13 +28,85 @@ enum FraudReport {
             log.log(
                 decision.action == .block ? .warning : .info, message(decision),
                 fields: [("event", "fraud_decision")] + Array(fields(decision)) + extra)
-            guard decision.action == .block, let events else { return }
-            let event = LifecycleEvent.fraudBlocked(decision)
-            // Posted once, by the server whose step made the block; not kept in the outbox.
-            Task {
-                let delivered = await events.deliver(event)
-                metrics.recordEvent(type: event.kind.rawValue, result: delivered ? "delivered" : "dropped")
+            guard decision.action == .block, let poster else { return }
+            // Posted by the server whose step made the block; not kept in the outbox.
+            poster.post(LifecycleEvent.fraudBlocked(decision))
+        }
+    }
+
+    /// Posts `fraud_blocked` events, each retried after a failure on the outbox's schedule
+    /// (``EventDeliverySettings/retryDelay(afterFailures:jitter:)``) until the endpoint takes it or
+    /// the waits would pass ``EventDeliverySettings/giveUpAfter``.
+    ///
+    /// A block belongs to no verification, so its event has no row in the store's outbox: its
+    /// retries live in this process, and a restart drops those still waiting. At most ``limit``
+    /// events wait at once; past that a failed event is dropped at once. Each event ends as one
+    /// `otp_events_total{type="fraud_blocked"}` count, `delivered` or `dropped`.
+    final class BlockEventPoster: Sendable {
+        /// The most events waiting for a retry at once.
+        static let limit = 256
+
+        private let events: EventsConfiguration
+        private let metrics: ServerMetrics
+        private let log: RequestLog
+        private let sleep: @Sendable (Duration) async throws -> Void
+        private let jitter: @Sendable () -> Double
+        private let waiting = Locked(0)
+
+        /// Creates a poster; `sleep` waits between tries (a manual clock's in tests), `jitter`
+        /// draws the share of each wait taken off.
+        init(
+            events: EventsConfiguration, metrics: ServerMetrics, log: RequestLog,
+            sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+            jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+        ) {
+            self.events = events
+            self.metrics = metrics
+            self.log = log
+            self.sleep = sleep
+            self.jitter = jitter
+        }
+
+        /// Posts `event` from a task of its own.
+        func post(_ event: LifecycleEvent) {
+            Task { await deliver(event) }
+        }
+
+        /// Tries `event` until it is taken or given up; returns whether it was taken.
+        @discardableResult
+        func deliver(_ event: LifecycleEvent) async -> Bool {
+            let settings = events.settings
+            var failures = 0
+            var waited = Duration.zero
+            var holdsPlace = false
+            defer { if holdsPlace { waiting.withLock { $0 -= 1 } } }
+            while true {
+                if await events.deliver(event) {
+                    metrics.recordEvent(type: event.kind.rawValue, result: "delivered")
+                    return true
+                }
+                failures += 1
+                let wait = settings.retryDelay(afterFailures: failures, jitter: jitter())
+                if !holdsPlace {
+                    holdsPlace = waiting.withLock { count in
+                        guard count < Self.limit else { return false }
+                        count += 1
+                        return true
+                    }
+                }
+                guard holdsPlace, waited + wait <= settings.giveUpAfter else { break }
+                do {
+                    try await sleep(wait)
+                } catch {
+                    break
+                }
+                waited += wait
             }
+            metrics.recordEvent(type: event.kind.rawValue, result: "dropped")
+            log.log(
+                .error, "a fraud_blocked event was dropped after \(failures) failed posts",
+                fields: [("event", "fraud_event_dropped"), ("id", event.id)])
+            return false
         }
     }
 

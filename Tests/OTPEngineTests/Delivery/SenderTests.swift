@@ -150,8 +150,8 @@ func temporaryDirectory() -> String {
     }
 
     @Test(
-        "a key file its group or others may read or write is refused, naming the fix",
-        arguments: [0o644, 0o640, 0o604, 0o620])
+        "a key file others may read, or its group may write, is refused, naming the fix",
+        arguments: [0o644, 0o604, 0o620, 0o660, 0o650, 0o641, 0o666])
     func refusesShared(mode: Int) throws {
         let path = temporaryDirectory() + "/shared.secret"
         try Data(repeating: 9, count: 32).write(to: URL(fileURLWithPath: path))
@@ -166,5 +166,43 @@ func temporaryDirectory() -> String {
         #expect(try SecretKey.load(path: path) == Array(repeating: 9, count: 32))
         chmod(path, 0o400)
         #expect(try SecretKey.load(path: path).count == 32)
+    }
+
+    @Test("private files: the owner alone, or root's file read by its group too")
+    func privateModes() {
+        for mode: UInt32 in [0o600, 0o400, 0o200, 0o700, 0o000] {
+            #expect(SecretKey.isPrivate(mode: mode, owner: 1000))
+            #expect(SecretKey.isPrivate(mode: mode, owner: 0))
+        }
+        for mode: UInt32 in [0o640, 0o440, 0o740] {
+            #expect(SecretKey.isPrivate(mode: mode, owner: 0), "root's file, read by its group")
+            #expect(!SecretKey.isPrivate(mode: mode, owner: 1000), "another owner's group may not read")
+        }
+        for mode: UInt32 in [0o660, 0o620, 0o650, 0o610, 0o604, 0o644, 0o601, 0o602, 0o666, 0o777] {
+            #expect(!SecretKey.isPrivate(mode: mode, owner: 0))
+            #expect(!SecretKey.isPrivate(mode: mode, owner: 1000))
+        }
+    }
+
+    @Test(
+        "a key file root owns and its group may read is taken; the same mode on another owner's file is not")
+    func groupReadableWhenRootOwns() throws {
+        let path = temporaryDirectory() + "/mounted.secret"
+        try Data(repeating: 5, count: 32).write(to: URL(fileURLWithPath: path))
+        chmod(path, 0o640)
+        if getuid() == 0 {
+            // Made by root, so root owns it: as a container platform mounts a secret.
+            #expect(try SecretKey.load(path: path) == Array(repeating: 5, count: 32))
+            chmod(path, 0o440)
+            #expect(try SecretKey.load(path: path).count == 32)
+            // Handed to another user (nobody), the same mode lets a group that is not root's read it.
+            try #require(chown(path, 65_534, 65_534) == 0)
+        }
+        #expect(throws: SecretKey.LoadError.self) { try SecretKey.load(path: path) }
+        do {
+            _ = try SecretKey.load(path: path)
+        } catch {
+            #expect("\(error)".contains("chmod 600 \(path)"))
+        }
     }
 }
