@@ -82,9 +82,9 @@ enum Report {
 
         Rules: a prefix (calling code + national digits − 6, 2 to 4 digits) with ≥ \(scenario.minSends) sends \
         in the window is blocked when it converts under a quarter of its region's other prefixes' conversion \
-        (5% when they have < \(scenario.minSends) sends); a region with ≥ \(scenario.minSends * 10) sends \
-        is blocked when it converts under a quarter of every other region's conversion together (5% when \
-        those have < \(scenario.minSends * 10)), and its block refuses only starts to its prefixes that have \
+        (5% when they have < \(scenario.minSends) sends or no approval); a region with \
+        ≥ \(scenario.minSends * 10) sends is blocked when it converts under a quarter of every other \
+        region's conversion together (5% when those have < \(scenario.minSends * 10) or no approval), and its block refuses only starts to its prefixes that have \
         not converted, over the last day, at that threshold (the ranges its users convert on pass). Blocks \
         last 12 h, doubling on each repeat. Shadow counts what on would and refuses nothing ("would" = what \
         on refuses).

@@ -141,4 +141,30 @@ import Testing
         clock.advance(by: .seconds(1))
         #expect(await retry.value)
     }
+
+    @Test(
+        "a stopped poster drops the events waiting for a retry, returns once they end, and posts nothing more"
+    )
+    func stops() async throws {
+        let clock = ManualClock()
+        let endpoint = Endpoint(failing: .max)
+        let metrics = ServerMetrics()
+        let (log, _) = Self.lines()
+        let poster = FraudReport.BlockEventPoster(
+            events: EventsConfiguration { endpoint.deliver($0) }, metrics: metrics, log: log,
+            sleep: { try await clock.sleep(for: $0) }, jitter: { 0 })
+        poster.post(Self.event())
+        poster.post(Self.event("+447600123450"))
+        for _ in 0..<100_000 where clock.sleeperCount < 2 { await Task.yield() }
+        try #require(clock.sleeperCount == 2)
+        #expect(poster.underWay == 2)
+        await poster.stop(grace: .seconds(1))
+        #expect(poster.underWay == 0)
+        #expect(endpoint.count == 2)
+        #expect(
+            metrics.prometheusText().contains(#"otp_events_total{type="fraud_blocked",result="dropped"} 2"#))
+        poster.post(Self.event())
+        #expect(poster.underWay == 0)
+        #expect(endpoint.count == 2, "nothing is posted once stopped")
+    }
 }

@@ -119,7 +119,11 @@ extension Verifier {
                 await fraudBlock(prefixKey, level: .prefix, subject: subject, judgement: judgement, now: now)
             }
         }
-        if guardPolicy.blocksRegions, !live.contains(regionKey), !guardPolicy.isSafe(subject.region) {
+        // A region is named by its ISO code (`FR`) when the parser knows it, which no safe-list
+        // entry (`+33`) matches; a send whose prefix is safe-listed leaves the region to the next.
+        if guardPolicy.blocksRegions, !live.contains(regionKey), !guardPolicy.isSafe(subject.region),
+            !guardPolicy.isSafe(subject.prefix)
+        {
             let judgement = rule.judgeRegion(region, all: all)
             if judgement.blocks {
                 await fraudBlock(regionKey, level: .region, subject: subject, judgement: judgement, now: now)
@@ -143,7 +147,8 @@ extension Verifier {
 
     /// Counts an approval of an SMS verification started at `startedAt`.
     ///
-    /// A failure of the store is ignored. In `shadow` mode an approval of a start that a block live
+    /// A failure of the store is ignored (a failed look at the blocks in `shadow` mode counts the
+    /// approval). In `shadow` mode an approval of a start that a block live
     /// at its start would have refused is not counted, as its send was not
     /// (``fraudGate(_:address:now:)``); a region block counts only when the prefix does not clear
     /// it now (``fraudClearsRegionBlock(_:now:)``, asked again at the approval).
@@ -153,12 +158,16 @@ extension Verifier {
             let read = fraudTally(
                 keys: [], sends: 0, approvals: 0, blockKeys: Array(keys.prefix(2)), skipWhenBlocked: true,
                 now: now)
-            guard let totals = try? await store.tallyFraud(read, now: now) else { return }
-            var held = totals.blocks.filter { fraudBlockStart($0) <= startedAt }
-            if held.contains(where: { $0.key == keys[1] }), await fraudClearsRegionBlock(subject, now: now) {
-                held.removeAll { $0.key == keys[1] }
+            // A read that fails counts the approval, as `on` would: the guard fails open.
+            if let totals = try? await store.tallyFraud(read, now: now) {
+                var held = totals.blocks.filter { fraudBlockStart($0) <= startedAt }
+                if held.contains(where: { $0.key == keys[1] }),
+                    await fraudClearsRegionBlock(subject, now: now)
+                {
+                    held.removeAll { $0.key == keys[1] }
+                }
+                if !held.isEmpty { return }
             }
-            if !held.isEmpty { return }
         }
         let tally = fraudTally(
             keys: keys, sends: 0, approvals: 1, blockKeys: [], skipWhenBlocked: false, now: now)

@@ -137,7 +137,8 @@ public struct FraudBlockState: Sendable, Equatable {
     /// The block a request leaves after `previous` (the key's remembered block, if any), at `now`.
     ///
     /// A live previous block (`until` after `now`) stays, with `created` false. Otherwise the
-    /// repeat count goes up by one (from 0 when nothing is remembered) and the block lasts
+    /// repeat count goes up by one (from 0 when nothing is remembered: a previous block past its
+    /// `forgetAt` counts as none, whether or not a purge has removed it yet) and the block lasts
     /// `base × 2^(repeats − 1)` (the exponent at most ``maxDoublings``) from `now`; it is
     /// remembered until `memory` after it ends.
     public static func next(
@@ -147,7 +148,8 @@ public struct FraudBlockState: Sendable, Equatable {
             live.created = false
             return live
         }
-        let repeats = (previous?.repeats ?? 0) + 1
+        let remembered = previous.flatMap { $0.forgetAt > now ? $0 : nil }
+        let repeats = (remembered?.repeats ?? 0) + 1
         let length = request.base * (1 << min(repeats - 1, maxDoublings))
         let until = StoreTime.truncated(now.adding(length))
         return FraudBlockState(

@@ -7,12 +7,15 @@ import Foundation
 ///
 /// - **Prefix**: a prefix with at least `minSends` sends is blocked when its conversion is under a
 ///   quarter of its region's baseline, the conversion of the region's other prefixes (the region's
-///   sums minus the prefix's). When those other prefixes have fewer than `minSends` sends, the
-///   region has no baseline and the threshold is 5%.
+///   sums minus the prefix's). When those other prefixes have fewer than `minSends` sends, or no
+///   approval at all, the region has no baseline and the threshold is 5%: an attack cycling over
+///   a few prefixes of a quiet region would otherwise give each a baseline of 0, under which
+///   nothing converts less.
 /// - **Region** (with ``FraudGuardPolicy/blocksRegions``): the same rule one level up, for attacks
 ///   spread so thin that no prefix reaches `minSends`. A region with at least 10 × `minSends`
 ///   sends is blocked when its conversion is under a quarter of the conversion of every other
-///   region together (or 5% when the others have fewer than 10 × `minSends` sends).
+///   region together (or 5% when the others have fewer than 10 × `minSends` sends, or none
+///   approved).
 /// - **What a region block holds**: the region's prefixes that have not shown they convert. A
 ///   start to a blocked region passes when its prefix, over the last day (the counters' reach),
 ///   has approvals and converts at or above the region's threshold over that day (a quarter of the
@@ -65,7 +68,8 @@ public struct FraudRule: Sendable, Equatable {
 
     /// Whether a prefix passes its region's block: over the day's sums given, the prefix has
     /// approvals and converts at or above the threshold its region is judged against (a quarter of
-    /// the other regions' conversion, or 5% when they have fewer than 10 × `minSends` sends).
+    /// the other regions' conversion, or 5% when they have fewer than 10 × `minSends` sends or
+    /// none approved).
     ///
     /// `prefix`, `region` and `all` are the prefix's, its region's and every region's sums over the
     /// counters' reach (a day), not over the window: a range the region's users convert on keeps
@@ -89,11 +93,13 @@ public struct FraudRule: Sendable, Equatable {
         return judgement
     }
 
-    /// The baseline (the others' conversion, when they have `minSends` sends) and the threshold.
+    /// The baseline (the others' conversion, when they have `minSends` sends and an approval) and
+    /// the threshold.
     private static func threshold(
         otherSends: Int, otherApprovals: Int, minSends: Int
     ) -> (baseline: Double?, threshold: Double) {
-        let baseline = otherSends >= minSends ? Double(otherApprovals) / Double(otherSends) : nil
+        let baseline =
+            otherSends >= minSends && otherApprovals > 0 ? Double(otherApprovals) / Double(otherSends) : nil
         return (baseline, baseline.map { $0 * baselineFraction } ?? floor)
     }
 }

@@ -83,6 +83,9 @@ public enum OTPServerApp {
             throw ServerStartError(policyProblems.joined(separator: " "), problems: hostedProblems)
         }
         let log = configuration.requestLog
+        let blockEvents = configuration.events.map { events in
+            FraudReport.BlockEventPoster(events: events, metrics: metrics, log: log)
+        }
         let verifier = Verifier(
             store: store,
             sender: MetricsSender(
@@ -93,7 +96,7 @@ public enum OTPServerApp {
             // The engine sends nothing to a test destination; such a message is only counted.
             testMessages: { message in metrics.recordSend(channel: message.channel, result: "test") },
             phoneNumbers: configuration.phoneNumbers,
-            fraudDecisions: FraudReport.reporter(metrics: metrics, log: log, events: configuration.events))
+            fraudDecisions: FraudReport.reporter(metrics: metrics, log: log, poster: blockEvents))
         let observer: @Sendable (CompletedRequest) -> Void = { request in
             metrics.recordRequest(
                 route: request.route, method: request.method, status: request.status,
@@ -152,7 +155,8 @@ public enum OTPServerApp {
             main: main, metricsServer: side, verifier: verifier, store: store, metrics: metrics,
             policy: policy, keys: keys,
             takesPublishableKeys: configuration.approvalTokens != nil || configuration.hosted != nil,
-            purgeInterval: configuration.purgeInterval, requestLog: log, deliverer: deliverer)
+            purgeInterval: configuration.purgeInterval, requestLog: log, deliverer: deliverer,
+            blockEvents: blockEvents)
     }
 }
 
@@ -177,7 +181,8 @@ public final class RunningServer: Sendable {
     init(
         main: HTTPServer, metricsServer: HTTPServer?, verifier: Verifier, store: any VerificationStore,
         metrics: ServerMetrics, policy: Policy, keys: KeyRing, takesPublishableKeys: Bool,
-        purgeInterval: Duration, requestLog: RequestLog, deliverer: EventDeliverer?
+        purgeInterval: Duration, requestLog: RequestLog, deliverer: EventDeliverer?,
+        blockEvents: FraudReport.BlockEventPoster?
     ) {
         self.requestLog = requestLog
         self.keys = keys
@@ -191,9 +196,10 @@ public final class RunningServer: Sendable {
         let purging = BackgroundLoop { await verifier.purgeExpired(every: purgeInterval) }
         // Events not delivered by the stop stay in the store's outbox for the next start.
         let delivering = deliverer.map { deliverer in BackgroundLoop { await deliverer.run() } }
+        let posting: [any ServerService] = blockEvents.map { [$0] } ?? []
         self.services = ServiceGroup(stopping: [
             listeners + [purging],
-            delivering.map { [$0] } ?? [],
+            (delivering.map { [$0] } ?? []) + posting,
             [StoreService(store: store)],
         ])
     }
@@ -228,8 +234,8 @@ public final class RunningServer: Sendable {
     }
 
     /// Stops accepting, lets requests in flight finish, closes the listeners and the purge loop,
-    /// then the event delivery, then shuts the store down, and writes out the request log's
-    /// buffered lines.
+    /// then the event delivery (a `fraud_blocked` event still waiting for a retry is dropped), then
+    /// shuts the store down, and writes out the request log's buffered lines.
     public func stop(grace: Duration = .seconds(10)) async {
         await services.stop(grace: grace)
         requestLog.flush()

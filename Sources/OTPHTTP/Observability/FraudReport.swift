@@ -16,8 +16,16 @@ enum FraudReport {
     static func reporter(
         metrics: ServerMetrics, log: RequestLog, events: EventsConfiguration?
     ) -> @Sendable (FraudDecision) -> Void {
+        reporter(
+            metrics: metrics, log: log,
+            poster: events.map { BlockEventPoster(events: $0, metrics: metrics, log: log) })
+    }
+
+    /// The observer, posting each block's event through `poster` (a server's, which it stops).
+    static func reporter(
+        metrics: ServerMetrics, log: RequestLog, poster: BlockEventPoster?
+    ) -> @Sendable (FraudDecision) -> Void {
         let throttle = RefusalThrottle()
-        let poster = events.map { BlockEventPoster(events: $0, metrics: metrics, log: log) }
         return { decision in
             metrics.recordFraudDecision(region: decision.subject.region, action: action(decision))
             var extra: [(String, String)] = []
@@ -41,10 +49,19 @@ enum FraudReport {
     /// A block belongs to no verification, so its event has no row in the store's outbox: its
     /// retries live in this process, and a restart drops those still waiting. At most ``limit``
     /// events wait at once; past that a failed event is dropped at once. Each event ends as one
-    /// `otp_events_total{type="fraud_blocked"}` count, `delivered` or `dropped`.
-    final class BlockEventPoster: Sendable {
+    /// `otp_events_total{type="fraud_blocked"}` count, `delivered` or `dropped`. A server stops its
+    /// poster with its other parts (``stop(grace:)``): the posts under way end, and none starts.
+    final class BlockEventPoster: ServerService {
         /// The most events waiting for a retry at once.
         static let limit = 256
+
+        private struct Posts {
+            var running: [Int: Task<Void, Never>] = [:]
+            var next = 0
+            var stopped = false
+        }
+
+        private let posts = Locked(Posts())
 
         private let events: EventsConfiguration
         private let metrics: ServerMetrics
@@ -67,10 +84,33 @@ enum FraudReport {
             self.jitter = jitter
         }
 
-        /// Posts `event` from a task of its own.
+        /// Posts `event` from a task of its own; nothing once the poster is stopped.
         func post(_ event: LifecycleEvent) {
-            Task { await deliver(event) }
+            posts.withLock { posts in
+                guard !posts.stopped else { return }
+                let number = posts.next
+                posts.next += 1
+                // The task removes itself under the same lock, so only after it is put in.
+                posts.running[number] = Task { [self] in
+                    await deliver(event)
+                    self.posts.withLock { _ = $0.running.removeValue(forKey: number) }
+                }
+            }
         }
+
+        /// Ends the posts under way (a waiting one is dropped, a post in flight finishes) and
+        /// refuses new ones; returns when every post has ended.
+        func stop(grace: Duration) async {
+            let running = posts.withLock { posts -> [Task<Void, Never>] in
+                posts.stopped = true
+                return Array(posts.running.values)
+            }
+            for task in running { task.cancel() }
+            for task in running { await task.value }
+        }
+
+        /// How many posts are under way.
+        var underWay: Int { posts.withLock { $0.running.count } }
 
         /// Tries `event` until it is taken or given up; returns whether it was taken.
         @discardableResult

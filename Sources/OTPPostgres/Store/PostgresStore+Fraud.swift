@@ -54,9 +54,12 @@ extension PostgresStore {
     ) async throws(StoreError) -> FraudBlockState {
         try await transaction { (db: PostgresConnection) throws(StoreError) in
             // The row is made first if missing, so that the lock below always has a row to hold.
+            // An existing row is locked here (`DO UPDATE`, not `DO NOTHING`): a purge deleting it
+            // between this statement and the lock would otherwise leave the lock no row, and the
+            // block made below would be written nowhere.
             try db.query(
                 "INSERT INTO otp_fraud_blocks (key, until, repeats, forget_at) VALUES ($1, 0, 0, 0) "
-                    + "ON CONFLICT (key) DO NOTHING", [.text(request.key)])
+                    + "ON CONFLICT (key) DO UPDATE SET key = excluded.key", [.text(request.key)])
             let found = try Self.fraudBlock(db, key: request.key, locking: true)
             let previous = found.flatMap { $0.repeats == 0 ? nil : $0 }
             let next = FraudBlockState.next(after: previous, request: request, now: now)

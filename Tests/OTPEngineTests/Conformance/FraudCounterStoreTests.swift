@@ -92,6 +92,14 @@ import Testing
         let fresh = try await blocks2.blockFraud(request, now: Self.time(1200))
         #expect(fresh.repeats == 1)
         #expect(fresh.until == Self.time(1300))
+        // Past its memory but not yet purged, a block is forgotten all the same.
+        let store3 = try await kind.makeStore()
+        let blocks3: any FraudCounterStore = store3
+        _ = try await blocks3.blockFraud(request, now: Self.time(0))
+        let unpurged = try await blocks3.blockFraud(request, now: Self.time(1100))
+        #expect(unpurged.repeats == 1)
+        #expect(unpurged.until == Self.time(1200))
+        #expect(unpurged.created)
     }
 
     @Test(

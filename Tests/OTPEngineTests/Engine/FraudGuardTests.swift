@@ -15,7 +15,9 @@ import Testing
 
         init(
             mode: FraudGuardPolicy.Mode = .on, safeList: [String] = [],
-            store: any VerificationStore = MemoryStore(), change: (inout Policy) -> Void = { _ in }
+            store: any VerificationStore = MemoryStore(),
+            phoneNumbers: any PhoneNumberParser = E164SyntaxParser(),
+            change: (inout Policy) -> Void = { _ in }
         ) {
             let policy = relaxedPolicy { policy in
                 policy.fraudGuard = FraudGuardPolicy(mode: mode, minSends: 20, safeList: safeList)
@@ -25,7 +27,7 @@ import Testing
             let decisions = self.decisions
             verifier = Verifier(
                 store: store, sender: sender, policy: policy, secret: testSecret,
-                now: { [clock] in clock.date },
+                now: { [clock] in clock.date }, phoneNumbers: phoneNumbers,
                 fraudDecisions: { decision in decisions.withLock { $0.append(decision) } })
         }
 
@@ -106,6 +108,25 @@ import Testing
             FraudCount(key: "p", sends: 20, approvals: 1),
             region: FraudCount(key: "r", sends: 20, approvals: 1))
         #expect(!atFloor.blocks)
+        // Other prefixes with sends but no approval: no baseline either (a 0% baseline would make
+        // a threshold no conversion falls under), so 5%.
+        let unconverted = rule.judgePrefix(
+            FraudCount(key: "p", sends: 20, approvals: 0),
+            region: FraudCount(key: "r", sends: 58, approvals: 0))
+        #expect(unconverted.baseline == nil)
+        #expect(unconverted.threshold == 0.05)
+        #expect(unconverted.blocks)
+        #expect(
+            rule.judgeRegion(
+                FraudCount(key: "r", sends: 200, approvals: 0),
+                all: FraudCount(key: "a", sends: 600, approvals: 0)
+            ).blocks)
+        // One approval among the others is a baseline again.
+        let thin = rule.judgePrefix(
+            FraudCount(key: "p", sends: 20, approvals: 0),
+            region: FraudCount(key: "r", sends: 58, approvals: 1))
+        #expect(thin.baseline == 1.0 / 38.0)
+        #expect(thin.blocks)
         // A region: ten times min-sends, against every other region together.
         let regionRule = rule.judgeRegion(
             FraudCount(key: "r", sends: 200, approvals: 20),
@@ -117,6 +138,24 @@ import Testing
                 FraudCount(key: "r", sends: 199, approvals: 0),
                 all: FraudCount(key: "a", sends: 400, approvals: 140)
             ).blocks)
+    }
+
+    @Test("an attack cycling over three prefixes of a quiet region blocks each prefix at its min-sends")
+    func cycledPrefixesOfAQuietRegion() async throws {
+        let h = GuardHarness()
+        // No real traffic in +44: each prefix's baseline is the others' sends, none approved.
+        for round in 0..<20 {
+            for prefix in ["+4479111", "+4479222", "+4479333"] {
+                try await h.start(prefix + "00" + String(format: "%03d", round))
+            }
+        }
+        let blocked = Set(h.blocks.map(\.subject.prefix))
+        #expect(blocked == ["+447911", "+447922", "+447933"])
+        #expect(h.blocks.allSatisfy { $0.judgement?.baseline == nil && $0.judgement?.threshold == 0.05 })
+        let error = await verifierError { () async throws(VerifierError) in
+            try await h.verifier.start(StartRequest(to: "+447922200099", clientAddress: "192.0.2.7"))
+        }
+        #expect(error?.kind == .destinationBlocked)
     }
 
     @Test(
@@ -323,6 +362,45 @@ import Testing
         #expect(error?.kind == .destinationBlocked)
     }
 
+    /// The syntax parser's numbers, each in the ISO region of its calling code, as libphonenumber
+    /// names regions.
+    struct ISORegions: PhoneNumberParser {
+        static let regions = ["1": "US", "33": "FR", "44": "GB"]
+
+        func parse(_ text: String, region: String?) -> PhoneNumber? {
+            guard var number = E164SyntaxParser().parse(text, region: region) else { return nil }
+            let code = CallingCodes.callingCode(ofDigits: String(number.e164.dropFirst()))
+            number.region = Self.regions[code]
+            return number
+        }
+
+        func international(e164: String) -> String? { nil }
+    }
+
+    @Test("a safe-listed calling code is never blocked as a region, though regions are named FR, not +33")
+    func safeListedRegion() async throws {
+        let h = GuardHarness(safeList: ["+33"], phoneNumbers: ISORegions())
+        for index in 0..<200 {
+            try await h.start("+1415555\(String(format: "%04d", index))", approve: index % 10 < 7)
+        }
+        let sent = await h.sender.messages.count
+        for index in 0..<200 {
+            try await h.start("+336\(String(format: "%02d", index % 100))00\(String(format: "%04d", index))")
+        }
+        #expect(await h.sender.messages.count == sent + 200)
+        #expect(h.blocks.isEmpty, "\(h.blocks.map { "\($0.level) \($0.subject.region)" })")
+        // The same attack on a region not safe-listed is blocked as FR.
+        let other = GuardHarness(phoneNumbers: ISORegions())
+        for index in 0..<200 {
+            try await other.start("+1415555\(String(format: "%04d", index))", approve: index % 10 < 7)
+        }
+        for index in 0..<200 {
+            try await other.start(
+                "+336\(String(format: "%02d", index % 100))00\(String(format: "%04d", index))")
+        }
+        #expect(other.blocks.map(\.subject.region) == ["FR"])
+    }
+
     @Test(
         "a region block refuses its ranges that never converted and lets through those its users convert on"
     )
@@ -398,5 +476,19 @@ import Testing
             try await h.verifier.conversionInsights(since: h.clock.date)
         }
         #expect(error?.kind == .storeUnavailable)
+    }
+
+    @Test("in shadow mode an approval is counted when the look at the blocks fails (the guard fails open)")
+    func shadowApprovalWhenReadFails() async throws {
+        let store = FaultyStore(failing: [.fraudRead])
+        let h = GuardHarness(mode: .shadow, store: store)
+        // The gate's reads fail too, so every start is sent and counted; so is each approval.
+        for index in 0..<4 {
+            try await h.start("+4477009000\(String(format: "%02d", index))", approve: index < 3)
+        }
+        store.fail([])
+        let insights = try await h.verifier.conversionInsights(since: h.clock.date.addingTimeInterval(-60))
+        #expect(insights.prefixes.first { $0.prefix == "+447700" }?.sends == 4)
+        #expect(insights.prefixes.first { $0.prefix == "+447700" }?.approvals == 3)
     }
 }

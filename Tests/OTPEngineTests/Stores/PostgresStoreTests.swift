@@ -198,6 +198,68 @@ import Testing
         #expect(try await store.record(id: "vf_0") == nil)
         await store.shutdown()
     }
+
+    @Test("a block whose forgotten row is deleted while the block waits for it is still written")
+    func blockAfterConcurrentPurge() async throws {
+        let schema = PostgresTestServer.freshSchema()
+        let store = try Self.store(schema: schema)
+        let other = try Self.store(schema: schema, connections: 1)
+        let key = "prefix:+447500"
+        let request = FraudBlockRequest(key: key, base: .seconds(1), memory: .seconds(1))
+        // A block long ended and forgotten, its row not yet purged.
+        _ = try await store.blockFraud(request, now: T.t0)
+        let later = T.at(60)
+        // Another session holds that row, then deletes it (as a purge does) once the block waits.
+        let locked = Locked(false)
+        let go = DispatchSemaphore(value: 0)
+        let purge = Task {
+            await withCheckedContinuation { (done: CheckedContinuation<Result<Int, StoreError>, Never>) in
+                other.pool.submit({ (db: PostgresConnection) throws(StoreError) -> Int in
+                    try db.open()
+                    try db.query("BEGIN")
+                    try db.query("SELECT key FROM otp_fraud_blocks WHERE key = $1 FOR UPDATE", [.text(key)])
+                    locked.withLock { $0 = true }
+                    // The lane's own thread waits here, not a task's.
+                    go.wait()
+                    let deleted = try db.query("DELETE FROM otp_fraud_blocks WHERE key = $1", [.text(key)])
+                    try db.query("COMMIT")
+                    return deleted.affected
+                }) { done.resume(returning: $0) }
+            }
+        }
+        for _ in 0..<100_000 where !locked.withLock({ $0 }) { await Task.yield() }
+        try #require(locked.withLock { $0 }, "the other session never held the row")
+        let blocking = Task { () async throws(StoreError) -> FraudBlockState in
+            try await store.blockFraud(request, now: later)
+        }
+        // Let the block's transaction reach the held row before the row goes.
+        var waiting = 0
+        for _ in 0..<2000 where waiting == 0 {
+            waiting = try await store.run { (db: PostgresConnection) throws(StoreError) -> Int in
+                try db.open()
+                return Int(
+                    try db.query("SELECT count(*)::bigint FROM pg_locks WHERE NOT granted").rows.first?
+                        .integer(0)
+                        ?? 0)
+            }
+            if waiting == 0 { await Task.yield() }
+        }
+        #expect(waiting > 0, "the block never waited for the held row")
+        go.signal()
+        let block = try await blocking.value
+        #expect(block.created)
+        #expect(try await purge.value.get() == 1)
+        let stored = try await store.run { (db: PostgresConnection) throws(StoreError) -> [Int64] in
+            try db.open()
+            return try db.query("SELECT until FROM otp_fraud_blocks WHERE key = $1", [.text(key)]).rows
+                .compactMap {
+                    $0.integer(0)
+                }
+        }
+        #expect(stored == [StoreTime.milliseconds(block.until)], "the block made is the block stored")
+        await other.shutdown()
+        await store.shutdown()
+    }
 }
 
 /// The PostgreSQL store's deadlines against real time: an unreachable, a silent, a busy, a frozen
@@ -335,4 +397,5 @@ import Testing
         )
         await store.shutdown()
     }
+
 }

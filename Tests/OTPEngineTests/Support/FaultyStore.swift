@@ -7,6 +7,8 @@ final class FaultyStore: VerificationStore {
         case start, check, record, idempotencyEntry, releaseIdempotencyKey, cancel, beginResend
         case finishResend, abandonResend, acquire, release, purge, ping, fraud, noteDelivery, deliveries
         case search
+        /// The pumping guard's reads alone: tallies that add nothing (a gate, shadow's look at blocks).
+        case fraudRead
     }
 
     let base = MemoryStore()
@@ -202,6 +204,7 @@ final class FaultyStore: VerificationStore {
 extension FaultyStore: FraudCounterStore {
     func tallyFraud(_ tally: FraudTally, now: Date) async throws(StoreError) -> FraudTotals {
         try check(.fraud)
+        if tally.sends == 0, tally.approvals == 0 { try check(.fraudRead) }
         return try await base.tallyFraud(tally, now: now)
     }
 
