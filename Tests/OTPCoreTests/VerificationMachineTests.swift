@@ -244,6 +244,71 @@ import Testing
         #expect(machine.retry(at: .zero) == [.check(id: "vf_test", code: "482019")])
     }
 
+    @Test(
+        "V9: a code the server never judged, edited and typed again, is sent, never answered with an old rejection"
+    )
+    func unansweredCodeTypedAgain() {
+        var machine = started()
+        _ = submit(&machine, "111111")
+        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 2)), at: .zero, serverNow: wall)
+        _ = machine.setText("", at: .zero)
+        _ = submit(&machine, "222222")
+        _ = machine.checkAnswered(.failure(.networkFailure), at: .zero, serverNow: wall)
+        let shakes = machine.shakeTrigger
+        machine.deleteBackward(at: .zero)
+        #expect(!machine.canRetry)
+        #expect(machine.insert("2", at: .zero) == [.check(id: "vf_test", code: "222222")])
+        #expect(machine.shakeTrigger == shakes)
+        #expect(machine.statusMessage?.text == "Verifying…")
+        #expect(!machine.announcements.suffix(2).contains { $0.text.hasPrefix("Code doesn't match") })
+        // Pasted whole over itself, the unanswered code is not replayed as rejected either.
+        _ = machine.checkAnswered(.failure(.networkFailure), at: .zero, serverNow: wall)
+        #expect(machine.setText("222222", at: .zero).isEmpty)
+        #expect(machine.shakeTrigger == shakes)
+        #expect(machine.canRetry)
+        #expect(machine.retry(at: .zero) == [.check(id: "vf_test", code: "222222")])
+    }
+
+    @Test("V8: a resend answered after the code was verified changes nothing")
+    func resendAfterVerified() {
+        var machine = started()
+        machine.tick(at: .seconds(31))
+        #expect(machine.resendPressed(at: .seconds(31)) == [.resend(id: "vf_test")])
+        _ = machine.insert("482019", at: .seconds(32))
+        var approved = sampleVerification(at: wall)
+        approved.status = .approved
+        _ = machine.checkAnswered(.success(approved), at: .seconds(33), serverNow: wall)
+        let said = machine.announcements.count
+        for late in [VerificationFailure.notPending, .networkFailure, .deliveryFailed] {
+            machine.resendAnswered(.failure(late), at: .seconds(34), serverNow: wall)
+            #expect(machine.phase == .verified)
+            #expect(machine.statusMessage == StatusMessage("Verified", role: .success))
+        }
+        machine.resendAnswered(.success(sampleVerification(at: wall)), at: .seconds(34), serverNow: wall)
+        #expect(machine.phase == .verified)
+        #expect(machine.toast == nil)
+        #expect(machine.announcements.count == said)
+    }
+
+    @Test("V5: a countdown that ends during a check is announced once the answer enables Resend")
+    func resendAvailableAfterCheck() {
+        var machine = started()
+        _ = machine.insert("111111", at: .seconds(29))
+        #expect(machine.phase == .verifying)
+        machine.tick(at: .seconds(30))
+        #expect(!machine.isResendEnabled)
+        #expect(machine.nextDeadline() == nil || machine.nextDeadline()! > .seconds(30))
+        _ = machine.checkAnswered(
+            .failure(.incorrectCode(attemptsLeft: 2)), at: .seconds(31), serverNow: wall)
+        #expect(machine.isResendEnabled)
+        #expect(machine.nextDeadline() == .seconds(31))
+        machine.tick(at: .seconds(31))
+        let available = machine.announcements.filter { $0.text == ScreenText.english.resendAvailable }
+        #expect(available.count == 1)
+        machine.tick(at: .seconds(32))
+        #expect(machine.announcements.filter { $0.text == ScreenText.english.resendAvailable }.count == 1)
+    }
+
     @Test("V9: the screen mirrors the server's attempts, not its own count")
     func serverIsAuthority() {
         var machine = started(attemptsLeft: 3)

@@ -481,6 +481,8 @@ public struct VerificationMachine: Sendable, Equatable {
     ) {
         self.now = now
         isResending = false
+        // Verified while the resend was under way: whatever the resend answers changes nothing.
+        guard resultPhase != .verified else { return }
         switch result {
         case .success(let verification):
             adopt(verification, at: now, serverNow: serverNow)
@@ -525,9 +527,11 @@ public struct VerificationMachine: Sendable, Equatable {
             toast = nil
             self.toastUntil = nil
         }
-        if let resendAt, now >= resendAt, !resendAvailabilityAnnounced {
+        // Announced once, when Resend can be pressed: a countdown that ends during a check is
+        // announced once the check's answer enables Resend (V5).
+        if let resendAt, now >= resendAt, !resendAvailabilityAnnounced, isResendEnabled {
             resendAvailabilityAnnounced = true
-            if isResendEnabled { announce(text.resendAvailable, .polite) }
+            announce(text.resendAvailable, .polite)
         }
         if let expiresAt, now >= expiresAt {
             switch phase {
@@ -548,7 +552,7 @@ public struct VerificationMachine: Sendable, Equatable {
                 // The label changes each time the whole seconds left drop by one.
                 let left = Self.ceilSeconds(resendAt - now)
                 candidates.append(resendAt - .seconds(left - 1))
-            } else if !resendAvailabilityAnnounced {
+            } else if !resendAvailabilityAnnounced, isResendEnabled {
                 candidates.append(now)
             }
         }
@@ -569,6 +573,8 @@ public struct VerificationMachine: Sendable, Equatable {
         if canRetryCheck, !entry.isComplete {
             canRetryCheck = false
             statusMessage = nil
+            // The code the server never judged may be typed again, and is then sent (V9).
+            entry.forgetSubmission()
         }
         if !isSelection, resultPhase == nil, entry.isLastSubmission, let lastRejection {
             // The rejected code typed again: it is not sent again, and the rejection shows again.
@@ -578,6 +584,8 @@ public struct VerificationMachine: Sendable, Equatable {
         guard resultPhase == nil, let verification, let code = entry.takeSubmission() else { return [] }
         resultPhase = .verifying
         canRetryCheck = false
+        // A rejection belongs to the code it judged; a code sent now has none until its answer.
+        lastRejection = nil
         // Assertive, so "Verifying…" is never spoken after the answer it waits for.
         show(text.verifying, .progress, announce: .assertive)
         return [.check(id: verification.id, code: code)]
