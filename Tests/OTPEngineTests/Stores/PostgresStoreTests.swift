@@ -202,7 +202,8 @@ import Testing
     @Test("a block whose forgotten row is deleted while the block waits for it is still written")
     func blockAfterConcurrentPurge() async throws {
         let schema = PostgresTestServer.freshSchema()
-        let store = try Self.store(schema: schema)
+        // A deadline long enough that the block's wait for the held row outlasts a busy machine.
+        let store = try Self.store(schema: schema, deadline: .seconds(20))
         let other = try Self.store(schema: schema, connections: 1)
         let key = "prefix:+447500"
         let request = FraudBlockRequest(key: key, base: .seconds(1), memory: .seconds(1))
@@ -210,7 +211,7 @@ import Testing
         _ = try await store.blockFraud(request, now: T.t0)
         let later = T.at(60)
         // Another session holds that row, then deletes it (as a purge does) once the block waits.
-        let locked = Locked(false)
+        let (locked, holding) = AsyncStream<Void>.makeStream()
         let go = DispatchSemaphore(value: 0)
         let purge = Task {
             await withCheckedContinuation { (done: CheckedContinuation<Result<Int, StoreError>, Never>) in
@@ -218,7 +219,7 @@ import Testing
                     try db.open()
                     try db.query("BEGIN")
                     try db.query("SELECT key FROM otp_fraud_blocks WHERE key = $1 FOR UPDATE", [.text(key)])
-                    locked.withLock { $0 = true }
+                    holding.yield()
                     // The lane's own thread waits here, not a task's.
                     go.wait()
                     let deleted = try db.query("DELETE FROM otp_fraud_blocks WHERE key = $1", [.text(key)])
@@ -227,8 +228,7 @@ import Testing
                 }) { done.resume(returning: $0) }
             }
         }
-        for _ in 0..<100_000 where !locked.withLock({ $0 }) { await Task.yield() }
-        try #require(locked.withLock { $0 }, "the other session never held the row")
+        for await _ in locked { break }
         let blocking = Task { () async throws(StoreError) -> FraudBlockState in
             try await store.blockFraud(request, now: later)
         }
@@ -238,8 +238,11 @@ import Testing
             waiting = try await store.run { (db: PostgresConnection) throws(StoreError) -> Int in
                 try db.open()
                 return Int(
-                    try db.query("SELECT count(*)::bigint FROM pg_locks WHERE NOT granted").rows.first?
-                        .integer(0)
+                    try db.query(
+                        "SELECT count(*)::bigint FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                            + "AND query LIKE '%otp_fraud_blocks%'"
+                    ).rows.first?
+                    .integer(0)
                         ?? 0)
             }
             if waiting == 0 { await Task.yield() }
