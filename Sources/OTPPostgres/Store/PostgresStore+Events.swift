@@ -63,7 +63,10 @@ extension PostgresStore {
                 "SELECT \(PostgresSQL.verificationColumns) FROM otp_verifications v "
                     + "WHERE v.state = 'pending' AND v.expires_at <= $1 "
                     + "AND NOT EXISTS (SELECT 1 FROM otp_events e WHERE e.id = "
-                    + "'evt_' || v.id || '.expired.' || v.sends_used) ORDER BY v.expires_at LIMIT $2",
+                    + "'evt_' || v.id || '.expired.' || v.sends_used) ORDER BY v.expires_at LIMIT $2 "
+                    // A code a step holds (a cancel under way) is left to the next sweep, which sees
+                    // its state as that step leaves it: never `canceled` and `expired` for one code.
+                    + "FOR UPDATE OF v SKIP LOCKED",
                 [.integer(StoreTime.milliseconds(now)), .integer(Int64(max(0, limit)))]
             ).rows
             var written = 0

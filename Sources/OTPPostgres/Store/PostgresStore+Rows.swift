@@ -239,14 +239,20 @@ extension PostgresStore {
                 if deleted < purgeBatch { return total }
             }
         }
+        // Each batch skips the rows a step holds (`SKIP LOCKED`: never a wait, never a deadlock with a
+        // step that locks several), and the time is asked again of the row deleted: a row a step
+        // renewed after the batch was chosen is kept.
         let purged = try deleteAll(
-            "DELETE FROM otp_verifications WHERE id IN "
-                + "(SELECT id FROM otp_verifications WHERE purge_at <= $1 LIMIT $2)", [milliseconds, batch])
+            "DELETE FROM otp_verifications WHERE purge_at <= $1 AND id IN "
+                + "(SELECT id FROM otp_verifications WHERE purge_at <= $1 ORDER BY id LIMIT $2 "
+                + "FOR UPDATE SKIP LOCKED)", [milliseconds, batch])
         _ = try deleteAll(
-            "DELETE FROM otp_idempotency WHERE key IN "
-                + "(SELECT key FROM otp_idempotency WHERE expires_at <= $1 LIMIT $2)", [milliseconds, batch])
+            "DELETE FROM otp_idempotency WHERE expires_at <= $1 AND key IN "
+                + "(SELECT key FROM otp_idempotency WHERE expires_at <= $1 ORDER BY key LIMIT $2 "
+                + "FOR UPDATE SKIP LOCKED)", [milliseconds, batch])
         _ = try deleteAll(
-            "DELETE FROM otp_rates WHERE key IN (SELECT key FROM otp_rates WHERE arrival <= $1 LIMIT $2)",
+            "DELETE FROM otp_rates WHERE arrival <= $1 AND key IN "
+                + "(SELECT key FROM otp_rates WHERE arrival <= $1 ORDER BY key LIMIT $2 FOR UPDATE SKIP LOCKED)",
             [milliseconds, batch])
         _ = try db.query("DELETE FROM otp_fraud_counts WHERE keep_until <= $1", [milliseconds])
         _ = try db.query("DELETE FROM otp_fraud_blocks WHERE forget_at <= $1", [milliseconds])

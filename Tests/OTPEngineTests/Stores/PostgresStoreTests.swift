@@ -199,6 +199,114 @@ import Testing
         await store.shutdown()
     }
 
+    @Test("a purge keeps an idempotency key a start renews while the purge runs, and waits for no row")
+    func purgeKeepsRenewedKey() async throws {
+        let schema = PostgresTestServer.freshSchema()
+        let store = try Self.store(schema: schema, deadline: .seconds(20))
+        let other = try Self.store(schema: schema, connections: 1)
+        _ = try await store.record(id: "vf_none")
+        let key = "k|renewed"
+        _ = try await store.run { (db: PostgresConnection) throws(StoreError) -> Int in
+            try db.open()
+            return try db.query(
+                "INSERT INTO otp_idempotency (key, verification_id, fingerprint, expires_at) VALUES ($1, 'vf_old', "
+                    + "'\\x00', $2)", [.text(key), .integer(StoreTime.milliseconds(T.at(10)))]
+            ).affected
+        }
+        // Another session renews the expired key (as a start with it does) and holds it uncommitted.
+        let (renewed, holding) = AsyncStream<Void>.makeStream()
+        let go = DispatchSemaphore(value: 0)
+        let renewal = Task {
+            await withCheckedContinuation { (done: CheckedContinuation<Result<Int, StoreError>, Never>) in
+                other.pool.submit({ (db: PostgresConnection) throws(StoreError) -> Int in
+                    try db.open()
+                    try db.query("BEGIN")
+                    let updated = try db.query(
+                        "UPDATE otp_idempotency SET verification_id = 'vf_new', expires_at = $2 WHERE key = $1",
+                        [.text(key), .integer(StoreTime.milliseconds(T.at(1000)))])
+                    holding.yield()
+                    go.wait()
+                    try db.query("COMMIT")
+                    return updated.affected
+                }) { done.resume(returning: $0) }
+            }
+        }
+        for await _ in renewed { break }
+        let finished = Locked(false)
+        let purging = Task { () async throws(StoreError) -> Int in
+            defer { finished.withLock { $0 = true } }
+            return try await store.purgeExpired(now: T.at(100))
+        }
+        // Until the purge ends, or waits for the held key (as it did when it deleted by key alone).
+        var waiting = 0
+        for _ in 0..<2000 where waiting == 0 && !finished.withLock({ $0 }) {
+            waiting = try await store.run { (db: PostgresConnection) throws(StoreError) -> Int in
+                try db.open()
+                return Int(
+                    try db.query(
+                        "SELECT count(*)::bigint FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                            + "AND query LIKE 'DELETE FROM otp_idempotency%'"
+                    ).rows.first?.integer(0) ?? 0)
+            }
+            if waiting == 0 { await Task.yield() }
+        }
+        go.signal()
+        _ = try await purging.value
+        #expect(try await renewal.value.get() == 1)
+        #expect(waiting == 0, "the purge waited for a row a step held")
+        let kept = try await store.run { (db: PostgresConnection) throws(StoreError) -> [String] in
+            try db.open()
+            return try db.query("SELECT verification_id FROM otp_idempotency WHERE key = $1", [.text(key)])
+                .rows.compactMap {
+                    $0.text(0)
+                }
+        }
+        #expect(kept == ["vf_new"], "the renewed key is kept")
+        await other.shutdown()
+        await store.shutdown()
+    }
+
+    @Test("the expiry sweep leaves a code a step holds to the next sweep: never canceled and expired both")
+    func sweepSkipsHeldCode() async throws {
+        let schema = PostgresTestServer.freshSchema()
+        let store = try PostgresStore(
+            conninfo: try Self.url(), schema: schema, connections: 2, recordsEvents: true)
+        let other = try PostgresStore(
+            conninfo: try Self.url(), schema: schema, connections: 1, recordsEvents: true)
+        _ = try await store.insert(T.sample("vf_held"), claim: nil, now: T.t0)
+        // Another session cancels the expired code (as a cancel does) and holds it uncommitted.
+        let (held, holding) = AsyncStream<Void>.makeStream()
+        let go = DispatchSemaphore(value: 0)
+        let cancel = Task {
+            await withCheckedContinuation { (done: CheckedContinuation<Result<Int, StoreError>, Never>) in
+                other.pool.submit({ (db: PostgresConnection) throws(StoreError) -> Int in
+                    try db.open()
+                    try db.query("BEGIN")
+                    let updated = try db.query(
+                        "UPDATE otp_verifications SET state = 'canceled' WHERE id = 'vf_held'")
+                    holding.yield()
+                    go.wait()
+                    try db.query("COMMIT")
+                    return updated.affected
+                }) { done.resume(returning: $0) }
+            }
+        }
+        for await _ in held { break }
+        let noted = try await store.noteExpiries(now: T.at(10_000), limit: 10)
+        go.signal()
+        #expect(try await cancel.value.get() == 1)
+        #expect(noted == 0, "the held code was left to the next sweep")
+        #expect(try await store.noteExpiries(now: T.at(10_001), limit: 10) == 0, "canceled: nothing to note")
+        let kinds = try await store.run { (db: PostgresConnection) throws(StoreError) -> [String] in
+            try db.open()
+            return try db.query("SELECT kind FROM otp_events WHERE verification_id = 'vf_held' ORDER BY seq")
+                .rows.compactMap { $0.text(0) }
+        }
+        #expect(!kinds.contains("expired"), "\(kinds)")
+        await other.shutdown()
+        await store.shutdown()
+    }
+
     @Test("a block whose forgotten row is deleted while the block waits for it is still written")
     func blockAfterConcurrentPurge() async throws {
         let schema = PostgresTestServer.freshSchema()
