@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
 
@@ -93,6 +94,49 @@ static inline int otp_mhd_client_address(struct MHD_Connection *connection, char
                             (socklen_t)size);
     }
     return written == NULL ? -1 : 0;
+}
+
+/// The state of ``otp_mhd_joined_header``'s walk over the request's header lines.
+struct otp_mhd_join {
+    const char *name;
+    char *buffer;
+    size_t size;
+    size_t length;
+    int lines;
+    int overflowed;
+};
+
+static inline enum MHD_Result otp_mhd_join_line(void *cls, enum MHD_ValueKind kind, const char *key,
+                                                const char *value) {
+    (void)kind;
+    struct otp_mhd_join *join = (struct otp_mhd_join *)cls;
+    if (key == NULL || value == NULL || strcasecmp(key, join->name) != 0) return MHD_YES;
+    size_t added = strlen(value) + (join->lines > 0 ? 2 : 0);
+    if (join->length + added + 1 > join->size) {
+        join->overflowed = 1;
+        return MHD_NO;
+    }
+    if (join->lines > 0) {
+        memcpy(join->buffer + join->length, ", ", 2);
+        join->length += 2;
+    }
+    memcpy(join->buffer + join->length, value, strlen(value));
+    join->length += strlen(value);
+    join->buffer[join->length] = 0;
+    join->lines += 1;
+    return MHD_YES;
+}
+
+/// Every line of the header `name` (any case) in the order received, joined with ", " into
+/// `buffer` as RFC 9110 combines a list-valued field sent on several lines. Returns the number of
+/// lines (0: none), or -1 when they do not fit in `size` bytes with the final NUL.
+static inline int otp_mhd_joined_header(struct MHD_Connection *connection, const char *name,
+                                        char *buffer, size_t size) {
+    struct otp_mhd_join join = {name, buffer, size, 0, 0, 0};
+    if (size == 0) return -1;
+    buffer[0] = 0;
+    MHD_get_connection_values(connection, MHD_HEADER_KIND, otp_mhd_join_line, &join);
+    return join.overflowed ? -1 : join.lines;
 }
 
 #endif

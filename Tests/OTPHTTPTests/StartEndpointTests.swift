@@ -202,6 +202,29 @@ import Testing
         }
     }
 
+    @Test(
+        "X-Forwarded-For on several lines is one list: a proxy's own line after the client's is the one read"
+    )
+    func forwardedForOnSeveralLines() async throws {
+        let policy = Policy(startsPerAddress: RateLimit(limit: 2, window: .seconds(3600)))
+        try await Harness.with(policy: policy, trustedProxies: 1) { harness in
+            var statuses: [Int] = []
+            // The client forges a line; the proxy (as HAProxy's `option forwardfor` does) adds its own.
+            for (index, forged) in ["198.51.100.1", "198.51.100.2", "198.51.100.3"].enumerated() {
+                let response = try await harness.call(
+                    "POST", "/v1/verifications", json: "{\"to\":\"+12015550\(index)20\"}",
+                    headers: [("X-Forwarded-For", forged), ("X-Forwarded-For", "203.0.113.8")])
+                statuses.append(response.status)
+            }
+            #expect(statuses == [201, 201, 429])
+            // The lines join in the order received: the last line's entry is the rightmost.
+            let joined = try await harness.call(
+                "POST", "/v1/verifications", json: #"{"to":"+12015550130"}"#,
+                headers: [("X-Forwarded-For", "203.0.113.8"), ("X-Forwarded-For", "198.51.100.77")])
+            #expect(joined.status == 201, "198.51.100.77 is a new address")
+        }
+    }
+
     @Test("left-hand X-Forwarded-For entries are the client's own and never dodge the per-address limit")
     func forgedForwardedFor() async throws {
         let policy = Policy(startsPerAddress: RateLimit(limit: 2, window: .seconds(3600)))

@@ -2,6 +2,10 @@ import Foundation
 
 /// How an ``HTTPServer`` listens and what it allows.
 public struct HTTPServerConfiguration: Sendable {
+    /// The list-valued request fields whose lines are joined when sent more than once (RFC 9110,
+    /// 5.3), where they are among ``headerNames``; other fields keep their first line.
+    static let listHeaderNames = ["x-forwarded-for", "accept-language"]
+
     /// An IPv4 or IPv6 literal to bind, such as `127.0.0.1` or `::1`.
     public var host: String
     /// The port; 0 picks a free one (read it back from ``HTTPServer/port``).

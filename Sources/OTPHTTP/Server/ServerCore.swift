@@ -382,6 +382,21 @@ private func readHead(
             state.headers[name] = String(cString: value)
         }
     }
+    // A list-valued field sent on several lines is one list (RFC 9110, 5.3): a proxy that adds its
+    // own `X-Forwarded-For` line after the client's must be read from that last line, not the first.
+    for name in HTTPServerConfiguration.listHeaderNames where state.headers[name] != nil {
+        // Larger than the whole head libmicrohttpd's pool takes, so the lines always fit; if they
+        // ever did not, the field is dropped rather than read from the client's first line.
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 20_000) { buffer in
+            guard let base = buffer.baseAddress else { return }
+            let lines = name.withCString { otp_mhd_joined_header(connection, $0, base, buffer.count) }
+            if lines > 1 {
+                state.headers[name] = String(cString: base)
+            } else if lines < 0 {
+                state.headers[name] = nil
+            }
+        }
+    }
     withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
         guard let base = buffer.baseAddress, otp_mhd_client_address(connection, base, buffer.count) == 0
         else {
