@@ -225,6 +225,31 @@ struct RecordingIssuer: ApprovalTokenIssuing {
         }
     }
 
+    @Test(
+        "a form resent too soon is 429 with Retry-After; a body over the limit is 413 with the page's headers"
+    )
+    func formRetryAfterAndLargeBody() async throws {
+        try await Harness.with(hosted: Self.pages()) { harness in
+            let (_, path) = try await startHosted(harness)
+            let form = [("Content-Type", "application/x-www-form-urlencoded")]
+            let early = try await RawHTTP.request(
+                port: harness.port, method: "POST", path: path + "/resend", headers: form, body: "x=1")
+            #expect(early.status == 429)
+            #expect(early.headers["content-type"] == "text/html; charset=utf-8")
+            let wait = try #require(early.headers["retry-after"].flatMap { Int($0) })
+            #expect((1...30).contains(wait))
+            let large = try await RawHTTP.request(
+                port: harness.port, method: "POST", path: path + "/check",
+                headers: [("Content-Type", "application/json")],
+                body: #"{"code":""# + String(repeating: "1", count: 20_000) + #""}"#)
+            #expect(large.status == 413)
+            #expect(large.headers["content-security-policy"]?.contains("frame-ancestors 'none'") == true)
+            #expect(large.headers["x-frame-options"] != nil)
+            #expect(large.headers["referrer-policy"] == "no-referrer")
+            #expect(large.headers["cache-control"] == "no-store")
+        }
+    }
+
     @Test("assets, the normalisation table and the key set are served; nothing on /v/ needs an API key")
     func assets() async throws {
         try await Harness.with(hosted: Self.pages()) { harness in

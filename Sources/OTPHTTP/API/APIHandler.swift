@@ -83,8 +83,9 @@ public struct APIHandler: HTTPHandler {
             addresses,
             CheckFloor(floor: checkFloor),
         ])
+        // The page's headers wrap every answer on its routes, the body limit's 413 among them.
         hostedChain = MiddlewareChain([
-            requestIDs, BodyLimit(), PageHeaders(headers: self.hosted?.securityHeaders ?? []),
+            requestIDs, PageHeaders(headers: self.hosted?.securityHeaders ?? []), BodyLimit(),
             CheckFloor(floor: checkFloor),
             RouteCheck(), addresses,
         ])

@@ -259,9 +259,14 @@ struct HostedHandler: Sendable {
         let length =
             (try? await verifier.status(id: link.verificationID))?.codeLength ?? CodeFormat.default.length
         let sentence = HostedPageHTML.sentence(for: error, format: CodeFormat(length: length), text: text)
-        return await page(
+        var response = await page(
             link: link, token: token, text: text, route: route, status: StatusMessage(sentence, role: .error),
             httpStatus: error.code.httpStatus)
+        // A 429 says when to come back, as the API's JSON answer does.
+        if response.status == 429 {
+            response.headers.append(("Retry-After", String(max(1, error.retryAfter ?? 1))))
+        }
+        return response
     }
 
     /// A freshly signed approval token for the link's return origin and nonce, naming the verified
