@@ -17,6 +17,9 @@ public final class VerificationClient: VerificationService {
     private let proof: (@Sendable () async -> String?)?
     private let session: URLSession
     private let makeIdempotencyKey: @Sendable () -> String
+    /// The key of the last start that got no answer, by what it asked: the same start asked again
+    /// (Try again, a screen shown again) replays it, and never starts a second verification.
+    private let unansweredStart = Locked<(request: [String], key: String)?>(nil)
 
     /// Creates a client.
     ///
@@ -148,7 +151,21 @@ public final class VerificationClient: VerificationService {
     private func startAnswering(
         to destination: String, channel: Channel?, idempotencyKey: String?, locale: String?, country: String?
     ) async throws(ClientError) -> (answer: ServerAnswer, created: Bool) {
-        let key = idempotencyKey ?? makeIdempotencyKey()
+        let request = [destination, channel?.rawValue ?? "", locale ?? "", country ?? ""]
+        let key =
+            idempotencyKey
+            ?? unansweredStart.withLock { last in
+                if let last, last.request == request { return last.key }
+                let key = makeIdempotencyKey()
+                last = (request, key)
+                return key
+            }
+        // Any answer of the server ends the start; only one that never came keeps its key.
+        func answered() {
+            unansweredStart.withLock { last in
+                if last?.key == key { last = nil }
+            }
+        }
         var body = ["to": destination]
         if let channel { body["channel"] = channel.rawValue }
         if let locale { body["locale"] = locale }
@@ -161,10 +178,16 @@ public final class VerificationClient: VerificationService {
             do {
                 let answer = try await send(
                     "POST", path: "v1/verifications", body: data, headers: ["Idempotency-Key": key])
+                answered()
                 return (ServerAnswer(answer.verification, httpDate: answer.date), answer.status == 201)
             } catch ClientError.network(let reason) where attempt == 1 {
                 _ = reason  // one retry with the same key: the server replays, it never sends twice
                 continue
+            } catch ClientError.network(let reason) {
+                throw .network(reason)
+            } catch {
+                answered()
+                throw error
             }
         }
     }

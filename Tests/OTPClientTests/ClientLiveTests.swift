@@ -138,6 +138,50 @@ func failureCode(_ call: () async throws -> Verification) async -> String? {
         await server.stop()
     }
 
+    @Test(
+        "a start that got no answer keeps its idempotency key for the same start asked again; any answer ends it"
+    )
+    func unansweredStartKeepsItsKey() async throws {
+        let made = Locked(0)
+        let keys: @Sendable () -> String = {
+            "start-key-\(made.withLock { count in count += 1; return count })"
+        }
+        // No server: the start and the client's own retry get no answer; the same start again (Try
+        // again) goes out under the same key, so a start the server did take is replayed, not repeated.
+        let closed = try ClosedPort()
+        let offline = VerificationClient(
+            baseURL: URL(string: "http://127.0.0.1:\(closed.port)")!, apiKey: "k", timeout: .seconds(2),
+            idempotencyKey: keys)
+        for _ in 0..<2 {
+            await #expect(throws: VerificationFailure.networkFailure) {
+                try await offline.startAnswer(to: "+12015550100", channel: nil, locale: nil, country: nil)
+            }
+        }
+        #expect(made.withLock { $0 } == 1)
+        // Another start (another number) is another key.
+        await #expect(throws: VerificationFailure.networkFailure) {
+            try await offline.startAnswer(to: "+12015550111", channel: nil, locale: nil, country: nil)
+        }
+        #expect(made.withLock { $0 } == 2)
+        withExtendedLifetime(closed) {}
+        // Answered, a start lets its key go: the next start, even to the same number, is a new one.
+        let server = try await LiveServer.start()
+        let online = VerificationClient(
+            baseURL: URL(string: server.running.url)!, apiKey: "client-test-key", timeout: .seconds(30),
+            idempotencyKey: keys)
+        let first = try await online.startAnswer(to: "+12015550100", channel: nil, locale: nil, country: nil)
+        let second = try await online.startAnswer(to: "+12015550100", channel: nil, locale: nil, country: nil)
+        #expect(made.withLock { $0 } == 4)
+        #expect(first.verification.id != second.verification.id)
+        // A refusal is an answer too.
+        await #expect(throws: VerificationFailure.self) {
+            try await online.startAnswer(to: "not a number", channel: nil, locale: nil, country: nil)
+        }
+        _ = try? await online.startAnswer(to: "not a number", channel: nil, locale: nil, country: nil)
+        #expect(made.withLock { $0 } == 6)
+        await server.stop()
+    }
+
     @Test("every check answer: format, incorrect, locked, expired, not found, not pending")
     func checkAnswers() async throws {
         let server = try await LiveServer.start()
