@@ -124,6 +124,18 @@ import Testing
             let response = try await RawHTTP.request(port: port, method: "GET", path: "/metrics")
             #expect(response.status == 200)
             #expect(response.text.contains("otp_http_requests_total"))
+            #expect(try await RawHTTP.request(port: port, method: "GET", path: "/healthz").status == 200)
+            // That listener serves those two alone: the API, the probes and the page are the main port's.
+            let auth = [("Authorization", "Bearer \(harness.key)")]
+            for path in ["/v1/verifications/vf_x", "/livez", "/readyz", "/v1/insights/conversion"] {
+                let other = try await RawHTTP.request(port: port, method: "GET", path: path, headers: auth)
+                #expect(other.status == 404, "\(path)")
+                #expect(other.errorCode == "not_found", "\(path)")
+            }
+            let start = try await RawHTTP.request(
+                port: port, method: "POST", path: "/v1/verifications",
+                headers: auth + [("Content-Type", "application/json")], body: #"{"to":"+12015550100"}"#)
+            #expect(start.status == 404)
         }
     }
 }

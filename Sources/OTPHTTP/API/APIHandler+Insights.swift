@@ -27,6 +27,7 @@ extension APIHandler {
         }
         let verifier = self.verifier
         let metrics = self.metrics
+        let events = self.events
         return .later {
             do throws(VerifierError) {
                 let insights = try await verifier.conversionInsights(since: since)
@@ -34,6 +35,7 @@ extension APIHandler {
                     status: 200, headers: APIResponses.jsonHeaders, body: Self.insightsJSON(insights),
                     route: route.template)
             } catch {
+                Self.logCause(of: error, route: route, events: events)
                 return Self.failure(APIError(error), route: route, metrics: metrics)
             }
         }

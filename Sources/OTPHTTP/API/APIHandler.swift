@@ -28,6 +28,9 @@ public struct APIHandler: HTTPHandler {
     private let apiChain: MiddlewareChain
     /// What every request on the hosted page's routes passes before the page's handler.
     private let hostedChain: MiddlewareChain
+    /// The routes this handler answers, when it answers only some (a `/metrics` listener's); any
+    /// other path is 404 before keys are asked for.
+    private let onlyRoutes: Set<RouteTable.Name>?
     private let addresses: ClientAddressReader
     /// Events waiting above which `/readyz` is 503; `nil` when events are not delivered.
     private let maxEventBacklog: Int?
@@ -55,13 +58,17 @@ public struct APIHandler: HTTPHandler {
     ///     answers 503; `nil` when the server delivers no events.
     ///   - makeRequestID: makes the id of a request that brought no sane `X-Request-Id`; by default
     ///     a random prefix per handler and a counter.
+    ///   - onlyMetricsAndHealth: answer `/metrics` and `/healthz` alone, every other path 404
+    ///     before keys are asked for: the handler of a listener of their own (`--metrics-address`).
     public init(
         verifier: Verifier, keys: KeyRing, trustedProxies: Int = 0, metrics: ServerMetrics,
         servesMetrics: Bool = true, checkFloor: Duration = .zero, events: RequestLog = .silent,
         hosted: HostedPages? = nil, hostedKey: [UInt8] = [],
         approvalTokens: (any ApprovalTokenIssuing)? = nil, startGuard: StartGuardSettings? = nil,
-        maxEventBacklog: Int? = nil, makeRequestID: (@Sendable () -> String)? = nil
+        maxEventBacklog: Int? = nil, makeRequestID: (@Sendable () -> String)? = nil,
+        onlyMetricsAndHealth: Bool = false
     ) {
+        self.onlyRoutes = onlyMetricsAndHealth ? [.metrics, .health] : nil
         self.maxEventBacklog = maxEventBacklog
         self.approvalTokens = approvalTokens ?? hosted?.issuer
         self.startGuard = startGuard
@@ -101,6 +108,13 @@ public struct APIHandler: HTTPHandler {
     public func handle(_ request: HTTPRequest) -> HTTPReply {
         // The check floor counts from here, so a held answer takes as long whatever work it needed.
         let arrival = ContinuousClock.now
+        if let onlyRoutes {
+            guard let route = Route(path: request.path, method: request.method),
+                onlyRoutes.contains(route.name)
+            else {
+                return .now(APIResponses.error(APIResponses.routeNotFound, route: Route.unmatched))
+            }
+        }
         if request.path == "/.well-known/jwks.json", let approvalTokens {
             guard request.method == "GET" || request.method == "HEAD" else {
                 var response = APIResponses.error(

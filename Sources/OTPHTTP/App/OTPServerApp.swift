@@ -130,7 +130,7 @@ public enum OTPServerApp {
                         connectionTimeout: configuration.connectionTimeout, clock: configuration.now),
                     handler: APIHandler(
                         verifier: verifier, keys: keys, metrics: metrics, servesMetrics: true,
-                        checkFloor: configuration.checkFloor))
+                        checkFloor: configuration.checkFloor, onlyMetricsAndHealth: true))
             }
         } catch {
             throw ServerStartError(error.description)
