@@ -30,6 +30,20 @@ import Testing
         #expect(api.code == "incorrect_code")
         #expect(api.failure == .incorrectCode(attemptsLeft: 1))
         #expect(ClientError.network("x").failure == .networkFailure)
+        // A refused destination says so on the screen, not "couldn't send the code".
+        let refusals: [(APIError, VerificationFailure)] = [
+            (
+                APIError(code: .destinationNotAllowed, message: "m", reason: "number_type"),
+                .destinationRefused
+            ),
+            (APIError(code: .channelNotSupported, message: "m"), .destinationRefused),
+            (
+                APIError(code: .destinationBlocked, message: "m", retryAfter: 300, reason: "pumping"),
+                .destinationBlocked(retryAfter: 300)
+            ),
+            (APIError(code: .startRefused, message: "m"), .startRefused),
+        ]
+        for (error, failure) in refusals { #expect(ClientError.api(error).failure == failure) }
         #expect(ClientError.invalidResponse("x").failure == .networkFailure)
         #expect(ClientError.invalidResponse("x").code == "invalid_response")
     }

@@ -48,6 +48,12 @@ import Testing
         for (failure, sentence) in [
             (VerificationFailure.invalidDestination, ScreenText.english.invalidDestination),
             (.rateLimited(retryAfter: 90), ScreenText.english.rateLimited(retryAfter: 90)),
+            (.destinationRefused, "Codes can't be sent to this number or address. Use another one."),
+            (
+                .destinationBlocked(retryAfter: 125),
+                "Codes can't be sent to this number right now. Try again in 2:05."
+            ),
+            (.startRefused, "A code can't be sent right now. Try again later."),
         ] {
             let (model, service) = makeModel()
             await service.failNext(.start, with: failure)

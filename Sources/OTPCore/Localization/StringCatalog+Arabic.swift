@@ -77,6 +77,10 @@ extension StringCatalog {
             ]),
         .invalidDestination: .text("أدخل رقم هاتف أو عنوان بريد إلكتروني."),
         .startFailed: .text("تعذّر إرسال الرمز. حاول مرة أخرى."),
+        .destinationRefused: .text(
+            "لا يمكن إرسال الرموز إلى هذا الرقم أو العنوان. استخدم رقمًا أو عنوانًا آخر."),
+        .destinationPaused: .text("لا يمكن إرسال الرموز إلى هذا الرقم الآن. حاول مرة أخرى بعد {time}."),
+        .startRefused: .text("لا يمكن إرسال رمز الآن. حاول مرة أخرى لاحقًا."),
         .suggestionFromMessages: .text("من الرسائل"),
         .suggestionFromMail: .text("من البريد"),
         .suggestionFromNotification: .text("من إشعار"),

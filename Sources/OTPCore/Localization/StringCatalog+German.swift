@@ -53,6 +53,11 @@ extension StringCatalog {
             forms: [.one: "Geben Sie {length} Zeichen ein.", .other: "Geben Sie alle {length} Zeichen ein."]),
         .invalidDestination: .text("Geben Sie eine Telefonnummer oder E-Mail-Adresse ein."),
         .startFailed: .text("Der Code konnte nicht gesendet werden. Versuchen Sie es erneut."),
+        .destinationRefused: .text(
+            "An diese Nummer oder Adresse können keine Codes gesendet werden. Verwenden Sie eine andere."),
+        .destinationPaused: .text(
+            "An diese Nummer können gerade keine Codes gesendet werden. Versuchen Sie es in {time} erneut."),
+        .startRefused: .text("Gerade kann kein Code gesendet werden. Versuchen Sie es später erneut."),
         .suggestionFromMessages: .text("Aus Nachrichten"),
         .suggestionFromMail: .text("Aus Mail"),
         .suggestionFromNotification: .text("Aus einer Mitteilung"),

@@ -58,6 +58,13 @@ public enum TextKey: String, Sendable, Hashable, CaseIterable, Codable {
     case invalidDestination
     /// The first code could not be sent.
     case startFailed
+    /// The first code was refused for this destination: a kind of number or a region the service
+    /// does not send to, or a channel it does not offer there (V11).
+    case destinationRefused
+    /// Sends to this destination are paused (the pumping guard). `{time}`.
+    case destinationPaused
+    /// The service refused the start before sending (its start guard).
+    case startRefused
     /// The suggestion bar's source for a code from Messages (S1).
     case suggestionFromMessages
     /// The suggestion bar's source for a code from Mail (S1).

@@ -150,6 +150,15 @@ public struct ScreenText: Sendable, Hashable {
     public var invalidDestination: String { string(.invalidDestination) }
     /// Shown when the first code could not be sent.
     public var startFailed: String { string(.startFailed) }
+    /// Shown when the first code was refused for this destination (a kind of number, a region or a
+    /// channel the service does not send to).
+    public var destinationRefused: String { string(.destinationRefused) }
+    /// Shown when sends to this destination are paused, with when to try again.
+    public func destinationPaused(retryAfter seconds: Int) -> String {
+        string(.destinationPaused, ["time": .text(Self.clock(seconds: seconds))])
+    }
+    /// Shown when the service refused the start before sending.
+    public var startRefused: String { string(.startRefused) }
     /// The suggestion bar's source label (S1), such as "From Messages".
     public func suggestionSource(_ source: SuggestionSource) -> String {
         switch source {

@@ -254,6 +254,9 @@ public struct VerificationMachine: Sendable, Equatable {
             case .invalidDestination: message = text.invalidDestination
             case .rateLimited(let seconds): message = text.rateLimited(retryAfter: seconds)
             case .networkFailure: message = text.networkFailure
+            case .destinationRefused: message = text.destinationRefused
+            case .destinationBlocked(let seconds): message = text.destinationPaused(retryAfter: seconds)
+            case .startRefused: message = text.startRefused
             default: message = text.startFailed
             }
             startFailure = StatusMessage(message, role: .error)
@@ -460,7 +463,8 @@ public struct VerificationMachine: Sendable, Equatable {
             canRetryCheck = true
             show(text.rateLimited(retryAfter: seconds), .error, announce: .assertive)
         case .failure(.networkFailure), .failure(.server), .failure(.deliveryFailed),
-            .failure(.invalidDestination), .failure(.resendTooSoon), .failure(.maxSendsReached):
+            .failure(.invalidDestination), .failure(.resendTooSoon), .failure(.maxSendsReached),
+            .failure(.destinationRefused), .failure(.destinationBlocked), .failure(.startRefused):
             canRetryCheck = true
             show(text.networkFailure, .error, announce: .assertive)
         }

@@ -80,6 +80,13 @@ public enum VerificationFailure: Error, Sendable, Equatable {
     case codeAlreadyUsed
     /// The destination is not a phone number or email address the server accepts.
     case invalidDestination
+    /// The server does not send to this destination: its kind of number or region
+    /// (`destination_not_allowed`), or the channel there (`channel_not_supported`).
+    case destinationRefused
+    /// Sends to this destination are paused for that many seconds (`destination_blocked`).
+    case destinationBlocked(retryAfter: Int)
+    /// The server's start guard refused the start (`start_refused`).
+    case startRefused
     /// The provider could not deliver the code.
     case deliveryFailed
     /// The server could not be reached, or its answer could not be read.
@@ -101,6 +108,9 @@ public enum VerificationFailure: Error, Sendable, Equatable {
         case .invalidCodeFormat: self = .invalidCodeFormat
         case .codeAlreadyUsed: self = .codeAlreadyUsed
         case .invalidDestination: self = .invalidDestination
+        case .destinationNotAllowed, .channelNotSupported: self = .destinationRefused
+        case .destinationBlocked: self = .destinationBlocked(retryAfter: error.retryAfter ?? 1)
+        case .startRefused: self = .startRefused
         case .deliveryFailed: self = .deliveryFailed
         default: self = .server(code: error.code, message: error.message)
         }
