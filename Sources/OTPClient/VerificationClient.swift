@@ -121,6 +121,16 @@ public final class VerificationClient: VerificationService {
         }
     }
 
+    /// The verification as the server holds it, answered with the server's `Date` (V13).
+    public func statusAnswer(id: String) async throws(VerificationFailure) -> ServerAnswer {
+        do {
+            let answer = try await send("GET", path: "v1/verifications/\(try escaped(id))", body: nil)
+            return ServerAnswer(answer.verification, httpDate: answer.date)
+        } catch {
+            throw error.failure
+        }
+    }
+
     /// Sends a new code, answered with the server's `Date` (V13).
     public func resendAnswer(id: String) async throws(VerificationFailure) -> ServerAnswer {
         do {

@@ -109,6 +109,46 @@ import Testing
         model.stop()
     }
 
+    @Test("V8 V9: a right code whose answer was lost is Verified after Try again, not left locked")
+    func approvedAnswerLost() async {
+        let clock = self.clock
+        let service = PreviewVerificationService(now: { clock.date })
+        let verified = Locked<[String]>([])
+        let model = VerificationModel(
+            service: service, text: ScreenText(.english), clock: clock, now: { clock.date },
+            onVerified: { verification in verified.withLock { $0.append(verification.id) } })
+        model.isFocused = true
+        await model.start(to: "+15550100")
+        await service.loseNextAnswer(.check)
+        model.insert("482019")
+        await eventually("the lost answer reads as a network failure") { model.canRetry }
+        model.retry()
+        await eventually("verified") { model.phase == .verified }
+        #expect(model.statusMessage?.text == "Verified")
+        #expect(verified.withLock { $0.count } == 1)
+        #expect(await service.judgedChecks == 1, "the code was judged once")
+        model.stop()
+    }
+
+    @Test("V6 V9: a resend whose answer was lost shows the new code's toast and lives by its expiry")
+    func resendAnswerLost() async {
+        let (model, service) = makeModel()
+        await model.start(to: "+15550100")
+        clock.advance(by: .seconds(31))
+        await eventually("Resend is enabled") { model.isResendEnabled }
+        await service.loseNextAnswer(.resend)
+        model.resend()
+        await eventually("the new code is shown") { model.toast?.text == "New code sent" }
+        #expect(await service.sentCodes.count == 2)
+        // The first code would have expired at 300 s; the new one lives until 331 s.
+        clock.advance(by: .seconds(280))
+        await eventually("the screen ticked past the first code's expiry") {
+            model.resendLabel == "Resend in 1:00" || model.isResendEnabled
+        }
+        #expect(model.phase != .expired)
+        model.stop()
+    }
+
     // MARK: - Item 3, V13: the server's time
 
     @Test("V13: a phone clock 6 minutes fast neither expires the code nor refuses it")

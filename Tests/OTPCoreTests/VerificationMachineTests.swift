@@ -328,14 +328,75 @@ import Testing
         #expect(machine.canRetry)
     }
 
-    @Test("V9: a verification closed elsewhere turns input and Resend off")
+    @Test(
+        "V9: a verification closed elsewhere turns input and Resend off, once the service says how it stands")
     func notPending() {
         var machine = started()
         _ = submit(&machine, "482019")
-        _ = machine.checkAnswered(.failure(.notPending), at: .zero, serverNow: wall)
+        #expect(
+            machine.checkAnswered(.failure(.notPending), at: .zero, serverNow: wall) == [
+                .refresh(id: "vf_test")
+            ])
+        #expect(machine.phase == .verifying)
+        #expect(!machine.isInputEnabled)
+        var canceled = sampleVerification(at: wall)
+        canceled.status = .canceled
+        #expect(machine.refreshAnswered(.success(canceled), at: .zero, serverNow: wall).isEmpty)
         #expect(!machine.isInputEnabled)
         #expect(!machine.isResendEnabled)
         #expect(machine.statusMessage?.text == ScreenText.english.notPending)
+        // A service that cannot say: the same.
+        var offline = started()
+        _ = submit(&offline, "482019")
+        _ = offline.checkAnswered(.failure(.notPending), at: .zero, serverNow: wall)
+        _ = offline.refreshAnswered(.failure(.networkFailure), at: .zero, serverNow: wall)
+        #expect(offline.statusMessage?.text == ScreenText.english.notPending)
+        #expect(!offline.isResendEnabled)
+    }
+
+    @Test("V8 V9: a check retried after its lost answer approved the code is Verified, and completes")
+    func approvedBehindLostAnswer() {
+        var machine = started()
+        _ = submit(&machine, "482019")
+        _ = machine.checkAnswered(.failure(.networkFailure), at: .zero, serverNow: wall)
+        #expect(machine.retry(at: .zero) == [.check(id: "vf_test", code: "482019")])
+        #expect(
+            machine.checkAnswered(.failure(.notPending), at: .zero, serverNow: wall) == [
+                .refresh(id: "vf_test")
+            ])
+        var approved = sampleVerification(at: wall)
+        approved.status = .approved
+        #expect(
+            machine.refreshAnswered(.success(approved), at: .zero, serverNow: wall) == [.complete(approved)])
+        #expect(machine.phase == .verified)
+        #expect(machine.announcements.last?.text == "Verified")
+        #expect(
+            machine.refreshAnswered(.success(approved), at: .zero, serverNow: wall).isEmpty, "answered once")
+    }
+
+    @Test("V6 V9: a resend whose answer was lost is asked after; a code it sent shows as a resend's would")
+    func resendBehindLostAnswer() {
+        var machine = started()
+        machine.tick(at: .seconds(31))
+        _ = machine.insert("12", at: .seconds(31))
+        _ = machine.resendPressed(at: .seconds(31))
+        let effects = machine.resendAnswered(.failure(.networkFailure), at: .seconds(32), serverNow: wall)
+        #expect(effects == [.refresh(id: "vf_test")])
+        var resent = sampleVerification(sendsLeft: 3, expiresIn: 331, resendIn: 91, at: wall)
+        resent.attemptsLeft = 3
+        #expect(machine.refreshAnswered(.success(resent), at: .seconds(33), serverNow: wall).isEmpty)
+        #expect(machine.toast?.text == ScreenText.english.newCodeSent)
+        #expect(machine.entry.value.isEmpty)
+        // The new code's expiry: 331 s after the answer, not the first code's 300 s.
+        machine.tick(at: .seconds(301))
+        #expect(machine.phase != .expired)
+        // No code went out: the screen keeps its code and shows no toast.
+        var same = started()
+        same.tick(at: .seconds(31))
+        _ = same.resendPressed(at: .seconds(31))
+        _ = same.resendAnswered(.failure(.networkFailure), at: .seconds(32), serverNow: wall)
+        _ = same.refreshAnswered(.success(sampleVerification(at: wall)), at: .seconds(33), serverNow: wall)
+        #expect(same.toast == nil)
     }
 
     @Test("F8 F9: the next cell is highlighted while focused; masked mode shows dots")

@@ -20,6 +20,16 @@ public struct VerificationMachine: Sendable, Equatable {
         case typeSuggestion(String)
         /// The code was right: call the screen's completion with the server's result (V8).
         case complete(Verification)
+        /// Ask the service how the verification stands after an answer was lost (V9).
+        case refresh(id: String)
+    }
+
+    /// Why the screen asked how the verification stands.
+    private enum Refresh {
+        /// A retried check answered `not_pending`: the lost first answer may have been an approval.
+        case afterCheck
+        /// A resend got no answer, or `resend_too_soon`: a new code may have gone out.
+        case afterResend
     }
 
     /// How long the toast stays (V6).
@@ -64,6 +74,7 @@ public struct VerificationMachine: Sendable, Equatable {
     public var isMasked = false
     /// Whether a resend request is in flight.
     public private(set) var isResending = false
+    private var refreshing: Refresh?
     /// Whether the last check failed without an answer, or the first send failed, and Try again
     /// is offered (V9, V11).
     public var canRetry: Bool { canRetryCheck || startState == .failed }
@@ -452,9 +463,12 @@ public struct VerificationMachine: Sendable, Equatable {
         case .failure(.invalidCodeFormat):
             reject(.invalid, text.invalidFormat(format))
         case .failure(.notPending):
-            resultPhase = .locked
-            closeVerification()
-            show(text.notPending, .error, announce: .assertive)
+            // The first answer of a code the server took may have been lost: ask how it stands,
+            // still verifying, before saying it is no longer active.
+            guard let verification else { return closeAsNotPending() }
+            resultPhase = .verifying
+            refreshing = .afterCheck
+            return [.refresh(id: verification.id)]
         case .failure(.notFound):
             resultPhase = .locked
             closeVerification()
@@ -480,28 +494,21 @@ public struct VerificationMachine: Sendable, Equatable {
     }
 
     /// The service answered a resend (V6).
+    @discardableResult
     public mutating func resendAnswered(
         _ result: Result<Verification, VerificationFailure>, at now: Duration, serverNow: Date
-    ) {
+    ) -> [Effect] {
         self.now = now
         isResending = false
         // Verified while the resend was under way: whatever the resend answers changes nothing.
-        guard resultPhase != .verified else { return }
+        guard resultPhase != .verified else { return [] }
         switch result {
         case .success(let verification):
-            adopt(verification, at: now, serverNow: serverNow)
-            entry = CodeEntry(format: format)
-            suggestion = nil
-            resultPhase = statusPhase(verification.status)
-            statusMessage = nil
-            canRetryCheck = false
-            lastRejection = nil
-            serial += 1
-            toast = Toast(text.newCodeSent, serial: serial)
-            toastUntil = now + Self.toastDuration
-            announce(text.newCodeSent, .polite)
+            newCodeArrived(verification, at: now, serverNow: serverNow)
         case .failure(.resendTooSoon(let seconds)):
             restartCountdown(at: now + .seconds(seconds))
+            // An earlier resend whose answer was lost may have sent a code: its expiry is the one.
+            return refresh(after: .afterResend)
         case .failure(.maxSendsReached):
             verification?.sendsLeft = 0
             resendAt = nil
@@ -521,6 +528,46 @@ public struct VerificationMachine: Sendable, Equatable {
             show(text.notFound, .error, announce: .assertive)
         case .failure:
             show(text.networkFailure, .error, announce: .assertive)
+            // The resend may have gone out with its answer lost: the new code's expiry is the one.
+            return refresh(after: .afterResend)
+        }
+        return []
+    }
+
+    /// The service said how the verification stands, after a lost answer (V9).
+    public mutating func refreshAnswered(
+        _ result: Result<Verification, VerificationFailure>, at now: Duration, serverNow: Date
+    ) -> [Effect] {
+        self.now = now
+        guard let reason = refreshing else { return [] }
+        refreshing = nil
+        switch reason {
+        case .afterCheck:
+            guard resultPhase == .verifying else { return [] }
+            resultPhase = nil
+            if case .success(let verification) = result, verification.status == .approved {
+                adopt(verification, at: now, serverNow: serverNow)
+                resultPhase = .verified
+                show(text.verified, .success, announce: .assertive)
+                haptic(.success)
+                return [.complete(verification)]
+            }
+            return closeAsNotPending()
+        case .afterResend:
+            guard resultPhase != .verified, case .success(let verification) = result,
+                verification.status == .pending, let previous = self.verification,
+                verification.sendsLeft < previous.sendsLeft
+            else {
+                if case .success(let verification) = result, resultPhase != .verified,
+                    verification.status == .pending
+                {
+                    adopt(verification, at: now, serverNow: serverNow)
+                }
+                return []
+            }
+            // A new code went out: the screen shows it as a resend's answer would have.
+            newCodeArrived(verification, at: now, serverNow: serverNow)
+            return []
         }
     }
 
@@ -607,6 +654,36 @@ public struct VerificationMachine: Sendable, Equatable {
         } else {
             resendAt = nil
         }
+    }
+
+    /// A new code was sent: cleared cells, its expiry and countdown, the toast (V6).
+    private mutating func newCodeArrived(_ verification: Verification, at now: Duration, serverNow: Date) {
+        adopt(verification, at: now, serverNow: serverNow)
+        entry = CodeEntry(format: format)
+        suggestion = nil
+        resultPhase = statusPhase(verification.status)
+        statusMessage = nil
+        canRetryCheck = false
+        lastRejection = nil
+        serial += 1
+        toast = Toast(text.newCodeSent, serial: serial)
+        toastUntil = now + Self.toastDuration
+        announce(text.newCodeSent, .polite)
+    }
+
+    /// Asks how the verification stands, once at a time.
+    private mutating func refresh(after reason: Refresh) -> [Effect] {
+        guard refreshing == nil, let verification else { return [] }
+        refreshing = reason
+        return [.refresh(id: verification.id)]
+    }
+
+    /// Approved or canceled elsewhere: input and Resend off, said once.
+    private mutating func closeAsNotPending() -> [Effect] {
+        resultPhase = .locked
+        closeVerification()
+        show(text.notPending, .error, announce: .assertive)
+        return []
     }
 
     private mutating func restartCountdown(at time: Duration) {

@@ -336,8 +336,9 @@ public final class VerificationModel {
                     let result = await Self.capture { () async throws(VerificationFailure) in
                         try await service.resendAnswer(id: id)
                     }
-                    $0.state.resendAnswered(
-                        result.map(\.verification), at: $0.elapsed(), serverNow: $0.serverNow(result))
+                    $0.perform(
+                        $0.state.resendAnswered(
+                            result.map(\.verification), at: $0.elapsed(), serverNow: $0.serverNow(result)))
                 }
             case .typeSuggestion(let code):
                 launch { model in
@@ -349,6 +350,16 @@ public final class VerificationModel {
                             model.state.typeSuggested(
                                 character, isLast: index == code.count - 1, at: model.elapsed()))
                     }
+                }
+            case .refresh(let id):
+                launch {
+                    let service = $0.service
+                    let result = await Self.capture { () async throws(VerificationFailure) in
+                        try await service.statusAnswer(id: id)
+                    }
+                    $0.perform(
+                        $0.state.refreshAnswered(
+                            result.map(\.verification), at: $0.elapsed(), serverNow: $0.serverNow(result)))
                 }
             case .complete(let verification):
                 onVerified(verification)

@@ -53,6 +53,7 @@ public actor PreviewVerificationService: VerificationService {
     private let now: @Sendable () -> Date
     private var records: [String: Record] = [:]
     private var scripted: [Call: [VerificationFailure]] = [:]
+    private var lost: [Call: Int] = [:]
     private var nextID = 0
     /// Every code sent, in order, as a phone would receive them.
     public private(set) var sentCodes: [String] = []
@@ -74,6 +75,12 @@ public actor PreviewVerificationService: VerificationService {
     /// Makes the next call of a kind fail with `failure`, before any rule is applied.
     public func failNext(_ call: Call, with failure: VerificationFailure) {
         scripted[call, default: []].append(failure)
+    }
+
+    /// The next such call is carried out, and its answer lost on the way back: the screen sees
+    /// `networkFailure` for a step the server took.
+    public func loseNextAnswer(_ call: Call) {
+        lost[call, default: 0] += 1
     }
 
     /// Starts a verification; the code is ``Configuration/codes``' first.
@@ -163,12 +170,30 @@ public actor PreviewVerificationService: VerificationService {
 
     /// Checks; answers with this service's time as the server's.
     public func checkAnswer(id: String, code: String) throws(VerificationFailure) -> ServerAnswer {
-        ServerAnswer(try check(id: id, code: code), serverDate: now())
+        let result = Result { () throws(VerificationFailure) in try check(id: id, code: code) }
+        try loseAnswer(.check)
+        return ServerAnswer(try result.get(), serverDate: now())
     }
 
     /// Resends; answers with this service's time as the server's.
     public func resendAnswer(id: String) throws(VerificationFailure) -> ServerAnswer {
-        ServerAnswer(try resend(id: id), serverDate: now())
+        let result = Result { () throws(VerificationFailure) in try resend(id: id) }
+        try loseAnswer(.resend)
+        return ServerAnswer(try result.get(), serverDate: now())
+    }
+
+    /// The verification as this service holds it, with its time as the server's.
+    public func statusAnswer(id: String) throws(VerificationFailure) -> ServerAnswer {
+        guard var record = records[id] else { throw .notFound }
+        refreshExpiry(&record)
+        records[id] = record
+        return ServerAnswer(record.verification, serverDate: now())
+    }
+
+    private func loseAnswer(_ call: Call) throws(VerificationFailure) {
+        guard let count = lost[call], count > 0 else { return }
+        lost[call] = count - 1
+        throw .networkFailure
     }
 
     private func takeScripted(_ call: Call) throws(VerificationFailure) {

@@ -24,6 +24,10 @@ public protocol VerificationService: Sendable {
     func checkAnswer(id: String, code: String) async throws(VerificationFailure) -> ServerAnswer
     /// Sends a new code; answers with the server's time (V13).
     func resendAnswer(id: String) async throws(VerificationFailure) -> ServerAnswer
+    /// The verification as the server holds it now; answers with the server's time (V13). The
+    /// screen asks after an answer it lost: a check the server took (`not_pending` on the retry),
+    /// a resend whose answer never came.
+    func statusAnswer(id: String) async throws(VerificationFailure) -> ServerAnswer
 }
 
 extension VerificationService {
@@ -50,6 +54,12 @@ extension VerificationService {
     /// Resends without the server's time.
     public func resendAnswer(id: String) async throws(VerificationFailure) -> ServerAnswer {
         ServerAnswer(try await resend(id: id), serverDate: nil)
+    }
+
+    /// A service that cannot look a verification up answers `networkFailure`: the screen then
+    /// keeps what it showed.
+    public func statusAnswer(id: String) async throws(VerificationFailure) -> ServerAnswer {
+        throw .networkFailure
     }
 }
 
