@@ -203,7 +203,7 @@ import Testing
     func purgeKeepsRenewedKey() async throws {
         let schema = PostgresTestServer.freshSchema()
         let store = try Self.store(schema: schema, deadline: .seconds(20))
-        let other = try Self.store(schema: schema, connections: 1)
+        let other = try Self.store(schema: schema, connections: 1, deadline: .seconds(20))
         _ = try await store.record(id: "vf_none")
         let key = "k|renewed"
         _ = try await store.run { (db: PostgresConnection) throws(StoreError) -> Int in
@@ -270,9 +270,11 @@ import Testing
     func sweepSkipsHeldCode() async throws {
         let schema = PostgresTestServer.freshSchema()
         let store = try PostgresStore(
-            conninfo: try Self.url(), schema: schema, connections: 2, recordsEvents: true)
+            conninfo: try Self.url(), schema: schema, connections: 2, deadline: .seconds(20),
+            recordsEvents: true)
         let other = try PostgresStore(
-            conninfo: try Self.url(), schema: schema, connections: 1, recordsEvents: true)
+            conninfo: try Self.url(), schema: schema, connections: 1, deadline: .seconds(20),
+            recordsEvents: true)
         _ = try await store.insert(T.sample("vf_held"), claim: nil, now: T.t0)
         // Another session cancels the expired code (as a cancel does) and holds it uncommitted.
         let (held, holding) = AsyncStream<Void>.makeStream()
@@ -310,9 +312,10 @@ import Testing
     @Test("a block whose forgotten row is deleted while the block waits for it is still written")
     func blockAfterConcurrentPurge() async throws {
         let schema = PostgresTestServer.freshSchema()
-        // A deadline long enough that the block's wait for the held row outlasts a busy machine.
+        // Deadlines long enough that the waits for the held row outlast a busy machine: the other
+        // session's call lasts from its BEGIN until the block is seen waiting.
         let store = try Self.store(schema: schema, deadline: .seconds(20))
-        let other = try Self.store(schema: schema, connections: 1)
+        let other = try Self.store(schema: schema, connections: 1, deadline: .seconds(20))
         let key = "prefix:+447500"
         let request = FraudBlockRequest(key: key, base: .seconds(1), memory: .seconds(1))
         // A block long ended and forgotten, its row not yet purged.
