@@ -349,9 +349,10 @@ import Testing
         await provider.stop()
     }
 
-    /// Waits up to five seconds for a log line containing `text`.
+    /// Waits for a log line containing `text`: it returns as soon as the line is written, and gives
+    /// up after 20 s, which only a starved parallel run comes near.
     static func line(containing text: String, in log: LogLines) async throws -> String? {
-        let deadline = Date().addingTimeInterval(5)
+        let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             if let line = log.all.first(where: { $0.contains(text) }) { return line }
             try await Task.sleep(for: .milliseconds(20))
