@@ -111,6 +111,8 @@ import Testing
             let response = try await harness.call("POST", "/v1/verifications/\(id)/check", json: body)
             #expect(response.status == 400)
             #expect(response.errorCode == "invalid_request")
+            // The verification exists, so the error carries its attempts left, none taken.
+            #expect(response.errorField("attemptsLeft") as? Int == 3)
         }
     }
 

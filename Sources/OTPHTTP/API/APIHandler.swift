@@ -355,8 +355,11 @@ public struct APIHandler: HTTPHandler {
             return .later {
                 let response: HTTPResponse
                 do throws(VerifierError) {
-                    _ = try await verifier.status(id: id)
+                    let verification = try await verifier.status(id: id)
                     metrics.recordCheck(outcome: invalid.code.rawValue)
+                    // The verification exists: the error carries its attempts left (HTTP-API.md).
+                    var invalid = invalid
+                    invalid.attemptsLeft = verification.attemptsLeft
                     response = APIResponses.error(
                         invalid, route: route.template, note: APIResponses.loggedID(id))
                 } catch {
