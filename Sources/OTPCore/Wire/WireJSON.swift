@@ -19,6 +19,22 @@ public enum WireJSON {
     /// `\b \f \n \r \t` or `\u00XX`, everything else (slashes, non-ASCII) as is.
     public static func string(_ value: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        escaped(value, into: &out, controls: .named)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// How control characters are escaped inside a string.
+    public enum ControlEscapes: Sendable {
+        /// `\b \f \n \r \t` where JSON names one, else `\u00XX`: Foundation's encoder.
+        case named
+        /// Always `\u00XX`.
+        case hex
+    }
+
+    /// Appends the inside of `value`'s JSON string literal, without the quotes: `"` and `\`
+    /// escaped, control characters as `controls` says, every other byte as is; the runs between
+    /// escaped bytes go in whole.
+    public static func escaped(_ value: String, into out: inout [UInt8], controls: ControlEscapes) {
         var value = value
         value.withUTF8 { bytes in
             var start = 0
@@ -28,16 +44,24 @@ public enum WireJSON {
                     continue
                 }
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
-                escape(byte, into: &out)
+                escape(byte, into: &out, controls: controls)
                 start = index + 1
             }
             out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         }
-        out.append(UInt8(ascii: "\""))
     }
 
-    private static func escape(_ byte: UInt8, into out: inout [UInt8]) {
+    private static func escape(_ byte: UInt8, into out: inout [UInt8], controls: ControlEscapes) {
         out.append(UInt8(ascii: "\\"))
+        if controls == .hex, byte < 0x20 {
+            let hex: StaticString = "0123456789abcdef"
+            out.append(contentsOf: "u00".utf8)
+            hex.withUTF8Buffer { digits in
+                out.append(digits[Int(byte >> 4)])
+                out.append(digits[Int(byte & 15)])
+            }
+            return
+        }
         switch byte {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(byte)
         case 0x08: out.append(UInt8(ascii: "b"))

@@ -223,31 +223,10 @@ public struct RequestLog: Sendable {
         out.append(UInt8(ascii: "\""))
     }
 
-    /// Appends the inside of `text`'s JSON string literal, without the quotes: the runs between
-    /// escaped bytes go in whole.
+    /// Appends the inside of `text`'s JSON string literal, without the quotes, control characters
+    /// always as `\u00XX`.
     private static func appendEscaped(_ text: String, to out: inout [UInt8]) {
-        var text = text
-        text.withUTF8 { bytes in
-            var start = 0
-            for index in bytes.indices {
-                let byte = bytes[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
-                    continue
-                }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
-                start = index + 1
-                out.append(UInt8(ascii: "\\"))
-                if byte >= 0x20 {
-                    out.append(byte)
-                    continue
-                }
-                out.append(contentsOf: "u00".utf8)
-                out.append(UInt8(ascii: "0") + byte >> 4)
-                let low = byte & 0xF
-                out.append(low < 10 ? UInt8(ascii: "0") + low : UInt8(ascii: "a") + low - 10)
-            }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
-        }
+        WireJSON.escaped(text, into: &out, controls: .hex)
     }
 }
 
