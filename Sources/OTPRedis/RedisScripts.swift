@@ -57,6 +57,14 @@ enum RedisScripts {
 
         """
 
+    /// How long a record's key outlives its purge time, in milliseconds.
+    ///
+    /// A purge finds a record's destination in the record itself, to take its id out of the
+    /// destination's index; a key Redis had already expired at its purge time would leave that id
+    /// behind for as long as the destination keeps being used. The purge deletes the record; the
+    /// time-to-live only bounds how long it stays when no purge runs.
+    static let recordGraceMilliseconds = 3_600_000
+
     /// GCRA over several counters, all or none, as `RatePermit.admitAll`.
     ///
     /// `count` keys from `KEYS[first]`, each with its interval and window at
@@ -126,7 +134,7 @@ enum RedisScripts {
             redis.call('DEL', KEYS[1])
             redis.call('HSET', KEYS[1], unpack(ARGV, 8 + 2 * count))
             local purge = tonumber(redis.call('HGET', KEYS[1], 'pur'))
-            redis.call('PEXPIRE', KEYS[1], math.max(1, purge - now))
+            redis.call('PEXPIRE', KEYS[1], math.max(1, purge - now) + \(recordGraceMilliseconds))
             redis.call('ZADD', KEYS[3], purge, ARGV[5])
             redis.call('ZADD', KEYS[5], redis.call('HGET', KEYS[1], 'cat'), ARGV[5])
             keep(KEYS[5], purge - now)
@@ -178,7 +186,7 @@ enum RedisScripts {
     ///
     /// It reads only what judging needs, and answers only what the answer says: `{'incorrect',
     /// 'ATTEMPTS'}`, `{'expired', 'ATTEMPTS'}`, `{'rateLimited', 'WAIT:INDEX:ATTEMPTS'}`,
-    /// `{'locked', ''}`, `{'notPending', ''}`, `{'notFound', ''}`; an approval carries the whole
+    /// `{'locked', ''}`, `{'notPending', 'ATTEMPTS'}`, `{'notFound', ''}`; an approval carries the whole
     /// record as stored after the step. The hashes are compared byte by byte to the end with
     /// arithmetic only, whatever differs, so the time taken does not depend on where.
     static let check = RedisScript(
@@ -188,7 +196,7 @@ enum RedisScripts {
             local evp = ARGV[3 + 3 * count]
             local f = redis.call('HMGET', KEYS[1], 'st', 'exp', 'att', 'hash')
             if not f[1] then return {'notFound', ''} end
-            if f[1] ~= 'pending' then return {'notPending', ''} end
+            if f[1] ~= 'pending' then return {'notPending', f[3]} end
             if now >= tonumber(f[2]) then return {'expired', f[3]} end
             if tonumber(f[3]) <= 0 then return {'locked', ''} end
             local arrivals, wait, refusing = take(now, 2, count, 3, 3)
@@ -261,7 +269,8 @@ enum RedisScripts {
             if r.lt ~= ARGV[1] then return answer('leaseLost', '', KEYS[1]) end
             redis.call('HSET', KEYS[1], 'hash', ARGV[2], 'att', ARGV[3], 'sent', ARGV[4], 'exp', ARGV[5],
               'rav', ARGV[6], 'pur', ARGV[7], 'lt', '', 'lu', '')
-            redis.call('PEXPIRE', KEYS[1], math.max(1, tonumber(ARGV[7]) - tonumber(ARGV[8])))
+            redis.call('PEXPIRE', KEYS[1],
+              math.max(1, tonumber(ARGV[7]) - tonumber(ARGV[8])) + \(recordGraceMilliseconds))
             redis.call('ZADD', KEYS[2], ARGV[7], ARGV[9])
             local ttl = tonumber(ARGV[7]) - tonumber(ARGV[8])
             if redis.call('EXISTS', KEYS[3]) == 1 then keep(KEYS[3], ttl) end

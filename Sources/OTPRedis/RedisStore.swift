@@ -264,7 +264,7 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
         case "incorrect": return .incorrect(attemptsLeft: try attempts(extra))
         case "approved": return .approved(try record(from: fields))
         case "notFound": return .notFound
-        case "notPending": return .notPending
+        case "notPending": return .notPending(attemptsLeft: try attempts(extra))
         case "expired": return .expired(attemptsLeft: try attempts(extra))
         case "locked": return .locked
         case "rateLimited":

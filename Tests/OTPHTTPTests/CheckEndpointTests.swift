@@ -6,7 +6,8 @@ import Testing
 
 @Suite struct CheckEndpointTests {
     @Test(
-        "the right code approves once; the same code again is 409 not_pending", arguments: StoreKind.allCases)
+        "the right code approves once; the same code again is 409 not_pending with the attempts left",
+        arguments: StoreKind.allCases)
     func approves(store: StoreKind) async throws {
         try await Harness.with(store: store) { harness in
             let id = try await harness.start()
@@ -18,6 +19,8 @@ import Testing
             let again = try await harness.check(id, code)
             #expect(again.status == 409)
             #expect(again.errorCode == "not_pending")
+            let left = try #require(approved.json["attemptsLeft"] as? Int)
+            #expect(again.errorField("attemptsLeft") as? Int == left)
         }
     }
 

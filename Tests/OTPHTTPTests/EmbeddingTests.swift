@@ -347,6 +347,7 @@ final class MemorySender: CodeSender, @unchecked Sendable {
         arguments: [
             (VerifierError.notFound, OTPErrorCode.notFound, 404, ScreenText.english.notFound, nil, nil),
             (.notPending, .notPending, 409, ScreenText.english.notPending, nil, nil),
+            (.notPending(attemptsLeft: 2), .notPending, 409, ScreenText.english.notPending, 2, nil),
             (.expired(attemptsLeft: 2), .expired, 410, ScreenText.english.expired, 2, nil),
             (.locked, .locked, 423, ScreenText.english.locked, 0, nil),
             (

@@ -200,7 +200,8 @@ extension Verifier {
             .rateLimited(
                 retryAfter: .milliseconds(wait), attemptsLeft: attemptsLeft, limit: limit(ofKey: key))
         case .notFound: .notFound
-        case .notPending, .approved: .notPending
+        case .notPending(let attemptsLeft): .notPending(attemptsLeft: attemptsLeft)
+        case .approved: .notPending
         case .expired(let attemptsLeft): .expired(attemptsLeft: attemptsLeft)
         case .locked: .locked
         }

@@ -283,6 +283,11 @@ public struct VerifierError: Error, Sendable, Equatable, CustomStringConvertible
         VerifierError(.expired, attemptsLeft: attemptsLeft)
     }
 
+    /// A check of an approved or canceled verification, with the attempts its code had left.
+    public static func notPending(attemptsLeft: Int) -> VerifierError {
+        VerifierError(.notPending, attemptsLeft: attemptsLeft, details: nil)
+    }
+
     /// A wrong code; at zero attempts left the verification reads locked.
     public static func incorrectCode(attemptsLeft: Int) -> VerifierError {
         VerifierError(.incorrectCode, attemptsLeft: attemptsLeft, details: nil)

@@ -51,8 +51,9 @@ public struct CheckStep: Sendable, Equatable {
 public enum CheckAnswer: Sendable, Equatable {
     /// No such verification.
     case notFound
-    /// The verification is approved or canceled; nothing was taken.
-    case notPending
+    /// The verification is approved or canceled (with the attempts its code had left); nothing was
+    /// taken.
+    case notPending(attemptsLeft: Int)
     /// The current code's lifetime has passed; nothing was taken.
     case expired(attemptsLeft: Int)
     /// The current code has no attempts left; nothing was taken.
@@ -70,7 +71,7 @@ extension VerificationRecord {
     /// Why a check cannot be judged now (approved or canceled, expired, locked), or `nil` when it can.
     public func checkRefusal(at now: Date) -> CheckAnswer? {
         switch status(at: now) {
-        case .approved, .canceled: .notPending
+        case .approved, .canceled: .notPending(attemptsLeft: attemptsLeft)
         case .expired: .expired(attemptsLeft: attemptsLeft)
         case .locked: .locked
         case .pending: nil

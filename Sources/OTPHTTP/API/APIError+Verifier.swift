@@ -13,7 +13,7 @@ extension APIError {
         case .notFound:
             self.init(code: .notFound, message: ScreenText.english.notFound)
         case .notPending:
-            self.init(code: .notPending, message: ScreenText.english.notPending)
+            self.init(code: .notPending, message: ScreenText.english.notPending, attemptsLeft: attemptsLeft)
         case .expired:
             self.init(code: .expired, message: ScreenText.english.expired, attemptsLeft: attemptsLeft ?? 0)
         case .locked:

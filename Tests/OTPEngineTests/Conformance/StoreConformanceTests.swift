@@ -132,14 +132,16 @@ import Testing
         #expect(approved.state == .approved)
         #expect(approved.attemptsLeft == 2)
         #expect(try await store.record(id: "vf_a") == approved)
-        #expect(try await store.check(id: "vf_a", candidateHash: right, now: Self.at(2)) == .notPending)
+        #expect(try await store.check(id: "vf_a", candidateHash: right, now: Self.at(2)) == .notPending(attemptsLeft: 2))
         #expect(try await store.cancel(id: "vf_a", now: Self.at(2)) == .notPending(approved))
         guard case .done(let canceled) = try await store.cancel(id: "vf_c", now: Self.at(2)) else {
             Issue.record("not canceled")
             return
         }
         #expect(canceled.state == .canceled)
-        #expect(try await store.check(id: "vf_c", candidateHash: right, now: Self.at(3)) == .notPending)
+        #expect(
+            try await store.check(id: "vf_c", candidateHash: right, now: Self.at(3))
+                == .notPending(attemptsLeft: canceled.attemptsLeft))
         #expect(try await store.record(id: "vf_c") == canceled)
     }
 
@@ -499,7 +501,7 @@ import Testing
             Issue.record("the approval failed")
             return
         }
-        #expect(try await checking.check(wrong, now: Self.at(402)) == .notPending)
+        #expect(try await checking.check(wrong, now: Self.at(402)) == .notPending(attemptsLeft: 0))
         #expect(try await checking.record(id: "vf_handles")?.state == .approved)
     }
 

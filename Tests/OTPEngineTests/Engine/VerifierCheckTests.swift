@@ -14,7 +14,8 @@ import Testing
         let again = await verifierError { () async throws(VerifierError) in
             try await h.verifier.check(id: v.id, code: code, clientAddress: "192.0.2.1")
         }
-        #expect(again == VerifierError.notPending)
+        #expect(again == VerifierError.notPending(attemptsLeft: approved.attemptsLeft))
+        #expect(again?.attemptsLeft == v.attemptsLeft - 1)
     }
 
     @Test(

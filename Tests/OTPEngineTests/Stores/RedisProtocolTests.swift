@@ -78,7 +78,11 @@ import Testing
             try RedisStore.checkAnswer(Self.reply(["expired", "0"]), step: Self.step)
                 == .expired(attemptsLeft: 0))
         #expect(try RedisStore.checkAnswer(Self.reply(["locked", ""]), step: Self.step) == .locked)
-        #expect(try RedisStore.checkAnswer(Self.reply(["notPending", ""]), step: Self.step) == .notPending)
+        #expect(
+            try RedisStore.checkAnswer(Self.reply(["notPending", "2"]), step: Self.step) == .notPending(attemptsLeft: 2))
+        #expect(throws: StoreError.self) {
+            try RedisStore.checkAnswer(Self.reply(["notPending", ""]), step: Self.step)
+        }
         #expect(try RedisStore.checkAnswer(Self.reply(["notFound", ""]), step: Self.step) == .notFound)
         #expect(
             try RedisStore.checkAnswer(Self.reply(["rateLimited", "1500:2:3"]), step: Self.step)

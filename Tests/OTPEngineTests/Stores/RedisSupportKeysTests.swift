@@ -33,6 +33,12 @@ import Testing
             let ttl = try #require(try await Self.integer(store, "PTTL", key))
             #expect(ttl > purgeIn - 60_000 && ttl <= purgeIn, "\(key)")
         }
+        // The record outlives its purge time by the grace, so the purge that deletes it still
+        // reads its destination (Redis would otherwise drop it first, and its id would stay in the
+        // destination's index).
+        let grace = Int64(RedisScripts.recordGraceMilliseconds)
+        let recordTTL = try #require(try await Self.integer(store, "PTTL", store.recordKey("vf_ttl")))
+        #expect(recordTTL > purgeIn + grace - 60_000 && recordTTL <= purgeIn + grace)
 
         // A resend moves the purge time later; the index and the attempts follow it.
         let lease = ResendLease(token: "tok", until: at(120))
@@ -46,6 +52,8 @@ import Testing
             let ttl = try #require(try await Self.integer(store, "PTTL", key))
             #expect(ttl > later - 60_000 && ttl <= later, "\(key)")
         }
+        let movedTTL = try #require(try await Self.integer(store, "PTTL", store.recordKey("vf_ttl")))
+        #expect(movedTTL > later + grace - 60_000 && movedTTL <= later + grace)
 
         // A purged record leaves its destination's index and takes its attempts.
         let gone = StoreConformanceTests.sample("vf_gone")
