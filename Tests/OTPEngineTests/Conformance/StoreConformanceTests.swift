@@ -132,7 +132,9 @@ import Testing
         #expect(approved.state == .approved)
         #expect(approved.attemptsLeft == 2)
         #expect(try await store.record(id: "vf_a") == approved)
-        #expect(try await store.check(id: "vf_a", candidateHash: right, now: Self.at(2)) == .notPending(attemptsLeft: 2))
+        #expect(
+            try await store.check(id: "vf_a", candidateHash: right, now: Self.at(2))
+                == .notPending(attemptsLeft: 2))
         #expect(try await store.cancel(id: "vf_a", now: Self.at(2)) == .notPending(approved))
         guard case .done(let canceled) = try await store.cancel(id: "vf_c", now: Self.at(2)) else {
             Issue.record("not canceled")

@@ -79,7 +79,8 @@ import Testing
                 == .expired(attemptsLeft: 0))
         #expect(try RedisStore.checkAnswer(Self.reply(["locked", ""]), step: Self.step) == .locked)
         #expect(
-            try RedisStore.checkAnswer(Self.reply(["notPending", "2"]), step: Self.step) == .notPending(attemptsLeft: 2))
+            try RedisStore.checkAnswer(Self.reply(["notPending", "2"]), step: Self.step)
+                == .notPending(attemptsLeft: 2))
         #expect(throws: StoreError.self) {
             try RedisStore.checkAnswer(Self.reply(["notPending", ""]), step: Self.step)
         }
