@@ -106,7 +106,6 @@ import Testing
         "a body that is not JSON with a string code is 400 invalid_request",
         arguments: [
             "", "nope", #"{"code":123456}"#, #"{"cod":"123456"}"#,
-            "{\"code\":\"\(String(repeating: "1", count: 300))\"}",
         ])
     func malformedBody(body: String) async throws {
         try await Harness.with { harness in
@@ -116,6 +115,26 @@ import Testing
             #expect(response.errorCode == "invalid_request")
             // The verification exists, so the error carries its attempts left, none taken.
             #expect(response.errorField("attemptsLeft") as? Int == 3)
+        }
+    }
+
+    @Test("a code of any length is judged in order: 404 on no verification, else 400 invalid_code_format")
+    func longCode() async throws {
+        try await Harness.with { harness in
+            let id = try await harness.start()
+            for length in [7, 300, 15_000] {
+                let long = String(repeating: "1", count: length)
+                let response = try await harness.check(id, long)
+                #expect(response.status == 400, "\(length)")
+                #expect(response.errorCode == "invalid_code_format", "\(length)")
+                // No attempt is taken.
+                #expect(response.errorField("attemptsLeft") as? Int == 3, "\(length)")
+                let missing = try await harness.check("vf_AAAAAAAAAAAAAAAAAAAAAA", long)
+                #expect(missing.errorCode == "not_found", "\(length)")
+            }
+            // The verification is still open to the right code.
+            let approved = try await harness.check(id, try harness.code(for: id))
+            #expect(approved.status == 200)
         }
     }
 

@@ -13,8 +13,6 @@ enum RequestBodies {
     static let maxStateBytes = 512
     /// The longest start guard proof accepted, in bytes.
     static let maxProofBytes = 8192
-    /// The longest code accepted, in bytes, before normalisation.
-    static let maxCodeBytes = 256
     /// The shortest and longest hosted `nonce` accepted, in characters.
     static let nonceLengths = 16...128
 
@@ -277,13 +275,14 @@ enum RequestBodies {
     }
 
     /// The code of a check body, or the reason it is not one.
+    ///
+    /// A code of any length is the engine's to judge: one that does not fit the verification's
+    /// format is `invalid_code_format` once the verification is found and pending. The body limit
+    /// bounds it.
     static func check(_ body: [UInt8]) -> Result<String, APIError> {
         guard let code = plainCode(body) ?? decodedCode(body) else {
             return .failure(
                 APIResponses.invalidRequest("The body must be a JSON object with a string \"code\"."))
-        }
-        guard code.utf8.count <= maxCodeBytes else {
-            return .failure(APIResponses.invalidRequest("\"code\" must have at most \(maxCodeBytes) bytes."))
         }
         return .success(code)
     }

@@ -133,7 +133,7 @@ struct HostedHandler: Sendable {
         route: HostedRoute
     ) async -> HTTPResponse {
         let outcome: Result<Verification, APIError>
-        if let code, code.utf8.count <= RequestBodies.maxCodeBytes {
+        if let code {
             do throws(VerifierError) {
                 let verification = try await verifier.check(
                     id: link.verificationID, code: code, clientAddress: address)
@@ -149,7 +149,7 @@ struct HostedHandler: Sendable {
             outcome = .failure(
                 APIResponses.invalidRequest(
                     isForm
-                        ? "The form must have a field \"code\" of at most \(RequestBodies.maxCodeBytes) bytes."
+                        ? "The form must have a field \"code\"."
                         : "The body must be a JSON object with a string \"code\"."))
         }
         switch outcome {
