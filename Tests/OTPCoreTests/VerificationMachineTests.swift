@@ -185,6 +185,26 @@ import Testing
         #expect(machine.statusMessage?.text == ScreenText.english.maxSendsReached)
     }
 
+    @Test("V6: a resend the server's guards refuse says why, asks for no refresh and keeps the code")
+    func resendGuarded() {
+        let refusals: [(VerificationFailure, String)] = [
+            (.startRefused, ScreenText.english.startRefused),
+            (.destinationBlocked(retryAfter: 90), ScreenText.english.destinationPaused(retryAfter: 90)),
+            (.destinationRefused, ScreenText.english.destinationRefused),
+        ]
+        for (failure, sentence) in refusals {
+            var machine = started()
+            machine.tick(at: .seconds(30))
+            _ = machine.resendPressed(at: .seconds(30))
+            let effects = machine.resendAnswered(.failure(failure), at: .seconds(30), serverNow: wall)
+            #expect(effects.isEmpty, "\(failure): nothing was sent, so there is nothing to look up")
+            #expect(machine.statusMessage?.text == sentence)
+            #expect(machine.statusMessage?.text != ScreenText.english.networkFailure)
+            #expect(machine.isInputEnabled, "\(failure): the current code can still be typed")
+            #expect(submit(&machine, "482019") == [.check(id: "vf_test", code: "482019")])
+        }
+    }
+
     @Test("V7: an expired code is rejected with its own message and offers Resend")
     func expiredAnswer() {
         var machine = started()

@@ -2,8 +2,9 @@ import Foundation
 import OTPCore
 import OTPDelivery
 import OTPEngine
-import OTPHTTP
 import Testing
+
+@testable import OTPHTTP
 
 /// The start guard is asked only when a start (or a publishable key's resend) would send a code.
 @Suite struct StartGuardOrderTests {
@@ -103,5 +104,46 @@ import Testing
             #expect(stub.bodies.count == count)
         }
         await stub.stop()
+    }
+
+    @Test("a hosted page's resend is judged when the guard judges secret keys' starts, and only then")
+    func hostedResendsJudged() async throws {
+        for secretKeysJudged in [true, false] {
+            let stub = try GuardStub()
+            let guardian = try WebhookStartGuard(
+                url: stub.url, secret: Array("guard-secret".utf8), timeout: .seconds(20))
+            try await Harness.with(
+                hosted: HostedPageTests.pages(),
+                startGuard: StartGuardSettings(guardian: guardian, appliesToSecretKeys: secretKeysJudged)
+            ) { harness in
+                let (id, path) = try await HostedPageTests().startHosted(harness)
+                #expect(stub.bodies.count == (secretKeysJudged ? 1 : 0), "the start, by a secret key")
+                harness.clock.advance(seconds: 31)
+                stub.answer(#"{"allow":false,"reason":"too many resends"}"#)
+                let resend = try await harness.call("POST", path + "/resend", json: "{}", key: .some(nil))
+                if secretKeysJudged {
+                    #expect(resend.status == 403)
+                    #expect(resend.errorCode == "start_refused")
+                    #expect(harness.sends(for: id) == 1)
+                    let judged = try #require(stub.bodies.last)
+                    let object = try #require(
+                        try JSONSerialization.jsonObject(with: Data(judged)) as? [String: Any])
+                    #expect(object["isResend"] as? Bool == true)
+                    // The form says so in the page's words, not as a failure to reach the server.
+                    let form = try await RawHTTP.request(
+                        port: harness.port, method: "POST", path: path + "/resend",
+                        headers: [("Content-Type", "application/x-www-form-urlencoded")], body: "x=1")
+                    #expect(form.status == 403)
+                    let page = String(decoding: form.body, as: UTF8.self)
+                    #expect(page.contains(HostedPageHTML.escape(ScreenText.english.startRefused)))
+                    #expect(harness.sends(for: id) == 1)
+                } else {
+                    #expect(resend.status == 200)
+                    #expect(stub.bodies.isEmpty)
+                    #expect(harness.sends(for: id) == 2)
+                }
+            }
+            await stub.stop()
+        }
     }
 }

@@ -518,6 +518,13 @@ public struct VerificationMachine: Sendable, Equatable {
         case .failure(.rateLimited(let seconds)):
             restartCountdown(at: now + .seconds(seconds))
             show(text.rateLimited(retryAfter: seconds), .error, announce: .assertive)
+        // Refused before anything was sent: the current code stays the one to type.
+        case .failure(.startRefused):
+            show(text.startRefused, .error, announce: .assertive)
+        case .failure(.destinationBlocked(let seconds)):
+            show(text.destinationPaused(retryAfter: seconds), .error, announce: .assertive)
+        case .failure(.destinationRefused):
+            show(text.destinationRefused, .error, announce: .assertive)
         case .failure(.notPending):
             closeVerification()
             resultPhase = .locked

@@ -72,9 +72,14 @@ public struct APIHandler: HTTPHandler {
         self.maxEventBacklog = maxEventBacklog
         self.approvalTokens = approvalTokens ?? hosted?.issuer
         self.startGuard = startGuard
+        let pageResendScreen = startGuard.flatMap { settings in
+            settings.appliesToSecretKeys
+                ? Self.screen(settings, proof: nil, keyName: nil, metrics: metrics, events: events) : nil
+        }
         self.hosted = hosted.map {
             HostedHandler(
-                pages: $0, pageKey: hostedKey, verifier: verifier, metrics: metrics, events: events)
+                pages: $0, pageKey: hostedKey, verifier: verifier, metrics: metrics, events: events,
+                resendScreen: pageResendScreen)
         }
         self.verifier = verifier
         self.keys = keys

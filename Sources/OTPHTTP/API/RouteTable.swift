@@ -163,7 +163,7 @@ enum RouteTable {
                 name, "POST", "/v/{token}/resend", [200, 414],
                 [
                     .notFound, .notPending, .payloadTooLarge, .rateLimited, .resendTooSoon, .maxSendsReached,
-                    .deliveryFailed, .storeUnavailable, .internalError, .destinationBlocked,
+                    .deliveryFailed, .storeUnavailable, .internalError, .destinationBlocked, .startRefused,
                 ])
         case .keySet: Entry(name, "GET", "/.well-known/jwks.json", [200], [])
         }

@@ -11,6 +11,11 @@ struct HostedHandler: Sendable {
     let metrics: ServerMetrics
     /// Where the store's error behind a 503 is logged.
     var events: RequestLog = .silent
+    /// The start guard as a resend from the page meets it, or `nil` when resends are not judged.
+    ///
+    /// A page's resend sends a paid message like a start does. The page belongs to a verification a
+    /// secret key started, so its resends are judged when the guard judges secret keys' starts.
+    var resendScreen: StartScreen? = nil
 
     /// The headers of every answer on the page's routes: no caching, no referrer (the token is in the
     /// path), no framing, and a policy that allows only the page's own script and stylesheet.
@@ -216,7 +221,8 @@ struct HostedHandler: Sendable {
         link: HostedLink, token: String, isForm: Bool, address: String, text: ScreenText, route: HostedRoute
     ) async -> HTTPResponse {
         do throws(VerifierError) {
-            let verification = try await verifier.resend(id: link.verificationID, clientAddress: address)
+            let verification = try await verifier.resend(
+                id: link.verificationID, clientAddress: address, screen: resendScreen)
             if isForm {
                 return await page(
                     link: link, token: token, text: text, route: route,

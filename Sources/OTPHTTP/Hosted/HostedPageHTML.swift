@@ -152,6 +152,8 @@ enum HostedPageHTML {
         case .invalidCodeFormat: return text.invalidFormat(format)
         case .maxSendsReached: return text.maxSendsReached
         case .deliveryFailed: return text.deliveryFailed
+        case .startRefused: return text.startRefused
+        case .destinationBlocked: return text.destinationPaused(retryAfter: error.retryAfter ?? 1)
         default: return text.networkFailure
         }
     }
@@ -175,6 +177,8 @@ enum HostedPageHTML {
             "resendAvailable": text.resendAvailable,
             "rateLimited": text.string(.rateLimited, ["time": .text("{time}")]),
             "deliveryFailed": text.deliveryFailed, "maxSendsReached": text.maxSendsReached,
+            "startRefused": text.startRefused,
+            "destinationPaused": text.string(.destinationPaused, ["time": .text("{time}")]),
             "notPending": text.notPending, "notFound": text.notFound,
             "invalidFormat": text.invalidFormat(format), "fieldValue": fieldValue,
             "fieldValueWithStatus": text.string(

@@ -881,6 +881,10 @@
       sentence = text.maxSendsReached;
     } else if (code === 'delivery_failed') {
       sentence = text.deliveryFailed;
+    } else if (code === 'start_refused') {
+      sentence = text.startRefused;
+    } else if (code === 'destination_blocked') {
+      sentence = text.destinationPaused.replace('{time}', minutesSeconds(retryAfter));
     } else if (code === 'rate_limited') {
       restartCountdown(retryAfter);
       sentence = text.rateLimited.replace('{time}', minutesSeconds(retryAfter));
