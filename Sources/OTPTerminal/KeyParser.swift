@@ -18,6 +18,8 @@ public enum KeyEvent: Sendable, Hashable {
     case right
     /// Ctrl-C.
     case interrupt
+    /// Ctrl-R: resend, in every format (the only resend key when letters are code characters).
+    case resend
     /// Ctrl-D.
     case endOfInput
 }
@@ -99,6 +101,9 @@ public struct KeyParser: Sendable {
                 buffer.removeFirst()
             case 0x04:
                 events.append(.endOfInput)
+                buffer.removeFirst()
+            case 0x12:
+                events.append(.resend)
                 buffer.removeFirst()
             case 0x00..<0x20:
                 buffer.removeFirst()

@@ -36,6 +36,8 @@ public struct ScreenView: Sendable, Hashable {
     public var canRetry: Bool
     /// What the code approves, above the cells (V16).
     public var transaction: String?
+    /// Whether letters are code characters, so `r` and `q` type rather than resend and quit.
+    public var lettersAreCode: Bool
 
     /// Reads a screen's state from a machine.
     public init(machine: VerificationMachine, isStarting: Bool = false, startFailure: StatusMessage? = nil) {
@@ -60,6 +62,7 @@ public struct ScreenView: Sendable, Hashable {
         self.isStarting = isStarting || machine.isSending
         canRetry = machine.canRetry
         transaction = machine.transactionText
+        lettersAreCode = machine.format.kind == .alphanumeric
     }
 
     /// Reads a screen's state from a model.

@@ -52,7 +52,8 @@ public struct TerminalRenderer: Sendable {
         let tryAgain = TerminalStyle.accent.apply("[Enter] " + view.text.tryAgain, color: color)
         lines.append(view.canRetry ? pad + tryAgain : "")
         // The key hint shows only when the key works, so the state reads without colours.
-        let resend = view.isResendEnabled ? "[r] " + view.resendLabel : view.resendLabel
+        let resendKey = view.lettersAreCode ? "[Ctrl-R] " : "[r] "
+        let resend = view.isResendEnabled ? resendKey + view.resendLabel : view.resendLabel
         let resendStyle = view.isResendEnabled ? TerminalStyle.accent : .dim
         lines.append(pad + (view.isResendVisible ? resendStyle.apply(resend, color: color) : ""))
         lines.append("")
@@ -68,7 +69,8 @@ public struct TerminalRenderer: Sendable {
             lines.append(pad)
         }
         lines.append("")
-        lines.append(pad + TerminalStyle.dim.apply(view.text.terminalHints, color: color))
+        let hints = view.lettersAreCode ? view.text.terminalHintsLetters : view.text.terminalHints
+        lines.append(pad + TerminalStyle.dim.apply(hints, color: color))
         return lines
     }
 

@@ -6,7 +6,7 @@ import OTPCore
 public final class TerminalScreen {
     /// Why the screen stopped.
     public enum Exit: Sendable, Equatable {
-        /// The user pressed q, Escape or Ctrl-C.
+        /// The user pressed q (when it is not a code character), Escape or Ctrl-C.
         case quit
         /// Standard input ended.
         case endOfInput
@@ -64,6 +64,7 @@ public final class TerminalScreen {
         case .left: model.moveSelection(by: -1)
         case .right: model.moveSelection(by: 1)
         case .enter: model.retry()
+        case .resend: model.resend()
         case .escape, .interrupt: return .quit
         case .endOfInput: return .endOfInput
         }

@@ -14,7 +14,7 @@ import OTPTerminal
 enum DemoCommand {
     static let usage = """
         usage: otp demo [options]
-        keys: digits type, Backspace deletes, Tab takes the suggestion, r resends, Enter retries, q quits
+        keys: digits type, Backspace deletes, Tab takes the suggestion, r (or Ctrl-R) resends, Enter retries, q quits
         --totp: enrols an authenticator factor, shows its QR code, then asks for its code (no resend)
         """
 

@@ -39,6 +39,55 @@ import Testing
         model.stop()
     }
 
+    @MainActor
+    @Test("a code with letters: r and q are typed, Ctrl-R resends, and the screen names Ctrl-R and Esc")
+    func lettersInTheCode() async {
+        var parser = KeyParser()
+        #expect(parser.feed([0x12, 0x71]) == [.resend, .character("q")])
+
+        let clock = ManualClock()
+        let service = PreviewVerificationService(now: { clock.date })
+        let model = VerificationModel(
+            service: service, format: CodeFormat(length: 6, kind: .alphanumeric), clock: clock,
+            now: { clock.date })
+        let screen = TerminalScreen(model: model, color: false, reduceMotion: true, output: { _ in })
+        await model.start(to: "+15550100")
+        let sendsLeft = model.machine.verification?.sendsLeft
+        #expect(screen.handle(.character("q")) == nil, "q is a code character here, not quit")
+        _ = screen.handle(.character("r"))
+        #expect(model.machine.entry.characters.prefix(2) == ["Q", "R"])
+        clock.advance(by: .seconds(31))
+        for _ in 0..<100 where !model.isResendEnabled { await Task.yield() }
+        let lines = renderer.render(ScreenView(model: model))
+        #expect(lines.contains { $0.contains("[Ctrl-R] ") }, "\(lines)")
+        #expect(!lines.contains { $0.contains("[r] ") })
+        #expect(lines.contains { $0.contains(ScreenText.english.terminalHintsLetters) })
+        _ = screen.handle(.resend)
+        for _ in 0..<100 where model.machine.verification?.sendsLeft == sendsLeft { await Task.yield() }
+        #expect(model.machine.verification?.sendsLeft == sendsLeft.map { $0 - 1 })
+        #expect(screen.handle(.escape) == .quit)
+        model.stop()
+    }
+
+    @Test("a digits-only code keeps r and q, and Ctrl-R resends there too")
+    @MainActor
+    func digitsKeepLetterKeys() async {
+        let clock = ManualClock()
+        let service = PreviewVerificationService(now: { clock.date })
+        let model = VerificationModel(service: service, clock: clock, now: { clock.date })
+        let screen = TerminalScreen(model: model, color: false, reduceMotion: true, output: { _ in })
+        await model.start(to: "+15550100")
+        let sendsLeft = model.machine.verification?.sendsLeft
+        clock.advance(by: .seconds(31))
+        for _ in 0..<100 where !model.isResendEnabled { await Task.yield() }
+        #expect(renderer.render(ScreenView(model: model)).contains { $0.contains("[r] ") })
+        _ = screen.handle(.resend)
+        for _ in 0..<100 where model.machine.verification?.sendsLeft == sendsLeft { await Task.yield() }
+        #expect(model.machine.verification?.sendsLeft == sendsLeft.map { $0 - 1 })
+        #expect(screen.handle(.character("q")) == .quit)
+        model.stop()
+    }
+
     @Test("V11 V15 V16: sending, then the Arabic destination isolated and the approval above the cells")
     func sendingIsolatedAndApproval() {
         var sending = VerificationMachine(language: .arabic)

@@ -116,6 +116,9 @@ extension StringCatalog {
         .terminalHints: .text(
             "الأرقام للكتابة · ← → لاختيار رقم · Backspace للحذف · "
                 + "Tab لقبول الاقتراح · r لإعادة الإرسال · q للخروج"),
+        .terminalHintsLetters: .text(
+            "الأحرف والأرقام للكتابة · ← → لاختيار حرف · Backspace للحذف · "
+                + "Tab لقبول الاقتراح · Ctrl-R لإعادة الإرسال · Esc للخروج"),
         .verifyButton: .text("تحقّق"),
     ]
 }

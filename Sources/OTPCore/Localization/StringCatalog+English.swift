@@ -71,6 +71,9 @@ extension StringCatalog {
         .terminalHints: .text(
             "digits type · ← → select a digit · Backspace deletes · "
                 + "Tab takes the suggestion · r resends · q quits"),
+        .terminalHintsLetters: .text(
+            "letters and digits type · ← → select a character · Backspace deletes · "
+                + "Tab takes the suggestion · Ctrl-R resends · Esc quits"),
         .verifyButton: .text("Verify"),
     ]
 }

@@ -79,6 +79,9 @@ extension StringCatalog {
         .terminalHints: .text(
             "Ziffern tippen · ← → wählt eine Ziffer · Backspace löscht · "
                 + "Tab übernimmt den Vorschlag · r sendet erneut · q beendet"),
+        .terminalHintsLetters: .text(
+            "Buchstaben und Ziffern tippen · ← → wählt ein Zeichen · Backspace löscht · "
+                + "Tab übernimmt den Vorschlag · Strg-R sendet erneut · Esc beendet"),
         .verifyButton: .text("Bestätigen"),
     ]
 }

@@ -50,6 +50,8 @@ extension StringCatalog {
         .keyDelete: .text("削除"),
         .keyDecimalPoint: .text("小数点"),
         .terminalHints: .text("数字で入力 · ← →で数字を選択 · Backspaceで削除 · Tabで候補を使用 · rで再送信 · qで終了"),
+        .terminalHintsLetters: .text(
+            "英数字で入力 · ← →で文字を選択 · Backspaceで削除 · Tabで候補を使用 · Ctrl-Rで再送信 · Escで終了"),
         .verifyButton: .text("確認"),
     ]
 }

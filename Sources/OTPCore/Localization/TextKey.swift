@@ -95,6 +95,8 @@ public enum TextKey: String, Sendable, Hashable, CaseIterable, Codable {
     case keyDecimalPoint
     /// The terminal screen's key hints.
     case terminalHints
+    /// The terminal screen's key hints for a code with letters, where `r` and `q` are characters.
+    case terminalHintsLetters
     /// The button that submits the code on a page without JavaScript.
     case verifyButton
     /// What a code approves, above the cells (V16). `{amount}`, `{currency}`, `{payee}`.

@@ -200,6 +200,8 @@ public struct ScreenText: Sendable, Hashable {
     public var decimalPointKey: String { string(.keyDecimalPoint) }
     /// The terminal screen's key hints.
     public var terminalHints: String { string(.terminalHints) }
+    /// The terminal screen's key hints for a code with letters.
+    public var terminalHintsLetters: String { string(.terminalHintsLetters) }
     /// The button that submits the code on a page without JavaScript.
     public var verifyButton: String { string(.verifyButton) }
 
