@@ -114,6 +114,8 @@ struct ParsedOptions {
     private var values: [String: [String]] = [:]
     private var known: Set<String> = []
     private var onCommandLine: Set<String> = []
+    /// The environment variable each option not on the command line was read from.
+    private var fromEnvironment: [String: String] = [:]
     /// Arguments that are not options.
     private(set) var positional: [String] = []
     /// Whether `--help` or `-h` was given.
@@ -121,7 +123,26 @@ struct ParsedOptions {
 
     /// The option's value: the last one given, parsed, or its default.
     func value<Value>(_ option: Option<Value>) throws(UsageError) -> Value? {
-        try text(option.spec).map(option.parse) ?? option.defaultValue
+        guard let text = text(option.spec) else { return option.defaultValue }
+        return try parsed(text, option)
+    }
+
+    /// A value parsed; an error about a value read from the environment names the variable, since
+    /// that is where the operator set it.
+    private func parsed<Value>(_ text: String, _ option: Option<Value>) throws(UsageError) -> Value {
+        do throws(UsageError) {
+            return try option.parse(text)
+        } catch {
+            guard let variable = fromEnvironment[option.spec.name] else { throw error }
+            let flag = "--\(option.spec.name)"
+            if text.isEmpty {
+                throw UsageError("\(variable) (\(flag)) is set but empty: give it a value or unset it")
+            }
+            guard error.message.hasPrefix(flag) else {
+                throw UsageError("\(variable) (\(flag)): \(error.message)")
+            }
+            throw UsageError("\(variable) (\(flag))" + error.message.dropFirst(flag.count))
+        }
     }
 
     /// The option's value, which has a default.
@@ -135,7 +156,7 @@ struct ParsedOptions {
             known.contains(option.spec.name), "--\(option.spec.name) is not among the command's options")
         var parsed: [Value] = []
         for text in values[option.spec.name] ?? [] {
-            parsed.append(try option.parse(text))
+            parsed.append(try self.parsed(text, option))
         }
         return parsed
     }
@@ -220,6 +241,7 @@ struct ParsedOptions {
                     environment[name].map { (name, $0) }
                 }).first
             else { continue }
+            parsed.fromEnvironment[spec.name] = variable
             if spec.valueName == nil {
                 switch text.lowercased() {
                 case "1", "true", "yes", "on": parsed.values[spec.name] = ["true"]

@@ -20,7 +20,7 @@ enum ServeCommand {
             let options = try ParsedOptions.parse(
                 arguments, specs: ServeOptions.all, environment: environment)
             if options.wantsHelp {
-                print(ParsedOptions.help(usage: usage, specs: ServeOptions.all))
+                print(ParsedOptions.help(usage: usage, specs: ServeOptions.all) + "\n" + ServeSecrets.helpText)
                 return 0
             }
             guard options.positional.isEmpty else {
@@ -45,6 +45,14 @@ enum ServeCommand {
         if settings.senders.contains(where: \.isForDevelopmentOnly) {
             log.log(.warning, "the console sender prints codes to standard error: development only")
         }
+        for sender in settings.senders {
+            if case .outbox(let path) = sender.base {
+                log.log(
+                    .warning,
+                    "the outbox sender writes codes to \(path) and sends no SMS or email: development only; "
+                        + "set --sender (OTP_SENDER) to a provider")
+            }
+        }
         raiseOpenFileLimit()
         let signals = SignalWaiter(signals: [SIGTERM, SIGINT, SIGHUP])
         let server: RunningServer
@@ -65,7 +73,7 @@ enum ServeCommand {
         if let port = server.metricsPort, let address = settings.server.metricsAddress {
             let host = address.host.contains(":") ? "[\(address.host)]" : address.host
             log.log(
-                .info, "/metrics, /healthz, /livez and /readyz also on http://\(host):\(port)",
+                .info, "/metrics and /healthz on http://\(host):\(port) (/metrics there only)",
                 ["url": "http://\(host):\(port)"])
         }
         while true {
@@ -152,7 +160,10 @@ enum ServeCommand {
         policy.testDestinations = loaded.testDestinations
         var senders = try options.all(O.sender)
         if senders.isEmpty {
-            guard dev else { throw UsageError("no sender: give --sender (console only with --dev)") }
+            guard dev else {
+                throw UsageError(
+                    "no sender: give --sender (OTP_SENDER), such as sms=twilio or smtp+starttls://HOST:587")
+            }
             senders = [.console]
         }
         do throws(ServerStartError) {

@@ -33,7 +33,8 @@ struct ServeKeys: Sendable {
         var keys = fixedAPIKeys
         if let apiKeyFile { keys += try O.apiKeyFile.parse(apiKeyFile) }
         guard !keys.isEmpty else {
-            throw UsageError("no API key: give --api-key KEY (or OTP_API_KEYS), or run with --dev")
+            throw UsageError(
+                "no API key: give --api-key-file PATH (OTP_API_KEY_FILE) or OTP_API_KEYS, or run with --dev")
         }
         if let short = keys.first(where: { $0.count < Self.minimumKeyLength }) {
             throw UsageError(
@@ -66,6 +67,36 @@ enum ServeSecrets {
         "OTP_TWILIO_ACCOUNT_SID", "OTP_TWILIO_AUTH_TOKEN", "OTP_SMTP_USERNAME", "OTP_SMTP_PASSWORD",
         "OTP_WEBHOOK_SECRET", "OTP_START_GUARD_SECRET", "OTP_EVENTS_SECRET", "OTP_STORE_PASSWORD",
     ]
+
+    /// What `otp serve --help` says of the variables no option reads: each with what it is for.
+    static let help: [(name: String, use: String)] = [
+        ("OTP_TWILIO_ACCOUNT_SID", "the Twilio account (--sender sms=twilio)"),
+        ("OTP_TWILIO_AUTH_TOKEN", "its auth token"),
+        ("OTP_TWILIO_FROM", "the number SMS come from, or:"),
+        ("OTP_TWILIO_MESSAGING_SERVICE_SID", "the messaging service that sends them"),
+        ("OTP_TWILIO_BASE_URL", "an https Twilio-compatible provider instead of Twilio"),
+        ("OTP_SMTP_USERNAME", "the SMTP sender's user name"),
+        ("OTP_SMTP_PASSWORD", "its password"),
+        ("OTP_SMTP_CA_FILE", "a CA bundle that SMTP's TLS trusts instead of the system's"),
+        ("OTP_WEBHOOK_SECRET", "the key the webhook sender signs messages with"),
+        ("OTP_START_GUARD_SECRET", "the key the start guard's requests are signed with"),
+        ("OTP_EVENTS_SECRET", "the key lifecycle events are signed with (--events)"),
+        ("OTP_STORE_PASSWORD", "the Redis or PostgreSQL password when --store has none"),
+    ]
+
+    /// The help's section on them.
+    static var helpText: String {
+        var lines = [
+            "",
+            "environment only (a name with * can also be read from a private file named by NAME_FILE:",
+            "owned by the server's user with mode 0600, or by root with its group and mode 0640):",
+        ]
+        for (name, use) in help {
+            let left = "  " + name + (names.contains(name) ? " *" : "")
+            lines.append(left + String(repeating: " ", count: max(2, 44 - left.count)) + use)
+        }
+        return lines.joined(separator: "\n")
+    }
 
     /// The environment with each `NAME_FILE`'s contents (without a final newline) as `NAME`.
     ///

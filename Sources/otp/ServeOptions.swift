@@ -457,7 +457,7 @@ enum ServeOptions {
         repeatable: true)
     static let metricsAddress = Option(
         "metrics-address", "HOST:PORT", defaultText: "the main listener",
-        "serve /metrics and /healthz on their own listener"
+        "serve /metrics (then there only) and /healthz (also still on the main one) on a listener of their own"
     ) { text throws(UsageError) -> (host: String, port: Int) in
         do throws(ServerStartError) {
             return try ListenAddress.parse(text)

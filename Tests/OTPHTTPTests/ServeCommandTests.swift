@@ -71,9 +71,14 @@ import Testing
     }
 
     @Test(
-        "a malformed environment value exits 2 too",
+        "a malformed environment value exits 2 too, naming the variable it came from",
         arguments: [
-            ("OTP_MAX_SENDS", "many", "--max-sends"), ("OTP_TRUST_PROXY", "maybe", "--trust-proxy"),
+            ("OTP_MAX_SENDS", "many", "OTP_MAX_SENDS (--max-sends) must be"),
+            ("OTP_TRUST_PROXY", "maybe", "OTP_TRUST_PROXY (--trust-proxy) must be a whole number"),
+            ("OTP_CODE_LIFETIME", "5m", "OTP_CODE_LIFETIME (--code-lifetime) must be a whole number"),
+            ("OTP_PORT", "", "OTP_PORT (--port) is set but empty"),
+            ("OTP_LOG_LEVEL", "WARN", "OTP_LOG_LEVEL (--log-level) must be debug, info, warning or error"),
+            ("OTP_SENDER", "pigeon", "OTP_SENDER (--sender): the sender is"),
         ])
     func environmentErrors(variable: String, value: String, named: String) async throws {
         let serve = try ServeProcess(["serve", "--dev"], environment: [variable: value])
@@ -109,6 +114,7 @@ import Testing
         #expect(stdout.isEmpty)
         #expect(stderr.contains(#""route":"/v1/verifications","status":201"#))
         #expect(!stderr.contains("5550100"))
+        #expect(stderr.contains("the outbox sender writes codes to"), "an outbox is not a real sender")
         let secret = try FileManager.default.attributesOfItem(atPath: database + ".secret")
         #expect((secret[.posixPermissions] as? Int) == 0o600)
         #expect((secret[.size] as? Int) == 32)
@@ -182,6 +188,7 @@ import Testing
         let (status, _, missingErrors) = await missing.finish()
         #expect(status == 2)
         #expect(missingErrors.contains("--api-key-file"))
+        #expect(missingErrors.contains("No such file or directory"), "the system's reason, not only its number")
     }
 
     @Test("an API key file or publishable key file others can read is refused, naming chmod 600")

@@ -57,6 +57,13 @@ public enum SecretKey {
         return try load(path: path)
     }
 
+    /// The name of the user this process runs as, or its id when it has no name.
+    static func currentUserName() -> String {
+        let uid = geteuid()
+        guard let entry = getpwuid(uid), let name = entry.pointee.pw_name else { return "uid \(uid)" }
+        return String(cString: name)
+    }
+
     /// The bytes of a private file (``isPrivate(mode:owner:)``), checked on the open file: one
     /// whose group or others may use it beyond that is refused, naming `chmod 600`.
     ///
@@ -68,7 +75,17 @@ public enum SecretKey {
     /// - Throws: ``LoadError`` when the file cannot be opened or read, others can read it, or it is too long.
     package static func readPrivate(path: String, what: String, limit: Int) throws -> [UInt8] {
         let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw LoadError("could not open \(what) \(path) (errno \(errno))") }
+        guard descriptor >= 0 else {
+            let code = errno
+            let reason = String(cString: strerror(code))
+            // The usual cause: a file made by root for a service that runs as its own user.
+            let hint =
+                code == EACCES
+                ? "; it must be readable by the user the server runs as (\(Self.currentUserName())): "
+                    + "owned by that user with mode 0600, or by root with that user's group and mode 0640"
+                : ""
+            throw LoadError("could not open \(what) \(path): \(reason) (errno \(code))\(hint)")
+        }
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
