@@ -20,7 +20,8 @@ enum ServeCommand {
             let options = try ParsedOptions.parse(
                 arguments, specs: ServeOptions.all, environment: environment)
             if options.wantsHelp {
-                print(ParsedOptions.help(usage: usage, specs: ServeOptions.all) + "\n" + ServeSecrets.helpText)
+                print(
+                    ParsedOptions.help(usage: usage, specs: ServeOptions.all) + "\n" + ServeSecrets.helpText)
                 return 0
             }
             guard options.positional.isEmpty else {

@@ -188,7 +188,8 @@ import Testing
         let (status, _, missingErrors) = await missing.finish()
         #expect(status == 2)
         #expect(missingErrors.contains("--api-key-file"))
-        #expect(missingErrors.contains("No such file or directory"), "the system's reason, not only its number")
+        #expect(
+            missingErrors.contains("No such file or directory"), "the system's reason, not only its number")
     }
 
     @Test("an API key file or publishable key file others can read is refused, naming chmod 600")
