@@ -53,7 +53,8 @@ func startBody(_ body: [UInt8]) {
     }
 }
 
-/// A check body: either a code within the byte limit that normalises into the format, or 400.
+/// A check body: either a code (of any length: the body limit bounds it) that normalises into the
+/// format, or 400.
 func checkBody(_ body: [UInt8]) {
     // The decoder-free reading of the common body must agree with Foundation's decoder.
     if let plain = RequestBodies.plainCode(body) {
@@ -63,7 +64,7 @@ func checkBody(_ body: [UInt8]) {
     case .failure(let error):
         refusal(error)
     case .success(let code):
-        require(code.utf8.count <= RequestBodies.maxCodeBytes, "code over the byte limit")
+        require(code.utf8.count <= body.count, "a code longer than its body")
         for length in CodeFormat.minimumLength...CodeFormat.maximumLength {
             let format = CodeFormat(length: length, kind: .digits)
             let candidate = CodeNormalizer.normalizeUncut(code, for: format)

@@ -137,7 +137,7 @@ enum RedisScripts {
             redis.call('PEXPIRE', KEYS[1], math.max(1, purge - now) + \(recordGraceMilliseconds))
             redis.call('ZADD', KEYS[3], purge, ARGV[5])
             redis.call('ZADD', KEYS[5], redis.call('HGET', KEYS[1], 'cat'), ARGV[5])
-            keep(KEYS[5], purge - now)
+            keep(KEYS[5], purge - now + \(recordGraceMilliseconds))
             if ARGV[7] ~= '' then
               local r = load(KEYS[1])
               note(ARGV[7], r, 'pending', ARGV[1], now)
@@ -260,7 +260,7 @@ enum RedisScripts {
     /// KEYS: record, record index, the record's delivery attempts. ARGV: token, hash, attempts,
     /// sends, expiry, next resend, purge time, now, id, the event prefix (empty: no events; else the
     /// new expiry joins the sweep's index), the destination indexes' prefix. The attempts and the
-    /// destination's index are kept as long as the record's new purge time.
+    /// destination's index (which takes the record back if it went) are kept as long as the record.
     static let finishResend = RedisScript(
         prelude + """
             local r = load(KEYS[1])
@@ -272,8 +272,11 @@ enum RedisScripts {
             redis.call('PEXPIRE', KEYS[1],
               math.max(1, tonumber(ARGV[7]) - tonumber(ARGV[8])) + \(recordGraceMilliseconds))
             redis.call('ZADD', KEYS[2], ARGV[7], ARGV[9])
-            local ttl = tonumber(ARGV[7]) - tonumber(ARGV[8])
+            local ttl = math.max(1, tonumber(ARGV[7]) - tonumber(ARGV[8])) + \(recordGraceMilliseconds)
             if redis.call('EXISTS', KEYS[3]) == 1 then keep(KEYS[3], ttl) end
+            -- The destination's index may have gone with its last purge time while this record
+            -- outlived it; the record is back in it for as long as it is kept.
+            redis.call('ZADD', ARGV[11] .. r.dst, r.cat, ARGV[9])
             keep(ARGV[11] .. r.dst, ttl)
             if ARGV[10] ~= '' then redis.call('ZADD', ARGV[10] .. 'exp', ARGV[5], ARGV[9]) end
             return answer('done', '', KEYS[1])
@@ -535,12 +538,15 @@ enum RedisScripts {
     /// Keeps a delivery attempt at the end of its verification's list, as long as the record.
     ///
     /// KEYS: record, its attempts. ARGV: now, the attempt. Returns 1, or 0 when the record is gone.
+    /// The list's time-to-live only grows: an attempt noted past the record's purge time (a resend
+    /// that failed then) stays as long as the record's key does.
     static let noteDelivery = RedisScript(
         """
         local purge = redis.call('HGET', KEYS[1], 'pur')
         if not purge then return 0 end
         redis.call('RPUSH', KEYS[2], ARGV[2])
-        redis.call('PEXPIRE', KEYS[2], math.max(1, tonumber(purge) - tonumber(ARGV[1])))
+        local ttl = math.max(1, tonumber(purge) - tonumber(ARGV[1])) + \(recordGraceMilliseconds)
+        if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
         return 1
         """)
 

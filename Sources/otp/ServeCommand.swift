@@ -47,7 +47,8 @@ enum ServeCommand {
             log.log(.warning, "the console sender prints codes to standard error: development only")
         }
         for sender in settings.senders {
-            if case .outbox(let path) = sender.base {
+            // An outbox of /dev/null keeps nothing: a benchmark's or a test's, not a mistake.
+            if case .outbox(let path) = sender.base, path != "/dev/null" {
                 log.log(
                     .warning,
                     "the outbox sender writes codes to \(path) and sends no SMS or email: development only; "
