@@ -90,13 +90,16 @@ import Testing
         let update = CodeUpdate(
             codeHash: [1], attemptsLeft: 3, sendsUsed: 2, expiresAt: at(306), resendAvailableAt: nil,
             purgeAt: at(86_706))
-        guard case .done = try await store.finishResend(id: "vf_late", token: "late", update: update, now: at(6))
+        guard
+            case .done = try await store.finishResend(
+                id: "vf_late", token: "late", update: update, now: at(6))
         else {
             Issue.record("the resend did not finish")
             return
         }
         try await store.noteDelivery(
-            DeliveryAttempt(verificationID: "vf_late", at: at(6), channel: .sms, step: .resend, outcome: .sent))
+            DeliveryAttempt(
+                verificationID: "vf_late", at: at(6), channel: .sms, step: .resend, outcome: .sent))
         let found = try await store.verifications(
             matching: VerificationQuery(destination: record.destination, limit: 10), now: at(7))
         #expect(found.map(\.id) == ["vf_late"])
