@@ -349,9 +349,19 @@ enum RedisScripts {
           if not id then
             redis.call('ZREM', evp .. 'evdue', vid)
           else
-            redis.call('ZADD', evp .. 'evdue', ARGV[3], vid)
             local e = redis.call('HMGET', evp .. 'ev:' .. id, 'id', 'k', 'vid', 'ch', 'to', 'at', 'f', 'ref')
-            for i = 1, 8 do reply[#reply + 1] = e[i] or '' end
+            if not e[1] then
+              -- The event itself is gone (deleted by hand, a partial restore): its id leaves the
+              -- queue and the count, and the verification's next event is due at once.
+              redis.call('LPOP', evp .. 'evq:' .. vid)
+              if redis.call('DECR', evp .. 'evn') < 0 then redis.call('SET', evp .. 'evn', '0') end
+              if redis.call('LLEN', evp .. 'evq:' .. vid) == 0 then
+                redis.call('ZREM', evp .. 'evdue', vid)
+              end
+            else
+              redis.call('ZADD', evp .. 'evdue', ARGV[3], vid)
+              for i = 1, 8 do reply[#reply + 1] = e[i] or '' end
+            end
           end
         end
         return reply

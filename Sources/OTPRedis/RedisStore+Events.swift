@@ -70,7 +70,9 @@ extension RedisStore {
         let reply = try await run { connection throws(StoreError) in try connection.command("GET", key) }
         switch reply {
         case .null: return 0
-        case .string(let bytes): return Int(Self.number(bytes) ?? 0)
+        case .string(let bytes):
+            guard let count = Self.number(bytes) else { throw StoreError("redis: malformed event count") }
+            return Int(count)
         default: throw Self.failure(reply)
         }
     }

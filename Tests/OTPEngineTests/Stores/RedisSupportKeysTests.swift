@@ -107,4 +107,31 @@ import Testing
         let attemptsTTL = try #require(try await Self.integer(store, "PTTL", store.deliveriesKey("vf_late")))
         #expect(attemptsTTL > StoreTime.milliseconds(at(86_706)) - StoreTime.milliseconds(at(6)))
     }
+
+    @Test(
+        "an event whose record of it is gone leaves its verification's queue instead of stalling every claim")
+    func missingEvent() async throws {
+        typealias T = StoreConformanceTests
+        let store = try RedisTestServer.makeStores(count: 1, recordsEvents: true)[0]
+        defer { Task { await store.shutdown() } }
+        _ = try await store.insert(T.sample("vf_a"), claim: nil, now: T.t0)
+        _ = try await store.insert(T.sample("vf_b"), claim: nil, now: T.at(1))
+        _ = try await store.cancel(id: "vf_a", now: T.at(2))
+        #expect(try await store.undeliveredEventCount() == 3)
+        let lost = LifecycleEvent.id(.pending, verificationID: "vf_a", codeNumber: 1)
+        #expect(try await Self.integer(store, "DEL", store.prefix + "ev:" + lost) == 1)
+        let first = try await store.claimEvents(now: T.at(3), leaseUntil: T.at(60), limit: 10)
+        #expect(first.map(\.event.kind) == [.pending])
+        #expect(first.map(\.event.verificationID) == ["vf_b"])
+        #expect(try await store.undeliveredEventCount() == 2)
+        let next = try await store.claimEvents(now: T.at(4), leaseUntil: T.at(60), limit: 10)
+        #expect(next.map(\.event.verificationID) == ["vf_a"])
+        #expect(next.map(\.event.kind) == [.canceled])
+
+        // A count that is not a number is an error, not an empty backlog.
+        _ = try await store.run { connection throws(StoreError) in
+            try connection.command("SET", store.prefix + "evn", "lots")
+        }
+        await #expect(throws: StoreError.self) { try await store.undeliveredEventCount() }
+    }
 }
