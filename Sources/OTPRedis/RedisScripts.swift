@@ -408,17 +408,28 @@ enum RedisScripts {
     /// Notes `expired` for pending codes past their lifetime, from the index of expiries.
     ///
     /// ARGV: event prefix, now, limit, record key prefix. Returns how many it wrote.
+    ///
+    /// The limit counts events written, as the other stores' does: entries of verifications
+    /// approved or canceled since leave the index without counting, up to ten times the limit in
+    /// one call so that the script stays short.
     static let noteExpiries = RedisScript(
         prelude + events + """
             local evp = ARGV[1]
             local now = tonumber(ARGV[2])
-            local vids = redis.call('ZRANGEBYSCORE', evp .. 'exp', '-inf', ARGV[2], 'LIMIT', 0, tonumber(ARGV[3]))
+            local limit = tonumber(ARGV[3])
             local written = 0
-            for _, vid in ipairs(vids) do
-              redis.call('ZREM', evp .. 'exp', vid)
-              local r = load(ARGV[4] .. vid)
-              if r and r.st == 'pending' and tonumber(r.exp) <= now then
-                written = written + note(evp, r, 'expired', r.exp, now)
+            local scanned = 0
+            while written < limit and scanned < 10 * limit do
+              local vids = redis.call('ZRANGEBYSCORE', evp .. 'exp', '-inf', ARGV[2], 'LIMIT', 0,
+                math.min(limit - written, 10 * limit - scanned))
+              if #vids == 0 then break end
+              for _, vid in ipairs(vids) do
+                scanned = scanned + 1
+                redis.call('ZREM', evp .. 'exp', vid)
+                local r = load(ARGV[4] .. vid)
+                if r and r.st == 'pending' and tonumber(r.exp) <= now then
+                  written = written + note(evp, r, 'expired', r.exp, now)
+                end
               end
             end
             return written

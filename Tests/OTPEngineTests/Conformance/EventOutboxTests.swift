@@ -130,6 +130,21 @@ import Testing
     }
 
     @Test(
+        "a sweep's limit counts the events it writes, not the settled verifications it passes over",
+        arguments: StoreKind.allCases)
+    func sweepLimit(kind: StoreKind) async throws {
+        let store = try await kind.makeEventStore()
+        for id in ["vf_a", "vf_b", "vf_c", "vf_d"] {
+            _ = try await store.insert(T.sample(id), claim: nil, now: T.t0)
+        }
+        _ = try await store.check(Self.attempt("vf_a", right: true), now: T.at(1))
+        _ = try await store.cancel(id: "vf_b", now: T.at(1))
+        _ = try await store.check(Self.attempt("vf_c", right: true), now: T.at(1))
+        #expect(try await store.noteExpiries(now: T.at(300), limit: 1) == 1, "vf_d's, past the three settled")
+        #expect(try await store.noteExpiries(now: T.at(300), limit: 1) == 0)
+    }
+
+    @Test(
         "a code past its lifetime is noted expired once, by a sweep, without any request",
         arguments: StoreKind.allCases)
     func expired(kind: StoreKind) async throws {
