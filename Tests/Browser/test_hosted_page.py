@@ -395,6 +395,42 @@ class WrongCodes(HostedPageTest):
         retry.click()
         self.page.wait_status("Verified")
 
+    def test_after_a_network_failure_the_code_typed_again_goes_out_again(self):
+        """V9: deleting a digit and typing it again is a retry, on a phone with no Return key."""
+        verification, code = self.open_new()
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/check"]})
+        self.page.type(code)
+        self.page.wait_status("Couldn't reach the server. Try again.")
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+        self.page.hold_redirect()
+        self.page.type(Keys.BACKSPACE)
+        self.page.type(code[-1])
+        self.page.wait_status("Verified")
+        self.assertEqual(server.verification(verification["id"])["attemptsLeft"], 2)
+
+    def test_text_that_replaces_a_selection_is_the_new_code(self):
+        """F3, F12: select all, then paste or type, replaces the field; nothing is spliced in."""
+        verification, code = self.open_new()
+        self.page.type("123")
+        self.page.js("document.getElementById('otp-input').setSelectionRange(0, 3)")
+        self.page.type("7")
+        self.assertEqual(self.page.value(), "7")
+        self.page.js("document.getElementById('otp-input').setSelectionRange(0, 1)")
+        origin = urllib.parse.urlparse(driver.current_url)
+        driver.execute_cdp_cmd("Browser.grantPermissions", {
+            "origin": f"{origin.scheme}://{origin.netloc}",
+            "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
+        written = driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "navigator.clipboard.writeText(arguments[0]).then(() => done('ok'), e => done(String(e)));",
+            code)
+        self.assertEqual(written, "ok")
+        self.page.hold_redirect()
+        ActionChains(driver).key_down(Keys.CONTROL).send_keys("v").key_up(Keys.CONTROL).perform()
+        self.page.wait_status("Verified")
+        self.assertEqual(self.page.value(), code)
+        self.assertEqual(server.verification(verification["id"])["attemptsLeft"], 2, "one check, the right one")
+
 
 class TapToCorrect(HostedPageTest):
     """F11: a clicked cell or the arrow keys select one digit; the next key replaces only it."""

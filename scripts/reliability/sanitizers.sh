@@ -47,7 +47,7 @@ races='VerifierOnStoreTests|TOTPStoreTests|FraudCounterStoreTests|RedisProductio
 
 # Known toolchain defects only (see the file); everything else is reported.
 export ASAN_OPTIONS="suppressions=$PWD/scripts/reliability/asan-suppressions.txt:detect_leaks=0"
-export TSAN_OPTIONS="halt_on_error=0"
+export TSAN_OPTIONS="halt_on_error=0:suppressions=$PWD/scripts/reliability/tsan-suppressions.txt"
 # The sanitizers print their own reports. Swift's backtracer, reading a crashed instrumented
 # process's memory, trips AddressSanitizer itself and then waits for ever; a crash must end the
 # run, not hang it.

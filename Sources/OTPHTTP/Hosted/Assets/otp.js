@@ -326,6 +326,8 @@
     if (!submit) return;
     submit.textContent = show ? text.tryAgain : submit.dataset.label;
     submit.hidden = !show;
+    // The page may have come disabled (a locked or expired code); Try again must work.
+    if (show) submit.disabled = false;
   }
 
   // ---- Resend countdown (V5) and expiry (V7).
@@ -611,7 +613,9 @@
   function afterEdit(previous) {
     if (phase === 'invalid' && !rejected) setStatus('', 'neutral');
     if (canRetry && value.length < length) {
+      // The code without an answer was edited: typed whole again, it goes out again (V9).
       canRetry = false;
+      lastSubmitted = null;
       showRetry(false);
       setStatus('', 'neutral');
     }
@@ -636,7 +640,15 @@
     const edit = difference(value, proposed);
     const inserted = incoming(edit.inserted);
     const previous = shown().join(',');
-    if (edit.inserted && !inserted) {
+    // Text that replaced a selection (select all, then paste or type; an autofill that sets the
+    // whole value) is the field's new text, not an insertion into the old one (F3, F12).
+    const replacement = edit.end > edit.start && edit.inserted ? incoming(proposed) : '';
+    if (replacement) {
+      rejected = false;
+      selected = -1;
+      hole = -1;
+      value = replacement;
+    } else if (edit.inserted && !inserted) {
       // Nothing the code takes, or a message without one code (F12): the field stays.
     } else if (rejected && edit.inserted && inserted.length < length) {
       rejected = false;
