@@ -510,6 +510,7 @@ enum RedisScripts {
             local found = find(stored, ARGV[1])
             if found == 0 then
               if find(r.urc, ARGV[1]) ~= 0 then return answer('alreadyUsed', '', KEYS[1]) end
+              if locked(r, now) then return answer('lockedUnknown', '', KEYS[1]) end
               fail(KEYS[1], r, ARGV[2], now, ARGV[4])
               return answer('unknown', '', KEYS[1])
             end

@@ -71,6 +71,7 @@ extension RedisStore {
         case "alreadyUsed": return .alreadyUsed(factor)
         case "used": return .used(factor)
         case "unknown": return .unknown(factor)
+        case "lockedUnknown": return .lockedUnknown(factor)
         default: throw StoreError("redis: unexpected recovery")
         }
     }

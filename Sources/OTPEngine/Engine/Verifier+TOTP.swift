@@ -115,7 +115,8 @@ extension Verifier {
     }
 
     /// Uses a recovery code once, also on a factor locked by wrong codes (it lifts the lock); a
-    /// wrong one counts as a failed check, a used one is a replay (`codeAlreadyUsed`, nothing
+    /// wrong one counts as a failed check (on a locked factor it is `locked` and counts nothing), a
+    /// used one is a replay (`codeAlreadyUsed`, nothing
     /// counted), and a factor not confirmed yet takes none (`factorNotConfirmed`).
     public func recoverTOTP(
         id: String, code: String, clientAddress: String
@@ -134,6 +135,7 @@ extension Verifier {
         case .notActive: throw .factorNotConfirmed
         case .alreadyUsed: throw .codeAlreadyUsed
         case .unknown(let counted): throw .incorrectCode(attemptsLeft: attemptsLeft(counted, at: now))
+        case .lockedUnknown: throw .locked
         case .used(let used): return view(used)
         }
     }

@@ -136,7 +136,8 @@ extension TOTP {
             components.host == "totp",
             let text = components.queryItems?.first(where: { $0.name == "secret" })?.value
         else { return nil }
-        return Base32.decode(text)
+        guard let secret = Base32.decode(text), !secret.isEmpty else { return nil }
+        return secret
     }
 }
 
@@ -161,20 +162,28 @@ public enum Base32 {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// The bytes of a text (upper or lower case, no padding), or `nil` for another character.
+    /// The bytes of a text in the canonical encoding (RFC 4648 §3.5): ASCII letters of either case
+    /// and the digits 2–7, no padding; `nil` for any other character, for a length no whole number
+    /// of bytes has (1, 3 or 6 characters past a multiple of 8), or for non-zero bits past the last
+    /// byte.
     public static func decode(_ text: String) -> [UInt8]? {
         var out: [UInt8] = []
         var buffer: UInt32 = 0
         var bits = 0
-        for character in text.uppercased().utf8 {
-            guard let value = alphabet.firstIndex(of: character) else { return nil }
-            buffer = (buffer << 5) | UInt32(value)
+        var count = 0
+        for byte in text.utf8 {
+            // ASCII only: upper-casing a whole string would also make letters of `ı` or `ſ`.
+            let upper = (0x61...0x7A).contains(byte) ? byte - 0x20 : byte
+            guard let value = alphabet.firstIndex(of: upper) else { return nil }
+            buffer = ((buffer << 5) | UInt32(value)) & 0xFFFF
             bits += 5
+            count += 1
             if bits >= 8 {
                 out.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits - 8)))
                 bits -= 8
             }
         }
+        guard ![1, 3, 6].contains(count % 8), buffer & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
         return out
     }
 }

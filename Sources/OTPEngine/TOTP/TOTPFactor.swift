@@ -111,7 +111,8 @@ public struct TOTPFactor: Sendable, Equatable {
     ///
     /// A factor not yet confirmed takes none. A known one is used up and clears the failures, the
     /// lock and the back-off; one already used is a replay and counts nothing; any other counts a
-    /// failure.
+    /// failure, unless the factor is locked: then it counts nothing (`lockedUnknown`), so wrong
+    /// recovery codes cannot lengthen a lock that wrong authenticator codes set.
     public mutating func recover(hash: [UInt8], maxFailures: Int, now: Date) -> TOTPRecovery {
         guard status == .active else { return .notActive(self) }
         if let found = Self.index(of: hash, in: recoveryHashes) {
@@ -120,6 +121,7 @@ public struct TOTPFactor: Sendable, Equatable {
             return .used(self)
         }
         if Self.index(of: hash, in: usedRecoveryHashes) != nil { return .alreadyUsed(self) }
+        if isLocked(at: now) { return .lockedUnknown(self) }
         fail(maxFailures: maxFailures, now: now)
         return .unknown(self)
     }
@@ -177,6 +179,8 @@ public enum TOTPRecovery: Sendable, Equatable {
     case alreadyUsed(TOTPFactor)
     /// The code is none of the factor's; one failure was counted.
     case unknown(TOTPFactor)
+    /// The code is none of the factor's, which is locked; nothing was counted.
+    case lockedUnknown(TOTPFactor)
 }
 
 /// Where authenticator factors live; every method is one atomic step, as in ``VerificationStore``.

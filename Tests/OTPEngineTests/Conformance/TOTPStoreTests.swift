@@ -149,7 +149,22 @@ import Testing
             _ = try await store.judgeFactor(
                 id: "tf_sample", matchedStep: nil, maxFailures: 2, now: Self.at(Double(second)))
         }
-        #expect(try await store.factor(id: "tf_sample")?.isLocked(at: Self.at(10)) == true)
+        let locked = try #require(try await store.factor(id: "tf_sample"))
+        #expect(locked.isLocked(at: Self.at(10)))
+        // Wrong recovery codes while it is locked count nothing: they cannot lengthen the lock.
+        for guess in 0..<5 {
+            let wrong = Array(repeating: UInt8(200 + guess), count: 32)
+            guard
+                case .lockedUnknown(let unchanged) = try await store.recoverFactor(
+                    id: "tf_sample", hash: wrong, maxFailures: 2, now: Self.at(5))
+            else {
+                Issue.record("a wrong recovery code on a locked factor was not told apart")
+                return
+            }
+            #expect(unchanged.locks == locked.locks)
+            #expect(unchanged.lockedUntil == locked.lockedUntil)
+            #expect(unchanged.failures == locked.failures)
+        }
         let first = Array(repeating: UInt8(1), count: 32)
         guard
             case .used(let opened) = try await store.recoverFactor(

@@ -129,6 +129,32 @@ import Testing
         #expect(Self.kind(await Self.check(harness, id, right)) == .locked)
     }
 
+    @Test("on a locked factor a wrong recovery code is locked and counts nothing; a right one opens it")
+    func recoveryOnALockedFactor() async throws {
+        let (harness, enrollment, totp) = try await Self.enrolled()
+        let id = enrollment.factor.id
+        let right = try #require(totp.code(at: harness.clock.date))
+        let codes = try #require(try await Self.check(harness, id, right).get().recoveryCodes)
+        harness.clock.advance(by: .seconds(30))
+        let next = try #require(totp.code(at: harness.clock.date))
+        let wrong = String(next.map { $0 == "9" ? "0" : Character(String(($0.wholeNumberValue ?? 0) + 1)) })
+        for _ in 0..<10 { _ = await Self.check(harness, id, wrong) }
+        let lockedUntil = try #require(try await harness.store.factor(id: id)?.lockedUntil)
+        for _ in 0..<25 {
+            await #expect(throws: VerifierError.locked) {
+                try await harness.verifier.recoverTOTP(
+                    id: id, code: "zzzzz-zzzzz", clientAddress: "192.0.2.1")
+            }
+        }
+        let after = try #require(try await harness.store.factor(id: id))
+        #expect(after.lockedUntil == lockedUntil, "wrong recovery codes did not lengthen the lock")
+        #expect(after.locks == 1)
+        let opened = try await harness.verifier.recoverTOTP(
+            id: id, code: codes[0], clientAddress: "192.0.2.1")
+        #expect(opened.status == .active)
+        #expect(try await harness.store.factor(id: id)?.lockedUntil == nil)
+    }
+
     @Test("each recovery code works once; new codes replace the old; a deleted factor is gone")
     func recovery() async throws {
         let (harness, enrollment, totp) = try await Self.enrolled()

@@ -88,6 +88,17 @@ import Testing
         }
         #expect(Base32.decode("mzxw6ytboi") == Array("foobar".utf8))
         #expect(Base32.decode("MZXW1") == nil)
+        // Only the canonical encoding: no length a whole number of bytes cannot have, no stray
+        // bits past the last byte, no letters made by upper-casing other scripts.
+        for malformed in [
+            "A", "MZX", "MZXW6Y", "MZXW6YTBA", "MZ", "MZXR", "MZXW7", "ı", "ſ", "MZXW6ſ", "MZXW6=", "ß",
+        ] {
+            #expect(Base32.decode(malformed) == nil, "\(malformed)")
+        }
+        #expect(Base32.decode("MY") == Array("f".utf8), "the last character's spare bits are zero")
+        #expect(TOTP.secret(inProvisioningURI: "otpauth://totp/E:a?secret=&issuer=E") == nil)
+        #expect(
+            TOTP.secret(inProvisioningURI: "otpauth://totp/E:a?secret=MZXW6&issuer=E") == Array("foo".utf8))
     }
 
     @Test("AES-256-GCM: the GCM spec's test cases 13 and 14, and a box opens only with its key and context")
