@@ -501,6 +501,40 @@ class TapToCorrect(HostedPageTest):
 
 
 class Resend(HostedPageTest):
+    def test_a_resend_whose_answer_was_lost_takes_the_code_that_went_out(self):
+        """V9: no answer to Resend, yet a code went out: the page reads the state and takes it."""
+        verification, first = self.open_new()
+        wait_until(lambda: self.page.js("return document.getElementById('otp-resend').textContent")
+                   == "Resend code", timeout=COOLDOWN + 3, what="Resend code")
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/resend"]})
+        try:
+            # The code goes out (through the API) while the page's own request never arrives.
+            status, _ = server.api("POST", f"/v1/verifications/{verification['id']}/resend")
+            self.assertEqual(status, 200)
+            driver.find_element("id", "otp-resend").click()
+            wait_until(lambda: ("polite", "New code sent") in self.page.announced(),
+                       what="the new code taken from the state")
+        finally:
+            driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+        second = server.code(verification["id"], count=2)
+        self.assertNotEqual(self.page.phase(), "expired")
+        self.page.hold_redirect()
+        self.page.type(second)
+        self.page.wait_status("Verified")
+
+    def test_a_state_that_did_not_load_is_asked_for_again(self):
+        """V5, V13: the page asks for its state until the server answers."""
+        verification = server.start(return_site.origin)
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/state"]})
+        try:
+            self.page.open(verification["hostedUrl"], wait_state=False)
+            time.sleep(0.5)
+        finally:
+            driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+        # The first retry comes 2 s later; then the cooldown's end enables Resend as usual.
+        wait_until(lambda: self.page.js("return document.getElementById('otp-resend').textContent")
+                   == "Resend code", timeout=COOLDOWN + 6, what="Resend enabled from the loaded state")
+
     def test_the_countdown_counts_silently_then_resend_is_announced_once_and_a_new_code_arrives(self):
         """V5, V6."""
         verification, first = self.open_new()

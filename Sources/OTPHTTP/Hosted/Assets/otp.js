@@ -861,30 +861,16 @@
     resending = false;
     const body = answer && answer.json;
     if (answer && answer.ok && body) {
-      const verification = body.verification || body;
-      adopt(verification);
-      value = '';
-      selected = -1;
-      hole = -1;
-      rejected = false;
-      lastSubmitted = null;
-      canRetry = false;
-      showRetry(false);
-      phase = 'idle';
-      setStatus('', 'neutral');
-      render();
-      renderResend();
-      showToast(text.newCodeSent);
-      announce(text.newCodeSent, false);
-      input.focus();
-      stopWebOTP();
-      startWebOTP();
+      newCode(body.verification || body);
       return;
     }
     const error = body && body.error;
     const code = error ? error.code : '';
     const retryAfter = error && typeof error.retryAfter === 'number' ? error.retryAfter : 0;
     let sentence = text.networkFailure;
+    // No answer, or "too soon" after one that was lost: a code may have gone out all the same,
+    // and its expiry is the one that counts (V9).
+    const mayHaveSent = !answer || code === 'resend_too_soon';
     if (code === 'resend_too_soon') {
       restartCountdown(retryAfter);
       sentence = '';
@@ -896,6 +882,7 @@
     } else if (code === 'start_refused') {
       sentence = text.startRefused;
     } else if (code === 'destination_blocked') {
+      restartCountdown(retryAfter);
       sentence = text.destinationPaused.replace('{time}', minutesSeconds(retryAfter));
     } else if (code === 'rate_limited') {
       restartCountdown(retryAfter);
@@ -909,6 +896,39 @@
       announce(sentence, true);
     }
     renderResend();
+    if (mayHaveSent) refreshAfterResend();
+  }
+
+  // The server's state after a resend without an answer: a later expiry than the page knows is a
+  // code that went out, taken as if the answer had come.
+  async function refreshAfterResend() {
+    const known = expiresAt;
+    const state = await fetchState();
+    const verification = state && state.ok && state.body && state.body.verification;
+    if (!verification || verification.status !== 'pending' || !verification.expiresAt) return;
+    if (known !== null && Date.parse(verification.expiresAt) <= known) return;
+    newCode(verification);
+  }
+
+  // A new code was sent: the field starts again and the page says so (V6).
+  function newCode(verification) {
+    adopt(verification);
+    value = '';
+    selected = -1;
+    hole = -1;
+    rejected = false;
+    lastSubmitted = null;
+    canRetry = false;
+    showRetry(false);
+    phase = 'idle';
+    setStatus('', 'neutral');
+    render();
+    renderResend();
+    showToast(text.newCodeSent);
+    announce(text.newCodeSent, false);
+    input.focus();
+    stopWebOTP();
+    startWebOTP();
   }
 
   if (resendForm) {
@@ -932,8 +952,10 @@
     }
   }
 
-  async function loadState() {
-    if (!urls.state) return;
+  // The verification's state and the page's sentences from the server, with the server's clock
+  // read against the device's; `null` when no answer came.
+  async function fetchState() {
+    if (!urls.state) return null;
     const sent = Date.now();
     let response;
     let body;
@@ -943,36 +965,63 @@
       });
       body = await response.json();
     } catch (error) {
-      return;
+      return null;
     }
     const received = Date.now();
     if (body && body.strings) text = Object.assign({}, text, body.strings);
-    if (!response.ok) {
-      const code = body && body.error && body.error.code;
-      if (code === 'not_found') close(text.notFound);
-      return;
-    }
-    if (body.now) {
+    if (response.ok && body && body.now) {
       const now = Date.parse(body.now);
       // An offset within half the round trip cannot be told from none: the clocks agree.
       const offset = now - (sent + received) / 2;
       if (!Number.isNaN(offset) && Math.abs(offset) > (received - sent) / 2) clockOffset = offset;
     }
+    return { ok: response.ok, body };
+  }
+
+  // Loads the state at start; true once the server answered (an error answer included).
+  async function loadState() {
+    if (!urls.state) return true;
+    const state = await fetchState();
+    if (!state) return false;
+    const body = state.body;
+    if (!state.ok) {
+      const code = body && body.error && body.error.code;
+      if (code === 'not_found') close(text.notFound);
+      // A store that could not answer now may answer later.
+      return code !== 'store_unavailable';
+    }
     if (body.verification) {
       adopt(body.verification);
       applyStatus(body.verification.status, true);
     }
+    return true;
+  }
+
+  // Without the state the page knows neither the server's clock nor when Resend opens: it asks
+  // again, 2, 4, 8 … seconds later (at most a minute apart), until the server answers.
+  function loadStateUntilAnswered(wait) {
+    window.setTimeout(async () => {
+      if (finished()) return;
+      if (await loadState()) {
+        if (finished()) return;
+        render();
+        renderResend();
+        return;
+      }
+      loadStateUntilAnswered(Math.min(wait * 2, 60000));
+    }, wait);
   }
 
   render();
   if (document.activeElement === document.body || !document.activeElement) {
     input.focus({ preventScroll: true });
   }
-  Promise.all([loadTable(), loadState()]).then(() => {
+  Promise.all([loadTable(), loadState()]).then(([, answered]) => {
     if (finished()) return;
     render();
     renderResend();
     startTicker();
     startWebOTP();
+    if (!answered) loadStateUntilAnswered(2000);
   });
 })();
