@@ -675,9 +675,9 @@ class Appearance(HostedPageTest):
     def test_targets_are_at_least_44_px(self):
         self.open_new()
         sizes = self.page.js("""
-          return ['otp-resend', 'otp-input'].map(id => {
-            const r = document.getElementById(id).getBoundingClientRect();
-            return [id, r.width, r.height];
+          return ['#otp-resend', '#otp-input', '#otp-back a, #otp-back button'].map(selector => {
+            const r = document.querySelector(selector).getBoundingClientRect();
+            return [selector, r.width, r.height];
           });""")
         for name, width, height in sizes:
             self.assertGreaterEqual(width, 44, name)

@@ -225,6 +225,36 @@ struct RecordingIssuer: ApprovalTokenIssuing {
         }
     }
 
+    @Test("every page but an approved one has a way back to the app: state and error=not_verified")
+    func wayBack() async throws {
+        try await Harness.with(checkFloor: .zero, hosted: Self.pages()) { harness in
+            let (id, path) = try await startHosted(harness, state: "a b&c")
+            let page = try await harness.call("GET", path, key: .some(nil))
+            #expect(
+                page.text.contains(
+                    #"<p id="otp-back" class="otp-back"><a href="\#(Self.returnOrigin)/done?x=1&amp;state=a%20b%26c&amp;error=not_verified">"#
+                ), "\(page.text)")
+            #expect(page.text.contains(HostedPageHTML.escape(ScreenText.english.string(.goBack))))
+            let german = try await harness.call(
+                "GET", path, key: .some(nil), headers: [("Accept-Language", "de")])
+            #expect(german.text.contains(HostedPageHTML.escape(ScreenText(.german).string(.goBack))))
+            _ = try await harness.call(
+                "POST", path + "/check", json: #"{"code":"\#(try harness.code(for: id))"}"#, key: .some(nil))
+            let approved = try await harness.call("GET", path, key: .some(nil))
+            #expect(approved.status == 200)
+            #expect(!approved.text.contains("otp-back"), "an approved page returns with its token instead")
+        }
+        let link = HostedLink(
+            verificationID: "vf_x", returnURL: "https://app.example/r", state: "s<1>", nonce: Self.nonce,
+            responseMode: .formPost)
+        let form = HostedPageHTML.backToApp(link, text: .english)
+        #expect(
+            form.contains(
+                #"<form id="otp-back" class="otp-back" method="post" action="https://app.example/r">"#))
+        #expect(form.contains(#"<input type="hidden" name="state" value="s&lt;1&gt;">"#))
+        #expect(form.contains(#"<input type="hidden" name="error" value="not_verified">"#))
+    }
+
     @Test(
         "a form resent too soon is 429 with Retry-After; a body over the limit is 413 with the page's headers"
     )

@@ -24,6 +24,7 @@ extension StringCatalog {
             ]),
         .approveTransaction: .text("الموافقة على دفع {amount} {currency} إلى {payee}"),
         .continueButton: .text("متابعة"),
+        .goBack: .text("الرجوع دون تحقّق"),
         .sendingCode: .text("جارٍ إرسال الرمز…"),
         .verifying: .text("جارٍ التحقق…"),
         .incorrect: .plural(

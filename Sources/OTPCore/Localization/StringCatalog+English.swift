@@ -14,6 +14,7 @@ extension StringCatalog {
             exact: [8: "We sent an {length}-character code to", 11: "We sent an {length}-character code to"]),
         .approveTransaction: .text("Approve {amount} {currency} to {payee}"),
         .continueButton: .text("Continue"),
+        .goBack: .text("Go back without verifying"),
         .sendingCode: .text("Sending a code…"),
         .verifying: .text("Verifying…"),
         .incorrect: .plural(

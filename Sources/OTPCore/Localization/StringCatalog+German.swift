@@ -16,6 +16,7 @@ extension StringCatalog {
             ]),
         .approveTransaction: .text("{amount} {currency} an {payee} freigeben"),
         .continueButton: .text("Weiter"),
+        .goBack: .text("Ohne Bestätigung zurück"),
         .sendingCode: .text("Code wird gesendet …"),
         .verifying: .text("Wird überprüft …"),
         .incorrect: .plural(

@@ -6,6 +6,7 @@ extension StringCatalog {
         .sentToCharacters: .plural(on: "length", forms: [.other: "{length}文字のコードを次の宛先に送信しました"]),
         .approveTransaction: .text("{payee} への {amount} {currency} を承認"),
         .continueButton: .text("続ける"),
+        .goBack: .text("確認せずに戻る"),
         .sendingCode: .text("コードを送信しています…"),
         .verifying: .text("確認しています…"),
         .incorrect: .plural(on: "count", forms: [.other: "コードが正しくありません。残り{count}回です。"]),

@@ -103,4 +103,6 @@ public enum TextKey: String, Sendable, Hashable, CaseIterable, Codable {
     case approveTransaction
     /// The button that hands the approval back to the app on a page without JavaScript.
     case continueButton
+    /// The hosted page's way back to the app without a verification (a lock, no sends left).
+    case goBack
 }

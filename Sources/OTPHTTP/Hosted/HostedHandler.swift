@@ -100,7 +100,8 @@ struct HostedHandler: Sendable {
         let html = HostedPageHTML.render(
             .init(
                 token: token, verification: verification, text: text,
-                status: status ?? HostedPageHTML.status(of: verification, text: text), now: verifier.now))
+                status: status ?? HostedPageHTML.status(of: verification, text: text), now: verifier.now,
+                back: link))
         return htmlResponse(html, status: httpStatus, route: route, note: verification.id)
     }
 

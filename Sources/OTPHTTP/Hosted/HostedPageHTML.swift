@@ -17,6 +17,8 @@ enum HostedPageHTML {
         var status: StatusMessage?
         /// The server's time now, for the resend countdown.
         var now: Date
+        /// Where the way back without a verification leads, or `nil` for none.
+        var back: HostedLink? = nil
     }
 
     /// The whole document.
@@ -74,8 +76,39 @@ enum HostedPageHTML {
 
                 """
         }
+        if let back = content.back, verification?.status != .approved {
+            html += backToApp(back, text: text)
+        }
         html += "</main>\n</body>\n</html>\n"
         return html
+    }
+
+    /// The error a return without a verification carries, with the caller's `state`.
+    static let notVerified = "not_verified"
+
+    /// The way back to the app without a verification, so that no state of the page (a lock, no
+    /// sends left, a canceled verification) leaves the person with nothing to press: the return
+    /// URL with `state` and `error=not_verified`, by the link's own response mode.
+    static func backToApp(_ link: HostedLink, text: ScreenText) -> String {
+        let label = escape(text.string(.goBack))
+        switch link.responseMode {
+        case .query:
+            let separator =
+                link.returnURL.contains("?")
+                ? (link.returnURL.hasSuffix("?") || link.returnURL.hasSuffix("&") ? "" : "&") : "?"
+            let url =
+                link.returnURL + separator + "state=" + FormEncoding.percentEncode(link.state) + "&error="
+                + notVerified
+            return "<p id=\"otp-back\" class=\"otp-back\"><a href=\"\(escape(url))\">\(label)</a></p>\n"
+        case .formPost:
+            return """
+                <form id="otp-back" class="otp-back" method="post" action="\(escape(link.returnURL))">\
+                <input type="hidden" name="state" value="\(escape(link.state))">\
+                <input type="hidden" name="error" value="\(notVerified)">\
+                <button type="submit">\(label)</button></form>
+
+                """
+        }
     }
 
     /// "Approve 12.50 EUR to ACME Ltd" in the page's language, the amount and payee kept left to right.

@@ -444,6 +444,9 @@
   function verified(redirectUrl, answer) {
     stopWebOTP();
     phase = 'verified';
+    // Verified: the way back without a verification no longer applies.
+    const back = document.getElementById('otp-back');
+    if (back) back.hidden = true;
     canRetry = false;
     showRetry(false);
     setStatus(text.verified, 'success');
