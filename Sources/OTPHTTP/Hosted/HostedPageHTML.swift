@@ -93,12 +93,8 @@ enum HostedPageHTML {
         let label = escape(text.string(.goBack))
         switch link.responseMode {
         case .query:
-            let separator =
-                link.returnURL.contains("?")
-                ? (link.returnURL.hasSuffix("?") || link.returnURL.hasSuffix("&") ? "" : "&") : "?"
-            let url =
-                link.returnURL + separator + "state=" + FormEncoding.percentEncode(link.state) + "&error="
-                + notVerified
+            let url = HostedPages.returning(
+                to: link.returnURL, state: link.state, name: "error", value: notVerified)
             return "<p id=\"otp-back\" class=\"otp-back\"><a href=\"\(escape(url))\">\(label)</a></p>\n"
         case .formPost:
             return """

@@ -120,10 +120,15 @@ public struct HostedPages: Sendable {
     /// The address the page sends the browser to after approval: the return URL with `state` and
     /// `token` added to its query.
     static func redirectURL(returnURL: String, state: String, token: String) -> String {
+        returning(to: returnURL, state: state, name: "token", value: token)
+    }
+
+    /// The return URL with `state` and one more parameter added to its query.
+    static func returning(to returnURL: String, state: String, name: String, value: String) -> String {
         let separator =
             returnURL.contains("?") ? (returnURL.hasSuffix("?") || returnURL.hasSuffix("&") ? "" : "&") : "?"
-        return returnURL + separator + "state=" + FormEncoding.percentEncode(state) + "&token="
-            + FormEncoding.percentEncode(token)
+        return returnURL + separator + "state=" + FormEncoding.percentEncode(state) + "&" + name + "="
+            + FormEncoding.percentEncode(value)
     }
 }
 
