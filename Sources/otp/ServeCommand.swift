@@ -118,7 +118,15 @@ enum ServeCommand {
         do {
             let loaded = try keys.load()
             try server.replaceKeys(loaded.apiKeys, publishable: loaded.publishable)
-            server.verifier.replaceTestDestinations(loaded.testDestinations)
+            let ending = server.verifier.replaceTestDestinations(loaded.testDestinations)
+            Task {
+                let canceled = await ending.value
+                guard canceled > 0 else { return }
+                log.log(
+                    .info,
+                    "SIGHUP: canceled the pending verifications to test destinations taken off the list",
+                    ["canceled": String(canceled)])
+            }
             log.log(
                 .info, "SIGHUP: reloaded the API keys, publishable keys and test destinations",
                 [

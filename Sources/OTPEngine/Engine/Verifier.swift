@@ -93,8 +93,32 @@ public final class Verifier: Sendable {
 
     /// Puts these test destinations in force in place of the current ones; calls already under way
     /// keep what they read.
-    public func replaceTestDestinations(_ destinations: [String: String]) {
-        testDestinations.withLock { $0 = destinations }
+    ///
+    /// Verifications still pending to a destination taken off the list are canceled, by the task
+    /// this returns (its value: how many). Their code is the fixed one, which proves nothing about
+    /// the destination, and an approval now would carry no `test` claim: a backend that refuses
+    /// test destinations would take it for a real one.
+    @discardableResult
+    public func replaceTestDestinations(_ destinations: [String: String]) -> Task<Int, Never> {
+        let previous = testDestinations.withLock { current in
+            defer { current = destinations }
+            return current
+        }
+        let removed = previous.keys.filter { Policy.testCode(for: $0, in: destinations) == nil }
+        return Task { [self] in
+            var canceled = 0
+            for destination in Set(removed.flatMap { [$0, $0.lowercased()] }) {
+                let query = VerificationQuery(destination: destination, status: .pending, limit: 1000)
+                let now = currentTime()
+                guard
+                    let found = try? await storeCall({ () async throws(StoreError) in
+                        try await store.verifications(matching: query, now: now)
+                    })
+                else { continue }
+                for record in found where (try? await cancel(id: record.id)) != nil { canceled += 1 }
+            }
+            return canceled
+        }
     }
 
     /// The fixed code of a test destination in force, as ``Policy/testCode(for:)`` matches it.

@@ -114,6 +114,31 @@ import Testing
         _ = try await verifier.start(StartRequest(to: "+15555550100", clientAddress: "192.0.2.1"))
         #expect(await sender.messages.count == 1)
     }
+
+    @Test(
+        "a test destination taken off the list ends its pending verifications; its fixed code approves nothing"
+    )
+    func removedTestDestination() async throws {
+        var policy = relaxedPolicy()
+        policy.testDestinations = ["+15555550156": "123456", "+15555550157": "654321"]
+        let verifier = Verifier(
+            store: MemoryStore(), sender: RecordingSender(), policy: policy, secret: testSecret,
+            testMessages: { _ in })
+        let removed = try await verifier.start(StartRequest(to: "+15555550156", clientAddress: "192.0.2.1"))
+        let kept = try await verifier.start(StartRequest(to: "+15555550157", clientAddress: "192.0.2.1"))
+        let canceled = await verifier.replaceTestDestinations(["+15555550157": "654321"]).value
+        #expect(canceled == 1)
+        #expect(try await verifier.status(id: removed.verification.id).status == .canceled)
+        let refused = await verifierError { () async throws(VerifierError) in
+            try await verifier.check(id: removed.verification.id, code: "123456", clientAddress: "192.0.2.1")
+        }
+        #expect(refused?.kind == .notPending)
+        // One still on the list is untouched, and approves as a test.
+        let approved = try await verifier.check(
+            id: kept.verification.id, code: "654321", clientAddress: "192.0.2.1")
+        #expect(approved.status == .approved)
+        #expect(try await verifier.approvedSubject(id: kept.verification.id)?.isTest == true)
+    }
 }
 
 /// Messages the test sink saw.
