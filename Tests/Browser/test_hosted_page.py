@@ -499,6 +499,15 @@ class TapToCorrect(HostedPageTest):
         self.page.wait_status("Verified")
         self.assertEqual(self.page.value(), code)
 
+    def test_a_long_pasted_message_reaches_the_script_whole(self):
+        """F12: a message longer than the plain form's 64 characters, its code at the end."""
+        verification, code = self.open_new()
+        self.page.hold_redirect()
+        Entering.paste(self, "Acme Payments for Business: use this to sign in to your account on the web. "
+                             f"It is valid for 5 minutes. Never share it with anyone. Your code is {code}")
+        self.page.wait_status("Verified")
+        self.assertEqual(self.page.value(), code)
+
 
 class Resend(HostedPageTest):
     def test_a_resend_whose_answer_was_lost_takes_the_code_that_went_out(self):

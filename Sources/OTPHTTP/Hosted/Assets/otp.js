@@ -159,6 +159,9 @@
 
   root.classList.add('otp-enhanced');
   form.noValidate = true;
+  // The script keeps the code to its length itself; a whole pasted message must reach it uncut,
+  // its `#code` line last (F12).
+  input.removeAttribute('maxlength');
   if (submit) {
     submit.hidden = true;
     submit.dataset.label = submit.textContent;
