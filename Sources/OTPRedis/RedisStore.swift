@@ -35,7 +35,9 @@ public final class RedisStore: VerificationStore, @unchecked Sendable {
     ///   - username: the ACL user to `AUTH` as (Redis 6 and later); `nil` for the default user.
     ///   - password: the password to `AUTH` with; `nil` when Redis asks for none.
     ///   - recordsEvents: whether state changes write ``LifecycleEvent``s to the outbox, in the
-    ///     same script as the change.
+    ///     same script as the change. A verification stored while it was off has none of what its
+    ///     events need: once it is on, its events carry an empty `to` and its expiry writes no
+    ///     `expired` (SQLite and PostgreSQL work these out when they write each event).
     ///   - eventMasking: how those events mask their destinations.
     ///   - waitReplicas: how many replicas must hold each script's writes (`WAIT`) before the call
     ///     succeeds; fewer in time fails the call. 0 waits for none.
