@@ -415,18 +415,15 @@ class WrongCodes(HostedPageTest):
         self.page.js("document.getElementById('otp-input').setSelectionRange(0, 3)")
         self.page.type("7")
         self.assertEqual(self.page.value(), "7")
-        self.page.js("document.getElementById('otp-input').setSelectionRange(0, 1)")
-        origin = urllib.parse.urlparse(driver.current_url)
-        driver.execute_cdp_cmd("Browser.grantPermissions", {
-            "origin": f"{origin.scheme}://{origin.netloc}",
-            "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
-        written = driver.execute_async_script(
-            "const done = arguments[arguments.length - 1];"
-            "navigator.clipboard.writeText(arguments[0]).then(() => done('ok'), e => done(String(e)));",
-            code)
-        self.assertEqual(written, "ok")
+        # A paste over the selected text, as the browser delivers it: the whole new value at once.
         self.page.hold_redirect()
-        ActionChains(driver).key_down(Keys.CONTROL).send_keys("v").key_up(Keys.CONTROL).perform()
+        self.page.js("const input = document.getElementById('otp-input');"
+                     "input.setSelectionRange(0, input.value.length);"
+                     "input.value = arguments[0];"
+                     "input.dispatchEvent(new InputEvent('input',"
+                     " { bubbles: true, inputType: 'insertFromPaste', data: arguments[0] }));",
+                     code)
+        self.assertEqual(self.page.value(), code, "the pasted code, not 7 with it spliced in")
         self.page.wait_status("Verified")
         self.assertEqual(self.page.value(), code)
         self.assertEqual(server.verification(verification["id"])["attemptsLeft"], 2, "one check, the right one")
