@@ -67,7 +67,7 @@ public enum ServeAssembly {
                         return true
                     } catch {
                         log.log(
-                            .warning, "an event delivery attempt failed; it will be tried again",
+                            .warning, "an event delivery attempt failed (tried again until the give-up age; a drop is logged)",
                             fields: fields + (error.status.map { [("status", String($0))] } ?? [])
                                 + [("error", error.reason)])
                         return false

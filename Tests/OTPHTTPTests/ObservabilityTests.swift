@@ -138,6 +138,23 @@ import Testing
             #expect(start.status == 404)
         }
     }
+
+    @Test("with events, the metrics listener's /metrics has the event backlog the alert reads")
+    func metricsAddressWithEvents() async throws {
+        try await Harness.with(
+            metricsAddress: ("127.0.0.1", 0), environment: ["OTP_EVENTS_SECRET": "events-secret"],
+            eventsURL: "http://127.0.0.1:9/events"
+        ) {
+            harness in
+            #expect(
+                try await harness.call("POST", "/v1/verifications", json: #"{"to":"+12025550100"}"#).status
+                    == 201)
+            let port = try #require(harness.server.metricsPort)
+            let response = try await RawHTTP.request(port: port, method: "GET", path: "/metrics")
+            #expect(response.status == 200)
+            #expect(response.text.contains("otp_event_backlog "), "\(response.text.prefix(400))")
+        }
+    }
 }
 
 @Suite struct GracefulStopTests {

@@ -125,8 +125,9 @@ enum CurlTransfer {
         static let delivery = Pool(maximumInFlight: 64)
         /// Start guard calls.
         static let startGuard = Pool(maximumInFlight: 32)
-        /// Event webhook posts.
-        static let events = Pool(maximumInFlight: 16)
+        /// Event webhook posts: the deliverer's batch (16 by default) and as many again for the
+        /// pumping guard's `fraud_blocked` posts, which go to the same endpoint beside it.
+        static let events = Pool(maximumInFlight: 32)
     }
 
     static func run(

@@ -130,7 +130,11 @@ public enum OTPServerApp {
                         connectionTimeout: configuration.connectionTimeout, clock: configuration.now),
                     handler: APIHandler(
                         verifier: verifier, keys: keys, metrics: metrics, servesMetrics: true,
-                        checkFloor: configuration.checkFloor, onlyMetricsAndHealth: true))
+                        checkFloor: configuration.checkFloor,
+                        // `/metrics` there has the event backlog too.
+                        maxEventBacklog: configuration.events == nil
+                            ? nil : configuration.readyMaxEventBacklog,
+                        onlyMetricsAndHealth: true))
             }
         } catch {
             throw ServerStartError(error.description)
