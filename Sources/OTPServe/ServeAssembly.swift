@@ -67,7 +67,7 @@ public enum ServeAssembly {
                         return true
                     } catch {
                         log.log(
-                            .warning, "an event delivery attempt failed (tried again until the give-up age; a drop is logged)",
+                            .warning, "an event delivery attempt failed (tried again until its give-up age)",
                             fields: fields + (error.status.map { [("status", String($0))] } ?? [])
                                 + [("error", error.reason)])
                         return false
