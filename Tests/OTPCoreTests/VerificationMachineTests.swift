@@ -82,7 +82,7 @@ import Testing
         #expect(machine.statusMessage?.text == "Code doesn't match. 1 attempt left.")
     }
 
-    @Test("V4: the last attempt locks the cells and points to Resend")
+    @Test("V4: the last attempt locks the cells and points to Resend once it can be pressed")
     func lock() {
         var machine = started()
         _ = submit(&machine, "111111")
@@ -90,10 +90,57 @@ import Testing
         _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 0)), at: .zero, serverNow: wall)
         #expect(machine.phase == .locked)
         #expect(machine.statusMessage?.text == "Too many attempts. Request a new code.")
+        // Resend is still counting down: a disabled button takes no focus, so it moves there when
+        // the countdown ends, once.
+        #expect(!machine.isResendEnabled)
+        #expect(machine.focusResendTrigger == focus)
+        machine.tick(at: .seconds(29))
+        #expect(machine.focusResendTrigger == focus)
+        machine.tick(at: .seconds(30))
+        #expect(machine.isResendEnabled)
+        #expect(machine.focusResendTrigger == focus + 1)
+        machine.tick(at: .seconds(31))
         #expect(machine.focusResendTrigger == focus + 1)
         #expect(!machine.isInputEnabled)
         #expect(machine.cells.allSatisfy { $0.role == .disabled })
         #expect(machine.insert("2", at: .zero).isEmpty)
+    }
+
+    @Test("V4: a lock with no sends left says so, and points to nothing")
+    func lockWithoutSends() {
+        var machine = VerificationMachine()
+        machine.isFocused = true
+        var last = sampleVerification(at: wall)
+        last.sendsLeft = 0
+        machine.began(last, at: .zero, serverNow: wall)
+        _ = submit(&machine, "111111")
+        let focus = machine.focusResendTrigger
+        let shakes = machine.shakeTrigger
+        _ = machine.checkAnswered(.failure(.incorrectCode(attemptsLeft: 0)), at: .zero, serverNow: wall)
+        #expect(machine.phase == .locked)
+        #expect(machine.statusMessage?.text == ScreenText.english.maxSendsReached)
+        #expect(machine.shakeTrigger == shakes + 1)
+        machine.tick(at: .seconds(60))
+        #expect(machine.focusResendTrigger == focus)
+    }
+
+    @Test("V3 V4 V7: a check answered 200 with a locked or expired verification is told as a refusal")
+    func refusalAsStatus() {
+        for (status, phase, sentence) in [
+            (VerificationStatus.locked, VerificationPhase.locked, ScreenText.english.locked),
+            (.expired, .expired, ScreenText.english.expired),
+        ] {
+            var machine = started()
+            _ = submit(&machine, "111111")
+            let shakes = machine.shakeTrigger
+            var answer = sampleVerification(at: wall)
+            answer.status = status
+            _ = machine.checkAnswered(.success(answer), at: .seconds(31), serverNow: wall)
+            #expect(machine.phase == phase)
+            #expect(machine.statusMessage?.text == sentence)
+            #expect(machine.shakeTrigger == shakes + 1, "\(status)")
+            #expect(machine.announcements.last?.text == sentence)
+        }
     }
 
     @Test("V4: a locked answer from the server locks too")

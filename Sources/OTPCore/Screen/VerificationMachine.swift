@@ -53,8 +53,11 @@ public struct VerificationMachine: Sendable, Equatable {
     public private(set) var toast: Toast?
     /// Changes once per rejection; the view shakes the cells when it changes (F6).
     public private(set) var shakeTrigger = 0
-    /// Changes when focus should move to the Resend button (V4).
+    /// Changes when focus should move to the Resend button (V4, V7): at a lock or an expiry when
+    /// Resend can be pressed, else when its countdown ends (a disabled button takes no focus).
     public private(set) var focusResendTrigger = 0
+    /// Whether focus goes to Resend once it can be pressed.
+    private var pointsToResend = false
     /// The last haptic requested.
     public private(set) var hapticEvent: HapticEvent?
     /// Every announcement made, oldest first (the last 32).
@@ -444,8 +447,18 @@ public struct VerificationMachine: Sendable, Equatable {
                 haptic(.success)
                 return [.complete(verification)]
             }
-            resultPhase = statusPhase(verification.status)
-            statusMessage = resultPhase.map(messageForStatusPhase)
+            switch verification.status {
+            // Told as the same refusals are told as errors: shaken, announced, Resend pointed to.
+            case .locked:
+                setAttemptsLeft(0)
+                lockOut()
+            case .expired:
+                reject(.expired, text.expired)
+                if !isAuthenticator, verification.sendsLeft > 0 { pointToResend() }
+            default:
+                resultPhase = statusPhase(verification.status)
+                statusMessage = resultPhase.map(messageForStatusPhase)
+            }
         case .failure(.incorrectCode(let left)):
             setAttemptsLeft(left)
             if left > 0 {
@@ -460,6 +473,7 @@ public struct VerificationMachine: Sendable, Equatable {
             reject(.invalid, text.codeAlreadyUsed)
         case .failure(.expired):
             reject(.expired, text.expired)
+            if !isAuthenticator, (verification?.sendsLeft ?? 0) > 0 { pointToResend() }
         case .failure(.invalidCodeFormat):
             reject(.invalid, text.invalidFormat(format))
         case .failure(.notPending):
@@ -595,9 +609,14 @@ public struct VerificationMachine: Sendable, Equatable {
             switch phase {
             case .idle, .filling, .invalid:
                 reject(.expired, text.expired)
+                if !isAuthenticator, (verification?.sendsLeft ?? 0) > 0 { pointToResend() }
             default:
                 break
             }
+        }
+        if pointsToResend, isResendEnabled, phase == .locked || phase == .expired {
+            focusResendTrigger += 1
+            pointsToResend = false
         }
     }
 
@@ -665,6 +684,7 @@ public struct VerificationMachine: Sendable, Equatable {
 
     /// A new code was sent: cleared cells, its expiry and countdown, the toast (V6).
     private mutating func newCodeArrived(_ verification: Verification, at now: Duration, serverNow: Date) {
+        pointsToResend = false
         adopt(verification, at: now, serverNow: serverNow)
         entry = CodeEntry(format: format)
         suggestion = nil
@@ -712,9 +732,22 @@ public struct VerificationMachine: Sendable, Equatable {
     private mutating func lockOut() {
         if isAuthenticator {
             reject(.locked, text.authenticatorLocked)
+        } else if verification?.sendsLeft == 0 {
+            // "Request a new code" would ask for what cannot be had.
+            reject(.locked, text.maxSendsReached)
         } else {
             reject(.locked, text.locked)
+            pointToResend()
+        }
+    }
+
+    /// Moves focus to Resend now if it can be pressed, else once its countdown ends.
+    private mutating func pointToResend() {
+        if isResendEnabled {
             focusResendTrigger += 1
+            pointsToResend = false
+        } else {
+            pointsToResend = true
         }
     }
 
