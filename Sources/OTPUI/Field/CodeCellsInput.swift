@@ -62,7 +62,7 @@
             #if canImport(UIKit)
                 CodeTextField(connection: connection, focusRequest: focusRequests)
             #else
-                BoundCodeTextField(connection: connection)
+                BoundCodeTextField(connection: connection, focusRequest: focusRequests)
             #endif
         }
 

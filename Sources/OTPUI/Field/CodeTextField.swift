@@ -212,6 +212,8 @@
     /// whose whole new text is turned into the edit it was (``TextEdit/difference(from:to:)``).
     struct BoundCodeTextField: View {
         let connection: CodeInputConnection
+        /// Changes when a tap on the cells asks for the keyboard (F8, F11).
+        var focusRequest = 0
         @FocusState private var isFocused: Bool
 
         var body: some View {
@@ -233,9 +235,10 @@
             .accessibilityValue(Text(connection.accessibilityValue))
             .onAppear { isFocused = connection.keepsKeyboard }
             .onChange(of: isFocused) { _, focused in connection.focusChanged(focused) }
-            .onChange(of: connection.keepsKeyboard) { _, keeps in
-                if !keeps { isFocused = false }
-            }
+            // The field takes the keyboard when the code arrives, not only if it had arrived when
+            // the field appeared (V11), and gives it up when the screen no longer wants it.
+            .onChange(of: connection.keepsKeyboard) { _, keeps in isFocused = keeps }
+            .onChange(of: focusRequest) { _, _ in if connection.keepsKeyboard { isFocused = true } }
             // A hardware keyboard's arrows move the code's selection (F11), never a hidden caret.
             .onKeyPress(.leftArrow) {
                 connection.moveSelection(-1)
