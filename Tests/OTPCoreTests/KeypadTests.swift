@@ -69,7 +69,13 @@ import Testing
         var pad = PinPadState(length: 4)
         for digit in [1, 2, 3, 4] { _ = pad.press(.digit(digit)) }
         do { let outcome = pad.setError(true); #expect(outcome) }
+        // Said, not only coloured: assertively, once, and in the dots' value while it lasts.
+        #expect(pad.announcement?.text == "Passcode not accepted. Try again.")
+        #expect(pad.announcement?.priority == .assertive)
+        #expect(pad.dotsAccessibilityValue == "4 of 4 entered. Passcode not accepted. Try again.")
+        let said = pad.announcement
         do { let outcome = pad.setError(true); #expect(!outcome) }
+        #expect(pad.announcement == said, "no second announcement without a new verdict")
         #expect(pad.shakeTrigger == 1)
         _ = pad.press(.digit(5))
         #expect(pad.value == "5")

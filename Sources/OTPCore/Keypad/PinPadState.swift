@@ -90,7 +90,10 @@ public struct PinPadState: Sendable, Hashable {
     public var dots: [Bool] { (0..<length).map { $0 < input.value.count } }
 
     /// The dots row's accessibility value, such as "3 of 6 entered".
-    public var dotsAccessibilityValue: String { text.pinValue(count: input.value.count, length: length) }
+    public var dotsAccessibilityValue: String {
+        let value = text.pinValue(count: input.value.count, length: length)
+        return isError ? value + ". " + text.string(.pinRejected) : value
+    }
 
     /// The dots row's accessibility value from the caller's label for (entered, length), or the
     /// pad's own ("3 of 6 entered") without one.
@@ -150,7 +153,12 @@ public struct PinPadState: Sendable, Hashable {
         awaitingVerdict = false
         isError = error
         let shakes = errorDetector.update(isError: error) || (error && isVerdict)
-        if shakes { shakeTrigger += 1 }
+        if shakes {
+            shakeTrigger += 1
+            // Said, not only shown in red: with Reduce Motion the colour would be all there is.
+            serial += 1
+            announcement = Announcement(text.string(.pinRejected), priority: .assertive, serial: serial)
+        }
         return shakes
     }
 

@@ -112,6 +112,7 @@ extension StringCatalog {
         .fieldValueWithStatus: .text("{value}، {status}"),
         .pinLabel: .text("رمز الدخول"),
         .pinValue: .text("تم إدخال {count} من {length}"),
+        .pinRejected: .text("لم يُقبل رمز الدخول. حاول مرة أخرى."),
         .keyDelete: .text("حذف"),
         .keyDecimalPoint: .text("فاصلة عشرية"),
         .terminalHints: .text(

@@ -67,6 +67,7 @@ extension StringCatalog {
         .fieldValueWithStatus: .text("{value}, {status}"),
         .pinLabel: .text("Passcode"),
         .pinValue: .text("{count} of {length} entered"),
+        .pinRejected: .text("Passcode not accepted. Try again."),
         .keyDelete: .text("Delete"),
         .keyDecimalPoint: .text("Decimal point"),
         .terminalHints: .text(

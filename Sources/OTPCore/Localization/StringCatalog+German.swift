@@ -75,6 +75,7 @@ extension StringCatalog {
         .fieldValueWithStatus: .text("{value}, {status}"),
         .pinLabel: .text("Code"),
         .pinValue: .text("{count} von {length} eingegeben"),
+        .pinRejected: .text("Code nicht akzeptiert. Bitte erneut versuchen."),
         .keyDelete: .text("Löschen"),
         .keyDecimalPoint: .text("Dezimalzeichen"),
         .terminalHints: .text(

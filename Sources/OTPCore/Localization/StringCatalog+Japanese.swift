@@ -48,6 +48,7 @@ extension StringCatalog {
         .fieldValueWithStatus: .text("{value}、{status}"),
         .pinLabel: .text("パスコード"),
         .pinValue: .text("{length}桁中{count}桁入力済み"),
+        .pinRejected: .text("パスコードが正しくありません。もう一度お試しください。"),
         .keyDelete: .text("削除"),
         .keyDecimalPoint: .text("小数点"),
         .terminalHints: .text("数字で入力 · ← →で数字を選択 · Backspaceで削除 · Tabで候補を使用 · rで再送信 · qで終了"),

@@ -89,6 +89,8 @@ public enum TextKey: String, Sendable, Hashable, CaseIterable, Codable {
     case pinLabel
     /// The PIN pad's dots' value, announced after each key (P1). `{count}`, `{length}` (plural).
     case pinValue
+    /// Said when a PIN was not accepted, so the error is more than the dots' colour (P1).
+    case pinRejected
     /// The keypad's delete key (K1).
     case keyDelete
     /// The keypad's decimal point key (K1).
