@@ -7,6 +7,19 @@ import Testing
 /// The terminal's share of issue 31: ←/→ to correct a digit (F11), sending and a failed send (V11),
 /// the isolated destination (V15), the approval line (V16).
 @Suite struct RealUseTerminalTests: TerminalFixture {
+    /// A terminal screen over a preview service on a manual clock, its first code sent.
+    @MainActor
+    func startedScreen(
+        _ format: CodeFormat = .default
+    ) async -> (ManualClock, PreviewVerificationService, VerificationModel, TerminalScreen) {
+        let clock = ManualClock()
+        let service = PreviewVerificationService(now: { clock.date })
+        let model = VerificationModel(service: service, format: format, clock: clock, now: { clock.date })
+        let screen = TerminalScreen(model: model, color: false, reduceMotion: true, output: { _ in })
+        await model.start(to: "+15550100")
+        return (clock, service, model, screen)
+    }
+
     @Test("F11: the left and right arrows are read, split or in application mode; up and down are skipped")
     func arrows() {
         var parser = KeyParser()
@@ -20,11 +33,7 @@ import Testing
     @MainActor
     @Test("F11: ← selects the digit before, the next digit replaces it, the corrected code submits")
     func arrowsCorrectADigit() async {
-        let clock = ManualClock()
-        let service = PreviewVerificationService(now: { clock.date })
-        let model = VerificationModel(service: service, clock: clock, now: { clock.date })
-        let screen = TerminalScreen(model: model, color: false, reduceMotion: true, output: { _ in })
-        await model.start(to: "+15550100")
+        let (_, service, model, screen) = await startedScreen()
         for key in "482018" { _ = screen.handle(.character(key)) }
         for _ in 0..<100 where model.phase != .invalid { await Task.yield() }
         #expect(model.phase == .invalid)
@@ -45,13 +54,7 @@ import Testing
         var parser = KeyParser()
         #expect(parser.feed([0x12, 0x71]) == [.resend, .character("q")])
 
-        let clock = ManualClock()
-        let service = PreviewVerificationService(now: { clock.date })
-        let model = VerificationModel(
-            service: service, format: CodeFormat(length: 6, kind: .alphanumeric), clock: clock,
-            now: { clock.date })
-        let screen = TerminalScreen(model: model, color: false, reduceMotion: true, output: { _ in })
-        await model.start(to: "+15550100")
+        let (clock, _, model, screen) = await startedScreen(CodeFormat(length: 6, kind: .alphanumeric))
         let sendsLeft = model.machine.verification?.sendsLeft
         #expect(screen.handle(.character("q")) == nil, "q is a code character here, not quit")
         _ = screen.handle(.character("r"))
@@ -72,11 +75,7 @@ import Testing
     @Test("a digits-only code keeps r and q, and Ctrl-R resends there too")
     @MainActor
     func digitsKeepLetterKeys() async {
-        let clock = ManualClock()
-        let service = PreviewVerificationService(now: { clock.date })
-        let model = VerificationModel(service: service, clock: clock, now: { clock.date })
-        let screen = TerminalScreen(model: model, color: false, reduceMotion: true, output: { _ in })
-        await model.start(to: "+15550100")
+        let (clock, _, model, screen) = await startedScreen()
         let sendsLeft = model.machine.verification?.sendsLeft
         clock.advance(by: .seconds(31))
         for _ in 0..<100 where !model.isResendEnabled { await Task.yield() }

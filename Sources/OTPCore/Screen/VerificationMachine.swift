@@ -454,7 +454,7 @@ public struct VerificationMachine: Sendable, Equatable {
                 lockOut()
             case .expired:
                 reject(.expired, text.expired)
-                if !isAuthenticator, verification.sendsLeft > 0 { pointToResend() }
+                pointToResend()
             default:
                 resultPhase = statusPhase(verification.status)
                 statusMessage = resultPhase.map(messageForStatusPhase)
@@ -473,7 +473,7 @@ public struct VerificationMachine: Sendable, Equatable {
             reject(.invalid, text.codeAlreadyUsed)
         case .failure(.expired):
             reject(.expired, text.expired)
-            if !isAuthenticator, (verification?.sendsLeft ?? 0) > 0 { pointToResend() }
+            pointToResend()
         case .failure(.invalidCodeFormat):
             reject(.invalid, text.invalidFormat(format))
         case .failure(.notPending):
@@ -609,7 +609,7 @@ public struct VerificationMachine: Sendable, Equatable {
             switch phase {
             case .idle, .filling, .invalid:
                 reject(.expired, text.expired)
-                if !isAuthenticator, (verification?.sendsLeft ?? 0) > 0 { pointToResend() }
+                pointToResend()
             default:
                 break
             }
@@ -741,8 +741,10 @@ public struct VerificationMachine: Sendable, Equatable {
         }
     }
 
-    /// Moves focus to Resend now if it can be pressed, else once its countdown ends.
+    /// Moves focus to Resend now if it can be pressed, else once its countdown ends; nowhere for an
+    /// authenticator factor or when no sends are left.
     private mutating func pointToResend() {
+        guard !isAuthenticator, (verification?.sendsLeft ?? 0) > 0 else { return }
         if isResendEnabled {
             focusResendTrigger += 1
             pointsToResend = false

@@ -110,12 +110,17 @@ import Testing
             Self.kind(await Self.check(harness, id, try #require(totp.code(at: now)))) == .codeAlreadyUsed)
     }
 
+    /// A code of the same length that differs from `code` in every digit.
+    static func wrong(_ code: String) -> String {
+        String(code.map { $0 == "9" ? "0" : Character(String(($0.wholeNumberValue ?? 0) + 1)) })
+    }
+
     @Test("wrong codes count down and the tenth locks; a malformed code counts nothing")
     func lock() async throws {
         let (harness, enrollment, totp) = try await Self.enrolled()
         let id = enrollment.factor.id
         let right = try #require(totp.code(at: harness.clock.date))
-        let wrong = String(right.map { $0 == "9" ? "0" : Character(String(($0.wholeNumberValue ?? 0) + 1)) })
+        let wrong = Self.wrong(right)
         let malformed = await Self.check(harness, id, "12345")
         #expect(Self.kind(malformed) == .invalidCodeFormat)
         for left in stride(from: 9, through: 0, by: -1) {
@@ -137,7 +142,7 @@ import Testing
         let codes = try #require(try await Self.check(harness, id, right).get().recoveryCodes)
         harness.clock.advance(by: .seconds(30))
         let next = try #require(totp.code(at: harness.clock.date))
-        let wrong = String(next.map { $0 == "9" ? "0" : Character(String(($0.wholeNumberValue ?? 0) + 1)) })
+        let wrong = Self.wrong(next)
         for _ in 0..<10 { _ = await Self.check(harness, id, wrong) }
         let lockedUntil = try #require(try await harness.store.factor(id: id)?.lockedUntil)
         for _ in 0..<25 {
