@@ -14,6 +14,10 @@ import OTPCore
 /// Each line is `{"verificationId", "channel", "to", "body", "sentAt"}` with the full
 /// destination. The file is created with mode 0600, since it holds codes; each line is
 /// written with one `write` to a file opened for appending, so lines never interleave.
+///
+/// The file is opened at the first line and kept open. A file deleted while the sender holds it
+/// is created again at the next line; a file renamed away (a log rotation) keeps receiving lines
+/// until the sender is made again, so rotate an outbox by copying and truncating it.
 public struct OutboxSender: ImmediateCodeSender {
     /// One line of the outbox.
     public struct Entry: Codable, Sendable, Equatable {
@@ -59,11 +63,13 @@ public struct OutboxSender: ImmediateCodeSender {
     /// The outbox file.
     public let path: String
     private let now: @Sendable () -> Date
+    private let file: AppendedFile
 
     /// Creates a sender that appends to the file at `path`.
     public init(path: String, now: @escaping @Sendable () -> Date = { Date() }) {
         self.path = path
         self.now = now
+        file = AppendedFile(path: path)
     }
 
     /// Appends the message as one line.
@@ -82,13 +88,7 @@ public struct OutboxSender: ImmediateCodeSender {
             sentAt: now())
         var line = entry.json
         line.append(0x0A)
-        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT, 0o600)
-        guard descriptor >= 0 else { throw DeliveryError("could not open the outbox file (errno \(errno))") }
-        defer { close(descriptor) }
-        let written = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        guard written == line.count else {
-            throw DeliveryError("could not write the outbox file (errno \(errno))")
-        }
+        try file.append(line)
     }
 
     /// Reads every entry of an outbox file, oldest first.
@@ -96,5 +96,52 @@ public struct OutboxSender: ImmediateCodeSender {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         let decoder = WireCoding.decoder()
         return try data.split(separator: 0x0A).map { try decoder.decode(Entry.self, from: Data($0)) }
+    }
+}
+
+/// The outbox's file, opened once and shared by every copy of its sender.
+private final class AppendedFile: Sendable {
+    let path: String
+    // The open descriptor, or -1 before the first line and after a failed open. Held while a
+    // line is written, so a reopen never closes a descriptor another thread is writing to.
+    private let descriptor = Locked<Int32>(-1)
+
+    init(path: String) {
+        self.path = path
+    }
+
+    deinit {
+        descriptor.withLock { if $0 >= 0 { close($0) } }
+    }
+
+    /// Writes `line` with one `write`, opening the file first if it is not open or was deleted.
+    func append(_ line: [UInt8]) throws(DeliveryError) {
+        try descriptor.withLock { (held: inout Int32) throws(DeliveryError) in
+            if held >= 0 {
+                // A file with no links left was deleted under the sender: lines written to it
+                // would reach nobody.
+                var status = stat()
+                if fstat(held, &status) != 0 || status.st_nlink == 0 {
+                    close(held)
+                    held = -1
+                }
+            }
+            if held < 0 {
+                let opened = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+                guard opened >= 0 else {
+                    throw DeliveryError("could not open the outbox file (\(Self.reason(errno)))")
+                }
+                held = opened
+            }
+            let written = line.withUnsafeBytes { write(held, $0.baseAddress, $0.count) }
+            guard written == line.count else {
+                let reason = written < 0 ? Self.reason(errno) : "\(written) of \(line.count) bytes written"
+                throw DeliveryError("could not write the outbox file (\(reason))")
+            }
+        }
+    }
+
+    private static func reason(_ code: Int32) -> String {
+        "errno \(code): \(String(cString: strerror(code)))"
     }
 }

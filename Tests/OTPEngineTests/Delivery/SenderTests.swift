@@ -109,6 +109,48 @@ func temporaryDirectory() -> String {
         }
     }
 
+    @Test("an outbox deleted while the sender holds it open is created again at the next line")
+    func outboxDeleted() async throws {
+        let path = temporaryDirectory() + "/outbox.jsonl"
+        let sender = OutboxSender(path: path)
+        try await sender.send(Self.message("vf_before"))
+        try FileManager.default.removeItem(atPath: path)
+        try await sender.send(Self.message("vf_after"))
+        #expect(try OutboxSender.entries(path: path).map(\.verificationId) == ["vf_after"])
+        // Truncated in place, the same open file takes the next line at its start.
+        #expect(truncate(path, 0) == 0)
+        try await sender.send(Self.message("vf_truncated"))
+        #expect(try OutboxSender.entries(path: path).map(\.verificationId) == ["vf_truncated"])
+    }
+
+    @Test("an outbox that could not be opened is opened at a later line once it can be")
+    func outboxOpensLater() async throws {
+        let directory = temporaryDirectory() + "/later"
+        let sender = OutboxSender(path: directory + "/outbox.jsonl")
+        let error = await #expect(throws: DeliveryError.self) { try await sender.send(Self.message("vf_lost")) }
+        #expect(error?.reason.contains("could not open the outbox file") == true)
+        #expect(error?.reason.contains("No such file or directory") == true)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        try await sender.send(Self.message("vf_kept"))
+        #expect(try OutboxSender.entries(path: directory + "/outbox.jsonl").map(\.verificationId) == ["vf_kept"])
+    }
+
+    @Test(
+        "a line the outbox cannot take is a delivery error with the system's reason",
+        .enabled(if: FileManager.default.fileExists(atPath: "/dev/full"), "/dev/full is Linux's"))
+    func outboxFull() async throws {
+        let sender = OutboxSender(path: "/dev/full")
+        let error = await #expect(throws: DeliveryError.self) { try await sender.send(Self.message("vf_full")) }
+        #expect(error?.reason.contains("could not write the outbox file") == true)
+        #expect(error?.reason.contains("No space left on device") == true)
+    }
+
+    private static func message(_ id: String) -> OutgoingMessage {
+        OutgoingMessage(
+            verificationID: id, channel: .sms, to: "+15555550100", subject: "", text: "Your code is 482019.",
+            html: nil)
+    }
+
     @Test("the console sender delivers without throwing")
     func console() async throws {
         try await ConsoleSender().send(
