@@ -68,10 +68,9 @@ public struct LibPhoneNumberParser: PhoneNumberParser {
         }
         guard found == 1, raw.has_extension == 0 else { return nil }
         let number = Self.number(raw)
-        // The number's answers mask it right after: its grouping is known now.
-        if groupings[number.e164] == nil {
-            groupings.remember(Grouping(text: number.isValid ? number.international : nil), for: number.e164)
-        }
+        // The number's later answers mask it: its grouping is known now (the same for every text
+        // that reads as this E.164 number, so remembering it again changes nothing).
+        groupings.remember(Grouping(text: number.isValid ? number.international : nil), for: number.e164)
         return number
     }
 

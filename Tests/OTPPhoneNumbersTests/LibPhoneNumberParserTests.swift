@@ -157,6 +157,34 @@ import Testing
         // A number libphonenumber cannot read keeps the ungrouped mask.
         #expect(parser.masked(e164: "+15550100") == Destination.mask(channel: .sms, address: "+15550100"))
     }
+
+    @Test("a start's mask, made from the number it read, is the mask a later answer finds from E.164 alone")
+    func maskFromReading() {
+        // Two parsers, so the later answer's grouping is not the one the reading remembered.
+        let reading = DestinationMasking(phoneNumbers: LibPhoneNumberParser())
+        let later = DestinationMasking(phoneNumbers: LibPhoneNumberParser())
+        var texts: [(String, String?)] = [
+            ("+15550100", nil), ("+1 555 555 0100", nil), ("(201) 555-0123", "US"), ("07400 123456", "GB"),
+            ("+882 34 5678 9012", nil),
+        ]
+        for region in ["US", "GB", "DE", "JP", "BR", "IN", "FR", "NG"] {
+            for type in [PhoneNumberType.mobile, .fixedLine, .tollFree] {
+                guard let example = parser.example(region: region, type: type) else { continue }
+                texts.append((example.e164, nil))
+                if let grouped = example.international { texts.append((grouped, region)) }
+            }
+        }
+        var compared = 0
+        for (text, region) in texts {
+            guard let number = LibPhoneNumberParser().parse(text, region: region) else { continue }
+            #expect(reading.masked(number) == later.mask(channel: .sms, address: number.e164), "\(text)")
+            compared += 1
+        }
+        #expect(compared > 20)
+        // Without a parser's grouping, the plain mask either way.
+        let number = PhoneNumber(e164: "+12015550123", isValid: true, international: "+1 201-555-0123")
+        #expect(DestinationMasking.plain.masked(number) == Destination.mask(channel: .sms, address: "+12015550123"))
+    }
 }
 
 /// The default reading (libphonenumber's metadata through matchers kept per thread) against

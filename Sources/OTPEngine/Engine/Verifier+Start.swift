@@ -41,9 +41,9 @@ extension Verifier {
         let plan: StartPlan
         let claim: IdempotencyClaim?
         do throws(VerifierError) {
-            let destination = try startDestination(request)
+            let (destination, masked) = try startDestination(request)
             claim = try idempotencyClaim(for: request, now: now)
-            plan = try startPlan(request, destination: destination)
+            plan = try startPlan(request, destination: destination, masked: masked)
         } catch {
             return reply(.failure(error))
         }
@@ -183,7 +183,7 @@ extension Verifier {
             await undoSend(record, claim: claim, caps: plan.caps, now: now)
             throw .deliveryFailed(.start, error)
         }
-        return StartResult(verification: view(record, at: now), created: true)
+        return StartResult(verification: view(record, at: now, masked: plan.masked), created: true)
     }
 
     /// Sends a stored start's first code and answers: on this thread when the message is a test
@@ -197,7 +197,7 @@ extension Verifier {
         reply: @escaping @Sendable (Result<StartResult, VerifierError>) -> Void
     ) {
         let message = message(for: record, code: code, request: request)
-        let started = StartResult(verification: view(record, at: now), created: true)
+        let started = StartResult(verification: view(record, at: now, masked: plan.masked), created: true)
         let sent: @Sendable (DeliveryReceipt) -> Void = { [self] receipt in
             note(attempt(record.id, channel: record.channel, step: .start, .success(receipt))) {
                 reply(.success(started))
@@ -338,6 +338,8 @@ extension Verifier {
     /// (given back when the send fails), and the fixed code of a test destination.
     private struct StartPlan {
         var destination: Destination
+        /// The destination as answers show it, from the number as it was read.
+        var masked: String
         var permits: [RatePermit]
         var caps: [RatePermit]
         var fixedCode: String?
@@ -346,8 +348,10 @@ extension Verifier {
     }
 
     /// The request's destination, judged: it parses, its channel and calling code are allowed, and a
-    /// phone number passes the number plan's screens.
-    private func startDestination(_ request: StartRequest) throws(VerifierError) -> Destination {
+    /// phone number passes the number plan's screens; with it, its masked form.
+    private func startDestination(
+        _ request: StartRequest
+    ) throws(VerifierError) -> (destination: Destination, masked: String) {
         if let ref = request.ref,
             ref.isEmpty || ref.count > StartRequest.maxRefCharacters
                 || ref.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
@@ -364,8 +368,11 @@ extension Verifier {
         {
             throw .callingCodeNotAllowed
         }
-        if let number { try screen(number, address: destination.address) }
-        return destination
+        guard let number else {
+            return (destination, masking.mask(channel: destination.channel, address: destination.address))
+        }
+        try screen(number, address: destination.address)
+        return (destination, masking.masked(number))
     }
 
     /// The request's destination, a phone number read by the phone number parser (in E.164, with
@@ -415,7 +422,7 @@ extension Verifier {
     /// is known, and per address for publishable keys), then the send caps; none for a test
     /// destination without limits.
     private func startPlan(
-        _ request: StartRequest, destination: Destination
+        _ request: StartRequest, destination: Destination, masked: String
     ) throws(VerifierError) -> StartPlan {
         var permits = [
             RatePermit(key: try limitKey("sd", destination.limitKey), limit: policy.startsPerDestination),
@@ -443,7 +450,7 @@ extension Verifier {
         }
         permits += caps
         return StartPlan(
-            destination: destination, permits: permits, caps: caps, fixedCode: fixedCode,
+            destination: destination, masked: masked, permits: permits, caps: caps, fixedCode: fixedCode,
             language: request.locale ?? RegionLanguages.language(ofRegion: destination.region))
     }
 

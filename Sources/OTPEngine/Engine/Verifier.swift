@@ -348,14 +348,15 @@ public final class Verifier: Sendable {
         }
     }
 
-    /// The wire object for a record at a time.
-    func view(_ record: VerificationRecord, at now: Date) -> Verification {
+    /// The wire object for a record at a time; `masked`, the destination's masked form when the
+    /// caller has it (a start, from the number it just read), saves finding it again.
+    func view(_ record: VerificationRecord, at now: Date, masked: String? = nil) -> Verification {
         let status = record.status(at: now)
         let sendsLeft = max(0, policy.maxSends - record.sendsUsed)
         let open = status != .approved && status != .canceled && sendsLeft > 0
         return Verification(
             id: record.id, status: status, channel: record.channel,
-            to: masking.mask(channel: record.channel, address: record.destination),
+            to: masked ?? masking.mask(channel: record.channel, address: record.destination),
             codeLength: record.codeLength, attemptsLeft: status == .locked ? 0 : max(0, record.attemptsLeft),
             sendsLeft: sendsLeft, expiresAt: record.expiresAt,
             resendAvailableAt: open ? record.resendAvailableAt : nil, createdAt: record.createdAt,

@@ -29,4 +29,13 @@ public struct DestinationMasking: Sendable {
         }
         return phoneNumbers.masked(e164: address)
     }
+
+    /// The masked form of a number its parser just read: what ``mask(channel:address:)`` gives for
+    /// its E.164 form, without asking the parser for its grouping again.
+    public func masked(_ number: PhoneNumber) -> String {
+        guard phoneNumbers != nil, number.isValid, let grouped = number.international else {
+            return Destination.mask(channel: .sms, address: number.e164)
+        }
+        return Destination.maskGrouped(grouped, e164: number.e164)
+    }
 }

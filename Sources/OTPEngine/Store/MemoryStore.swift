@@ -247,7 +247,7 @@ private struct MemoryState {
     /// Authenticator factors by id.
     var factors: [String: TOTPFactor] = [:]
     /// Delivery attempts by verification, oldest first, until the verification is purged.
-    var deliveries: [String: [DeliveryAttempt]] = [:]
+    var deliveries = IDShards<[DeliveryAttempt]>()
 
     struct StoredEvent {
         var event: LifecycleEvent
@@ -438,7 +438,8 @@ private struct MemoryState {
         let before = records.count
         records.keep { $0.purgeAt > now }
         noted = noted.filter { records[$0.key] != nil }
-        deliveries = deliveries.filter { records[$0.key] != nil }
+        let kept = records
+        deliveries.keep(ids: { kept[$0] != nil })
         idempotency = idempotency.filter { $0.value.expiresAt > now }
         let nowMilliseconds = StoreTime.milliseconds(now)
         arrivals = arrivals.filter { $0.value > nowMilliseconds }
@@ -457,14 +458,15 @@ private struct MemoryState {
         outbox = []
         noted = [:]
         factors = [:]
-        deliveries = [:]
+        deliveries.removeAll()
     }
 
     /// Keeps an attempt when its verification is held.
     mutating func noteDelivery(_ attempt: DeliveryAttempt) throws(StoreError) {
         try open()
-        guard records[attempt.verificationID] != nil else { return }
-        deliveries[attempt.verificationID, default: []].append(attempt)
+        let id = HashedKey(attempt.verificationID)
+        guard records[id] != nil else { return }
+        deliveries.update(id, default: []) { $0.append(attempt) }
     }
 
     /// Throws once the store is shut down.

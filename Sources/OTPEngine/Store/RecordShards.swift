@@ -1,14 +1,18 @@
-/// A memory store's verifications by id, spread over a fixed number of dictionaries.
+/// A memory store's verifications by id.
+typealias RecordShards = IDShards<VerificationRecord>
+
+/// What a memory store keeps per verification id (its records, their delivery attempts), spread
+/// over a fixed number of dictionaries.
 ///
-/// One dictionary of a million records doubles its storage in one step, moving every record while
+/// One dictionary of a million entries doubles its storage in one step, moving every entry while
 /// the store's lock is held: about a hundred milliseconds in which no start or check is answered.
 /// Spread over ``shardCount`` dictionaries, each grows on its own, and a growth moves a
-/// sixty-fourth of the records.
-struct RecordShards {
-    /// How many dictionaries the records are spread over; a power of two.
-    static let shardCount = 64
+/// sixty-fourth of the entries.
+struct IDShards<Value> {
+    /// How many dictionaries the entries are spread over; a power of two.
+    static var shardCount: Int { 64 }
 
-    private var shards = [[HashedKey: VerificationRecord]](repeating: [:], count: Self.shardCount)
+    private var shards = [[HashedKey: Value]](repeating: [:], count: Self.shardCount)
 
     /// The number of records held.
     private(set) var count = 0
@@ -18,14 +22,14 @@ struct RecordShards {
         id.keyHash & (shardCount - 1)
     }
 
-    /// The record with an id; setting `nil` removes it.
-    subscript(id: String) -> VerificationRecord? {
+    /// The entry for an id; setting `nil` removes it.
+    subscript(id: String) -> Value? {
         get { self[HashedKey(id)] }
         set { self[HashedKey(id)] = newValue }
     }
 
-    /// The record with an id whose hash is already worked out; setting `nil` removes it.
-    subscript(id: HashedKey) -> VerificationRecord? {
+    /// The entry for an id whose hash is already worked out; setting `nil` removes it.
+    subscript(id: HashedKey) -> Value? {
         get { shards[Self.shard(of: id)][id] }
         set {
             let index = Self.shard(of: id)
@@ -35,21 +39,29 @@ struct RecordShards {
         }
     }
 
-    /// Changes the record with an id in place, with one lookup and no copy of the record;
-    /// `nil`, with `body` not called, when there is none.
-    mutating func update<Result>(_ id: HashedKey, _ body: (inout VerificationRecord) -> Result) -> Result? {
+    /// Changes the entry for an id in place, with one lookup and no copy of it; `nil`, with `body`
+    /// not called, when there is none.
+    mutating func update<Result>(_ id: HashedKey, _ body: (inout Value) -> Result) -> Result? {
         let shard = Self.shard(of: id)
         guard let index = shards[shard].index(forKey: id) else { return nil }
         return body(&shards[shard].values[index])
     }
 
-    /// Every record, in no particular order.
-    var values: [VerificationRecord] {
+    /// Changes the entry for an id in place, starting from `empty` when there is none.
+    mutating func update(_ id: HashedKey, default empty: @autoclosure () -> Value, _ body: (inout Value) -> Void) {
+        let index = Self.shard(of: id)
+        let before = shards[index].count
+        body(&shards[index][id, default: empty()])
+        count += shards[index].count - before
+    }
+
+    /// Every entry, in no particular order.
+    var values: [Value] {
         shards.flatMap(\.values)
     }
 
-    /// Keeps only the records for which `keep` is true.
-    mutating func keep(where keep: (VerificationRecord) -> Bool) {
+    /// Keeps only the entries for which `keep` is true.
+    mutating func keep(where keep: (Value) -> Bool) {
         count = 0
         for index in shards.indices {
             shards[index] = shards[index].filter { keep($0.value) }
@@ -57,9 +69,18 @@ struct RecordShards {
         }
     }
 
-    /// Forgets every record.
+    /// Keeps only the entries whose id `keep` is true for.
+    mutating func keep(ids keep: (HashedKey) -> Bool) {
+        count = 0
+        for index in shards.indices {
+            shards[index] = shards[index].filter { keep($0.key) }
+            count += shards[index].count
+        }
+    }
+
+    /// Forgets every entry.
     mutating func removeAll() {
-        shards = [[HashedKey: VerificationRecord]](repeating: [:], count: Self.shardCount)
+        shards = [[HashedKey: Value]](repeating: [:], count: Self.shardCount)
         count = 0
     }
 }

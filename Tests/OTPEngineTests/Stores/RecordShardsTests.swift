@@ -48,6 +48,25 @@ import Testing
         #expect(shards.values.count == plain.count)
     }
 
+    @Test("a list per id (delivery attempts): appended in place from empty, kept by id, counted")
+    func listsByID() {
+        var lists = IDShards<[Int]>()
+        var plain: [String: [Int]] = [:]
+        var generator = SeededGenerator(seed: 12)
+        for step in 0..<2_000 {
+            let id = "ver_\(Int.random(in: 0..<300, using: &generator))"
+            lists.update(HashedKey(id), default: []) { $0.append(step) }
+            plain[id, default: []].append(step)
+            #expect(lists.count == plain.count)
+        }
+        for (id, list) in plain { #expect(lists[id] == list) }
+        lists.keep(ids: { $0.key.hasSuffix("7") })
+        plain = plain.filter { $0.key.hasSuffix("7") }
+        #expect(lists.count == plain.count)
+        #expect(Set(lists.values.map { $0 }) == Set(plain.values.map { $0 }))
+        #expect(lists["ver_10"] == nil)
+    }
+
     @Test("keep(where:) keeps exactly the matching records in every shard; removeAll empties")
     func keepAndRemove() {
         var shards = RecordShards()
