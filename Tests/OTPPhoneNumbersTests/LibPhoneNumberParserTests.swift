@@ -183,7 +183,9 @@ import Testing
         #expect(compared > 20)
         // Without a parser's grouping, the plain mask either way.
         let number = PhoneNumber(e164: "+12015550123", isValid: true, international: "+1 201-555-0123")
-        #expect(DestinationMasking.plain.masked(number) == Destination.mask(channel: .sms, address: "+12015550123"))
+        #expect(
+            DestinationMasking.plain.masked(number)
+                == Destination.mask(channel: .sms, address: "+12015550123"))
     }
 }
 

@@ -48,7 +48,9 @@ struct IDShards<Value> {
     }
 
     /// Changes the entry for an id in place, starting from `empty` when there is none.
-    mutating func update(_ id: HashedKey, default empty: @autoclosure () -> Value, _ body: (inout Value) -> Void) {
+    mutating func update(
+        _ id: HashedKey, default empty: @autoclosure () -> Value, _ body: (inout Value) -> Void
+    ) {
         let index = Self.shard(of: id)
         let before = shards[index].count
         body(&shards[index][id, default: empty()])

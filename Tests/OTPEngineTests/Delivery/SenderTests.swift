@@ -127,12 +127,15 @@ func temporaryDirectory() -> String {
     func outboxOpensLater() async throws {
         let directory = temporaryDirectory() + "/later"
         let sender = OutboxSender(path: directory + "/outbox.jsonl")
-        let error = await #expect(throws: DeliveryError.self) { try await sender.send(Self.message("vf_lost")) }
+        let error = await #expect(throws: DeliveryError.self) {
+            try await sender.send(Self.message("vf_lost"))
+        }
         #expect(error?.reason.contains("could not open the outbox file") == true)
         #expect(error?.reason.contains("No such file or directory") == true)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
         try await sender.send(Self.message("vf_kept"))
-        #expect(try OutboxSender.entries(path: directory + "/outbox.jsonl").map(\.verificationId) == ["vf_kept"])
+        #expect(
+            try OutboxSender.entries(path: directory + "/outbox.jsonl").map(\.verificationId) == ["vf_kept"])
     }
 
     @Test(
@@ -140,7 +143,9 @@ func temporaryDirectory() -> String {
         .enabled(if: FileManager.default.fileExists(atPath: "/dev/full"), "/dev/full is Linux's"))
     func outboxFull() async throws {
         let sender = OutboxSender(path: "/dev/full")
-        let error = await #expect(throws: DeliveryError.self) { try await sender.send(Self.message("vf_full")) }
+        let error = await #expect(throws: DeliveryError.self) {
+            try await sender.send(Self.message("vf_full"))
+        }
         #expect(error?.reason.contains("could not write the outbox file") == true)
         #expect(error?.reason.contains("No space left on device") == true)
     }
