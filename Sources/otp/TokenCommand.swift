@@ -38,7 +38,9 @@ enum TokenCommand {
         static let email = Option.text(
             "email", "ADDRESS", "the email address being signed in; the token must verify exactly it")
         static let transactionHash = Option.text(
-            "transaction-hash", "H", "the base64url SHA-256 of the transaction's canonical JSON")
+            "transaction-hash", "H",
+            "the base64url SHA-256 of the transaction's canonical JSON; without it a token that "
+                + "approves a transaction is refused")
         static let allowTest = Flag(
             "allow-test", "accept a token for one of the server's test destinations (fixed codes)")
     }

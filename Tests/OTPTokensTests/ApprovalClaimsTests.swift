@@ -48,7 +48,9 @@ import Testing
         #expect(text.contains(#""test":true"#))
         #expect(text.contains(#""txn":{"amount":"12.50","currency":"EUR","hash":""#))
         let verified = try F.verifier().verify(
-            token, expecting: ApprovalExpectations(nonce: "n-0123456789abcdef", allowsTestDestinations: true))
+            token,
+            expecting: ApprovalExpectations(
+                nonce: "n-0123456789abcdef", transactionHash: txn.hash, allowsTestDestinations: true))
         #expect(verified == claims)
         let mail = Self.claims(phoneNumber: nil, email: "a@example.org")
         #expect(try F.verifier().verify(F.token(mail)).email == "a@example.org")
@@ -108,6 +110,25 @@ import Testing
         F.expectRejected(
             F.token(Self.claims(txn: forged)), as: .wrongTransaction,
             expecting: ApprovalExpectations(transaction: Self.payment))
+    }
+
+    @Test("a token that approves a transaction does not pass a check that expects none, such as a sign-in")
+    func transactionTokenIsNoSignIn() throws {
+        let txn = try #require(TransactionClaim(Self.payment))
+        let payment = F.token(Self.claims(txn: txn))
+        // The sign-in's expectations name the person's number, which the payment's token verified too.
+        F.expectRejected(
+            payment, as: .wrongTransaction, expecting: ApprovalExpectations(phoneNumber: "+15550100"))
+        F.expectRejected(payment, as: .wrongTransaction, expecting: ApprovalExpectations())
+        // The same person's token without a transaction signs them in.
+        #expect(
+            (try? F.verifier().verify(
+                F.token(Self.claims()), expecting: ApprovalExpectations(phoneNumber: "+15550100"))) != nil)
+        // Named, the transaction lets its token through.
+        #expect(
+            (try? F.verifier().verify(
+                payment, expecting: ApprovalExpectations(phoneNumber: "+15550100", transaction: Self.payment)))
+                != nil)
     }
 
     @Test("a test destination's token is refused unless test tokens are allowed")

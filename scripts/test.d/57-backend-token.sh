@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The API guide's backend step in Python with PyJWT (docs/api-guide.md), run as written against a
 # live `otp serve`: an app's approval token passes for the verified number and transaction, and
-# fails for another number, a changed transaction and a test destination.
+# fails for another number, a changed transaction, a sign-in that expects no transaction and a
+# test destination.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v swift >/dev/null || export PATH=/opt/swift/usr/bin:$PATH
@@ -71,13 +72,30 @@ if OTP_TOKEN=$token OTP_PHONE=+12015550100 OTP_TRANSACTION='{"amount":"99.00","c
   echo "the guide's check accepted another transaction"; exit 1
 fi
 echo "  ok: another transaction is refused"
+if OTP_TOKEN=$token OTP_PHONE=+12015550100 check >/dev/null 2>&1; then
+  echo "the guide's check signed someone in with a payment's token"; exit 1
+fi
+sign_in=$(approve '{"to":"+12015550100"}')
+OTP_TOKEN=$sign_in OTP_PHONE=+12015550100 check >/dev/null ||
+  { echo "the guide's check refused a sign-in token"; exit 1; }
+echo "  ok: a payment's token is no sign-in; a sign-in's token is"
 test_token=$(approve '{"to":"+15550155"}' 123456)
 if OTP_TOKEN=$test_token OTP_PHONE=+15550155 check >/dev/null 2>&1; then
   echo "the guide's check accepted a test destination's token"; exit 1
 fi
 echo "  ok: a test destination's token is refused"
+hash=$(printf '%s' "$transaction" | python3 -c 'import base64, hashlib, json, sys
+canonical = json.dumps(json.load(sys.stdin), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+print(base64.urlsafe_b64encode(hashlib.sha256(canonical.encode()).digest()).rstrip(b"=").decode())')
 "$bin" token verify "$token" --jwks "$url/.well-known/jwks.json" --issuer otpkit --audience ios \
-  --phone-number +12015550100 >/dev/null || { echo "otp token verify refused the good token"; exit 1; }
+  --phone-number +12015550100 --transaction-hash "$hash" >/dev/null ||
+  { echo "otp token verify refused the good token"; exit 1; }
+if "$bin" token verify "$token" --jwks "$url/.well-known/jwks.json" --issuer otpkit --audience ios \
+  --phone-number +12015550100 >/dev/null 2>&1; then
+  echo "otp token verify signed someone in with a payment's token"; exit 1
+fi
+"$bin" token verify "$sign_in" --jwks "$url/.well-known/jwks.json" --issuer otpkit --audience ios \
+  --phone-number +12015550100 >/dev/null || { echo "otp token verify refused a sign-in token"; exit 1; }
 if "$bin" token verify "$token" --jwks "$url/.well-known/jwks.json" --issuer otpkit --audience ios \
   --phone-number +12015550199 >/dev/null 2>&1; then
   echo "otp token verify accepted another number"; exit 1

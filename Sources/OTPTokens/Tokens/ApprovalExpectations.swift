@@ -6,6 +6,10 @@ import OTPCore
 /// Set every member the backend knows. A backend that signs people in by phone number sets
 /// ``phoneNumber`` to the number it is signing in, so a token from someone else's verification
 /// never passes; a hosted flow sets ``nonce`` to the value it chose for this sign-in.
+///
+/// A token that approves a transaction (it carries `txn`) passes only expectations that name that
+/// transaction (``transaction`` or ``transactionHash``): the code the person typed was for a
+/// payment, so the token does not also sign them in.
 public struct ApprovalExpectations: Sendable, Equatable {
     /// The `nonce` the backend gave the hosted start, or `nil` to not check it.
     public var nonce: String?
@@ -15,9 +19,11 @@ public struct ApprovalExpectations: Sendable, Equatable {
     public var phoneNumber: String?
     /// The email address that must have been verified (compared without regard to case), or `nil`.
     public var email: String?
-    /// The transaction the code must have approved, or `nil`.
+    /// The transaction the code must have approved, or `nil` to accept only a token that approves
+    /// none (unless ``transactionHash`` is set).
     public var transaction: TransactionDetails?
-    /// The `txn.hash` the token must carry (the base64url SHA-256 of the canonical JSON), or `nil`.
+    /// The `txn.hash` the token must carry (the base64url SHA-256 of the canonical JSON), or `nil`
+    /// to accept only a token that approves no transaction (unless ``transaction`` is set).
     public var transactionHash: String?
     /// Whether a token for one of the server's test destinations passes; `false` by default.
     public var allowsTestDestinations: Bool
@@ -61,6 +67,10 @@ public struct ApprovalExpectations: Sendable, Equatable {
         }
         if let transactionHash, !Self.equal(claims.txn?.hash, transactionHash) {
             return .wrongTransaction("the token's transaction hash is not the expected one")
+        }
+        if claims.txn != nil, transaction == nil, transactionHash == nil {
+            return .wrongTransaction(
+                "the token approves a transaction; only a check that expects that transaction accepts it")
         }
         if claims.test, !allowsTestDestinations {
             return .testDestination("the token is for a test destination, whose code is fixed")
