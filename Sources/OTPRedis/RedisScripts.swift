@@ -261,12 +261,15 @@ enum RedisScripts {
     /// sends, expiry, next resend, purge time, now, id, the event prefix (empty: no events; else the
     /// new expiry joins the sweep's index), the destination indexes' prefix. The attempts and the
     /// destination's index (which takes the record back if it went) are kept as long as the record.
+    /// A code that expired before the sweep noted it gets its `expired` now, as the sweep would
+    /// have written it.
     static let finishResend = RedisScript(
-        prelude + """
+        prelude + events + """
             local r = load(KEYS[1])
             if not r then return {'notFound', ''} end
             if r.st ~= 'pending' then return answer('notPending', '', KEYS[1]) end
             if r.lt ~= ARGV[1] then return answer('leaseLost', '', KEYS[1]) end
+            if tonumber(r.exp) <= tonumber(ARGV[8]) then note(ARGV[10], r, 'expired', r.exp, tonumber(ARGV[8])) end
             redis.call('HSET', KEYS[1], 'hash', ARGV[2], 'att', ARGV[3], 'sent', ARGV[4], 'exp', ARGV[5],
               'rav', ARGV[6], 'pur', ARGV[7], 'lt', '', 'lu', '')
             redis.call('PEXPIRE', KEYS[1],

@@ -84,7 +84,9 @@ public struct LifecycleEvent: Sendable, Equatable {
     ///
     /// A new record is `pending`; a pending one that became approved or canceled is that; one
     /// whose last attempt a wrong code used is `maxAttemptsReached`. Expiry is not a change of
-    /// the record: a store notes it when it sweeps (``LifecycleEventStore/noteExpiries(now:limit:)``).
+    /// the record: a store notes it when it sweeps (``LifecycleEventStore/noteExpiries(now:limit:)``),
+    /// and here only when a resend replaces a code that had expired before the sweep came to it:
+    /// that code's `expired`, with the id and time the sweep would have given it.
     public static func caused(
         from before: VerificationRecord?, to after: VerificationRecord, at now: Date,
         masking: DestinationMasking = .plain
@@ -95,6 +97,9 @@ public struct LifecycleEvent: Sendable, Equatable {
         case .approved: return LifecycleEvent(.approved, of: after, at: now, masking: masking)
         case .canceled: return LifecycleEvent(.canceled, of: after, at: now, masking: masking)
         case .pending:
+            if after.sendsUsed > before.sendsUsed, before.expiresAt <= now {
+                return LifecycleEvent(.expired, of: before, at: before.expiresAt, masking: masking)
+            }
             guard before.attemptsLeft > 0, after.attemptsLeft <= 0, before.sendsUsed == after.sendsUsed else {
                 return nil
             }

@@ -319,7 +319,8 @@ private struct MemoryState {
         id: String, token: String, update: CodeUpdate, now: Date
     ) throws(StoreError) -> TransitionOutcome {
         try open()
-        return transition(id, now: nil) { $0.finishResend(token: token, update: update) }
+        // With `now`, a code that expired before the sweep noted it gets its `expired` here.
+        return transition(id, now: now) { $0.finishResend(token: token, update: update) }
     }
 
     /// Gives up a resend's lease.

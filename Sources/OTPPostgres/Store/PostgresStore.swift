@@ -260,7 +260,8 @@ public final class PostgresStore: VerificationStore, Sendable {
     public func finishResend(
         id: String, token: String, update: CodeUpdate, now: Date
     ) async throws(StoreError) -> TransitionOutcome {
-        try await mutate(id, missing: .notFound) { $0.finishResend(token: token, update: update) }
+        // With `eventsAt`, a code that expired before the sweep noted it gets its `expired` here.
+        try await mutate(id, missing: .notFound, eventsAt: now) { $0.finishResend(token: token, update: update) }
     }
 
     /// Gives up a resend's lease.

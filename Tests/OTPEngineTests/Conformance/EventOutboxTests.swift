@@ -190,6 +190,42 @@ import Testing
             ])
     }
 
+    @Test(
+        "a code that expired before the sweep came is noted expired when a resend replaces it",
+        arguments: StoreKind.allCases)
+    func expiredBeforeResend(kind: StoreKind) async throws {
+        let store = try await kind.makeEventStore()
+        _ = try await store.insert(T.sample("vf_a"), claim: nil, now: T.t0)
+        _ = try await store.insert(T.sample("vf_b"), claim: nil, now: T.t0)
+        // Both resent with no sweep in between: vf_a after its code expired at 300, vf_b before.
+        for (id, at) in [("vf_a", 310.0), ("vf_b", 200.0)] {
+            let lease = ResendLease(token: "t", until: T.at(at + 90))
+            guard
+                case .begun = try await store.beginResend(id: id, lease: lease, maxSends: 3, now: T.at(at))
+            else {
+                Issue.record("resend of \(id) not begun")
+                return
+            }
+            let update = CodeUpdate(
+                codeHash: Array(repeating: 0xEE, count: 32), attemptsLeft: 3, sendsUsed: 2,
+                expiresAt: T.at(at + 300), resendAvailableAt: nil, purgeAt: T.at(90_000))
+            _ = try await store.finishResend(id: id, token: "t", update: update, now: T.at(at))
+        }
+        // The sweep finds nothing left to note for the replaced codes.
+        #expect(try await store.noteExpiries(now: T.at(320), limit: 10) == 0)
+        let events = try await Self.drain(store, at: T.at(320))
+        #expect(
+            events.map { "\($0.verificationID) \($0.kind.rawValue)" }.sorted() == [
+                "vf_a expired", "vf_a pending", "vf_b pending",
+            ])
+        let expired = try #require(events.first { $0.kind == .expired })
+        #expect(expired.id == LifecycleEvent.id(.expired, verificationID: "vf_a", codeNumber: 1))
+        #expect(expired.at == T.at(300))
+        #expect(expired.to == Destination.mask(channel: .sms, address: "+15555550100"))
+        // The new codes expire on their own.
+        #expect(try await store.noteExpiries(now: T.at(610), limit: 10) == 2)
+    }
+
     @Test("a store not opened to record events keeps none", arguments: StoreKind.allCases)
     func off(kind: StoreKind) async throws {
         let store = try await kind.makeStore()
