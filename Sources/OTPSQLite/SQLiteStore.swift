@@ -165,7 +165,9 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
         -> TransitionOutcome
     {
         // With `eventsAt`, a code that expired before the sweep noted it gets its `expired` here.
-        try await mutate(id, missing: .notFound, eventsAt: now) { $0.finishResend(token: token, update: update) }
+        try await mutate(id, missing: .notFound, eventsAt: now) {
+            $0.finishResend(token: token, update: update)
+        }
     }
 
     /// Gives up a resend's lease.

@@ -261,7 +261,9 @@ public final class PostgresStore: VerificationStore, Sendable {
         id: String, token: String, update: CodeUpdate, now: Date
     ) async throws(StoreError) -> TransitionOutcome {
         // With `eventsAt`, a code that expired before the sweep noted it gets its `expired` here.
-        try await mutate(id, missing: .notFound, eventsAt: now) { $0.finishResend(token: token, update: update) }
+        try await mutate(id, missing: .notFound, eventsAt: now) {
+            $0.finishResend(token: token, update: update)
+        }
     }
 
     /// Gives up a resend's lease.
