@@ -7,6 +7,9 @@ import OTPEngine
 
 extension RedisStore {
     /// Hands out each due verification's oldest undelivered event, leased until `leaseUntil`, in one script.
+    ///
+    /// An event this version cannot read (a kind or channel it does not know) is not handed out:
+    /// it waits a day, counted as a failure and in the backlog, and the others go on.
     public func claimEvents(now: Date, leaseUntil: Date, limit: Int) async throws(StoreError) -> [OutboxEvent]
     {
         let reply = try await evaluate(
@@ -24,7 +27,15 @@ extension RedisStore {
             guard let kind = LifecycleEvent.Kind(rawValue: Self.text(fields[1])),
                 let channel = Channel(rawValue: Self.text(fields[3])), let at = Self.number(fields[5]),
                 let failures = Self.number(fields[6])
-            else { throw StoreError("redis: malformed event") }
+            else {
+                // Written by another version, say, before a rollback: it waits (and keeps its
+                // verification's later events waiting), counted in the backlog, while every other
+                // verification's events go on.
+                // A failure here leaves it leased, to be read again when its lease ends.
+                try? await eventFailed(
+                    id: Self.text(fields[0]), retryAt: now.addingTimeInterval(Self.unreadableEventWait))
+                continue
+            }
             claimed.append(
                 OutboxEvent(
                     event: LifecycleEvent(
@@ -35,6 +46,9 @@ extension RedisStore {
         }
         return claimed
     }
+
+    /// How long an event this version cannot read waits before it is read again, in seconds.
+    static let unreadableEventWait: TimeInterval = 86_400
 
     /// Removes a delivered event; the verification's next one becomes due.
     public func eventDelivered(id: String) async throws(StoreError) {

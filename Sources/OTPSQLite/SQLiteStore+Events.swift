@@ -7,6 +7,9 @@ import OTPEngine
 
 extension SQLiteStore {
     /// Hands out each verification's oldest undelivered event when due, leased until `leaseUntil`.
+    ///
+    /// An event this version cannot read (a kind or channel it does not know) is not handed out:
+    /// it waits a day, counted as a failure and in the backlog, and the others go on.
     public func claimEvents(now: Date, leaseUntil: Date, limit: Int) async throws(StoreError) -> [OutboxEvent]
     {
         try await run { (db: SQLiteConnection) throws(StoreError) in
@@ -19,11 +22,26 @@ extension SQLiteStore {
                     [.integer(StoreTime.milliseconds(now)), .integer(Int64(max(0, limit)))])
                 var claimed: [OutboxEvent] = []
                 for row in rows {
-                    guard row.count == 8, let id = row[0].text, let kindText = row[1].text,
+                    guard row.count == 8, let id = row[0].text else {
+                        throw StoreError("sqlite: an event row without an id")
+                    }
+                    guard let kindText = row[1].text,
                         let kind = LifecycleEvent.Kind(rawValue: kindText), let verification = row[2].text,
                         let channelText = row[3].text, let channel = Channel(rawValue: channelText),
                         let to = row[4].text, let at = row[5].integer, let failures = row[6].integer
-                    else { throw StoreError("sqlite: an unreadable event row") }
+                    else {
+                        // Written by another version, say, before a rollback: it waits (and keeps its
+                        // verification's later events waiting), counted in the backlog, while every
+                        // other verification's events go on.
+                        try db.query(
+                            "UPDATE otp_events SET due_at = ?, failures = failures + 1 WHERE id = ?",
+                            [
+                                .integer(
+                                    StoreTime.milliseconds(now.addingTimeInterval(Self.unreadableEventWait))),
+                                .text(id),
+                            ])
+                        continue
+                    }
                     try db.query(
                         "UPDATE otp_events SET due_at = ? WHERE id = ?",
                         [.integer(StoreTime.milliseconds(leaseUntil)), .text(id)])
@@ -38,6 +56,9 @@ extension SQLiteStore {
             }
         }
     }
+
+    /// How long an event row this version cannot read waits before it is read again, in seconds.
+    static let unreadableEventWait: TimeInterval = 86_400
 
     /// Marks an event delivered; its row stays until its verification is purged.
     public func eventDelivered(id: String) async throws(StoreError) {

@@ -9,7 +9,9 @@ extension PostgresStore {
     /// Hands out each verification's oldest undelivered event when due, leased until `leaseUntil`.
     ///
     /// Rows another deliverer is claiming are skipped (`FOR UPDATE SKIP LOCKED`), so deliverers
-    /// on several servers never wait for each other nor get the same event.
+    /// on several servers never wait for each other nor get the same event. An event this version
+    /// cannot read (a kind or channel it does not know) is not handed out: it waits a day, counted
+    /// as a failure and in the backlog, and the others go on.
     public func claimEvents(now: Date, leaseUntil: Date, limit: Int) async throws(StoreError) -> [OutboxEvent]
     {
         try await transaction { (db: PostgresConnection) throws(StoreError) -> [OutboxEvent] in
@@ -23,12 +25,26 @@ extension PostgresStore {
             ).rows
             var claimed: [OutboxEvent] = []
             for row in rows {
-                guard row.count == 8, let id = row.text(0),
-                    let kind = row.text(1).flatMap(LifecycleEvent.Kind.init(rawValue:)),
+                guard row.count == 8, let id = row.text(0) else {
+                    throw StoreError("postgres: an event row without an id")
+                }
+                guard let kind = row.text(1).flatMap(LifecycleEvent.Kind.init(rawValue:)),
                     let verification = row.text(2),
                     let channel = row.text(3).flatMap(Channel.init(rawValue:)),
                     let to = row.text(4), let at = row.integer(5), let failures = row.integer(6)
-                else { throw StoreError("postgres: an unreadable event row") }
+                else {
+                    // Written by another version, say, before a rollback: it waits (and keeps its
+                    // verification's later events waiting), counted in the backlog, while every
+                    // other verification's events go on.
+                    try db.query(
+                        "UPDATE otp_events SET due_at = $1, failures = failures + 1 WHERE id = $2",
+                        [
+                            .integer(
+                                StoreTime.milliseconds(now.addingTimeInterval(Self.unreadableEventWait))),
+                            .text(id),
+                        ])
+                    continue
+                }
                 try db.query(
                     "UPDATE otp_events SET due_at = $1 WHERE id = $2",
                     [.integer(StoreTime.milliseconds(leaseUntil)), .text(id)])
@@ -42,6 +58,9 @@ extension PostgresStore {
             return claimed
         }
     }
+
+    /// How long an event row this version cannot read waits before it is read again, in seconds.
+    static let unreadableEventWait: TimeInterval = 86_400
 
     /// Marks an event delivered; its row stays until its verification is purged.
     public func eventDelivered(id: String) async throws(StoreError) {
