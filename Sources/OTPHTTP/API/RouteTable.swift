@@ -192,9 +192,14 @@ enum RouteTable {
     /// `nil` when none matches.
     static func match(_ path: String, method: String) -> (name: Name, parameter: Substring)? {
         guard let first = match(path) else { return nil }
-        let answering = sharing[first.name.rawValue].first { entry($0).methods.contains(method) }
+        let answering = sharing[first.name.rawValue].first { answered[$0.rawValue].contains(method) }
         return (answering ?? first.name, first.parameter)
     }
+
+    // What matching reads of each entry, by name, held apart so that a match copies no entry.
+    private static let answered: [[String]] = entries.map(\.methods)
+    private static let templates: [[[UInt8]?]] = entries.map(\.segments)
+    private static let names: [Name] = entries.map(\.name)
 
     /// The first route whose template matches `path`, with the value of its one parameter (empty
     /// for a template without one); `nil` when none matches.
@@ -203,10 +208,10 @@ enum RouteTable {
         guard utf8.first == UInt8(ascii: "/") else { return nil }
         utf8 = utf8.dropFirst()
         let parts = utf8.split(separator: UInt8(ascii: "/"), maxSplits: 4, omittingEmptySubsequences: false)
-        for entry in entries where entry.segments.count == parts.count {
+        for (index, segments) in templates.enumerated() where segments.count == parts.count {
             var parameter: Substring.UTF8View?
             var matches = true
-            for (segment, part) in zip(entry.segments, parts) {
+            for (segment, part) in zip(segments, parts) {
                 if let literal = segment {
                     guard part.elementsEqual(literal) else {
                         matches = false
@@ -220,7 +225,7 @@ enum RouteTable {
                     parameter = part
                 }
             }
-            if matches { return (entry.name, Substring(parameter ?? utf8.prefix(0))) }
+            if matches { return (names[index], Substring(parameter ?? utf8.prefix(0))) }
         }
         return nil
     }
