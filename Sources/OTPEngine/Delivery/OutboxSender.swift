@@ -15,9 +15,9 @@ import OTPCore
 /// destination. The file is created with mode 0600, since it holds codes; each line is
 /// written with one `write` to a file opened for appending, so lines never interleave.
 ///
-/// The file is opened at the first line and kept open. A file deleted while the sender holds it
-/// is created again at the next line; a file renamed away (a log rotation) keeps receiving lines
-/// until the sender is made again, so rotate an outbox by copying and truncating it.
+/// The file is opened at the first line and kept open while the path names it: a file deleted,
+/// or renamed away and replaced (a log rotation), is let go at the next line, which goes to the
+/// file at the path, created if need be.
 public struct OutboxSender: ImmediateCodeSender {
     /// One line of the outbox.
     public struct Entry: Codable, Sendable, Equatable {
@@ -102,38 +102,53 @@ public struct OutboxSender: ImmediateCodeSender {
 /// The outbox's file, opened once and shared by every copy of its sender.
 private final class AppendedFile: Sendable {
     let path: String
-    // The open descriptor, or -1 before the first line and after a failed open. Held while a
-    // line is written, so a reopen never closes a descriptor another thread is writing to.
-    private let descriptor = Locked<Int32>(-1)
+    // The open descriptor and the file it is (device and inode), or -1 before the first line and
+    // after a failed open. Held while a line is written, so a reopen never closes a descriptor
+    // another thread is writing to.
+    private let descriptor = Locked(Held())
+
+    private struct Held {
+        var descriptor: Int32 = -1
+        var device: UInt64 = 0
+        var inode: UInt64 = 0
+    }
 
     init(path: String) {
         self.path = path
     }
 
     deinit {
-        descriptor.withLock { if $0 >= 0 { close($0) } }
+        descriptor.withLock { if $0.descriptor >= 0 { close($0.descriptor) } }
     }
 
-    /// Writes `line` with one `write`, opening the file first if it is not open or was deleted.
+    /// Writes `line` with one `write`, opening the file first if it is not open or the path no
+    /// longer names the open one.
     func append(_ line: [UInt8]) throws(DeliveryError) {
-        try descriptor.withLock { (held: inout Int32) throws(DeliveryError) in
-            if held >= 0 {
-                // A file with no links left was deleted under the sender: lines written to it
-                // would reach nobody.
-                var status = stat()
-                if fstat(held, &status) != 0 || status.st_nlink == 0 {
-                    close(held)
-                    held = -1
+        try descriptor.withLock { (held: inout Held) throws(DeliveryError) in
+            var status = stat()
+            if held.descriptor >= 0 {
+                // Deleted, or renamed away: lines written to it would not be where they are looked for.
+                if stat(path, &status) != 0 || UInt64(status.st_dev) != held.device
+                    || UInt64(status.st_ino) != held.inode
+                {
+                    close(held.descriptor)
+                    held.descriptor = -1
                 }
             }
-            if held < 0 {
+            if held.descriptor < 0 {
                 let opened = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
                 guard opened >= 0 else {
                     throw DeliveryError("could not open the outbox file (\(Self.reason(errno)))")
                 }
-                held = opened
+                guard fstat(opened, &status) == 0 else {
+                    let reason = Self.reason(errno)
+                    close(opened)
+                    throw DeliveryError("could not read the outbox file's status (\(reason))")
+                }
+                held = Held(descriptor: opened, device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
             }
-            let written = line.withUnsafeBytes { write(held, $0.baseAddress, $0.count) }
+            let descriptor = held.descriptor
+            let written = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
             guard written == line.count else {
                 let reason = written < 0 ? Self.reason(errno) : "\(written) of \(line.count) bytes written"
                 throw DeliveryError("could not write the outbox file (\(reason))")

@@ -128,7 +128,8 @@ public struct OutboxEvent: Sendable, Equatable {
 /// A store records events only when opened to (``MemoryStore/init(recordsEvents:)`` and the
 /// SQLite and Redis stores' `recordsEvents`); then every start writes `pending`, every approval,
 /// cancellation and last wrong attempt its event, and ``noteExpiries(now:limit:)`` writes
-/// `expired` for codes whose lifetime passed. Events of one verification are handed out in order,
+/// `expired` for codes whose lifetime passed (a resend that replaces such a code before the sweep
+/// writes it instead, as ``LifecycleEvent/caused(from:to:at:masking:)`` gives it). Events of one verification are handed out in order,
 /// one at a time: the next only once the one before is delivered.
 public protocol LifecycleEventStore: Sendable {
     /// Hands out at most `limit` events that are due at `now`: for each verification, its oldest

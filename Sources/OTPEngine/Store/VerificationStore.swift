@@ -64,7 +64,9 @@ public protocol VerificationStore: LifecycleEventStore, TOTPFactorStore, FraudCo
     ) async throws(StoreError)
         -> BeginResendOutcome
 
-    /// Runs ``VerificationRecord/finishResend(token:update:)`` atomically.
+    /// Runs ``VerificationRecord/finishResend(token:update:)`` atomically; a store that records
+    /// events writes in the same step the event ``LifecycleEvent/caused(from:to:at:masking:)``
+    /// gives (the replaced code's `expired`, when it expired before the sweep noted it).
     func finishResend(
         id: String, token: String, update: CodeUpdate, now: Date
     ) async throws(StoreError) -> TransitionOutcome

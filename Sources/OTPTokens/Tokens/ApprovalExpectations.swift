@@ -28,7 +28,8 @@ public struct ApprovalExpectations: Sendable, Equatable {
     /// Whether a token for one of the server's test destinations passes; `false` by default.
     public var allowsTestDestinations: Bool
 
-    /// Makes expectations; each `nil` member is not checked.
+    /// Makes expectations; each `nil` member is not checked, except that with neither
+    /// `transaction` nor `transactionHash` a token that approves a transaction is refused.
     public init(
         nonce: String? = nil, ref: String? = nil, phoneNumber: String? = nil, email: String? = nil,
         transaction: TransactionDetails? = nil, transactionHash: String? = nil,

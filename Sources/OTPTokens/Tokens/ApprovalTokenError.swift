@@ -26,7 +26,8 @@ public struct ApprovalTokenError: Error, Sendable, Equatable, CustomStringConver
         case wrongRef
         /// The token names another destination than the one expected, or none.
         case wrongDestination
-        /// The token approves another transaction than the one expected, or none.
+        /// The token approves another transaction than the one expected, none when one was
+        /// expected, or one when none was.
         case wrongTransaction
         /// The token is for a test destination, and test tokens were not allowed.
         case testDestination

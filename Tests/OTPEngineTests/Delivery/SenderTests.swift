@@ -123,6 +123,43 @@ func temporaryDirectory() -> String {
         #expect(try OutboxSender.entries(path: path).map(\.verificationId) == ["vf_truncated"])
     }
 
+    @Test("an outbox renamed away (a log rotation) is let go: the next line goes to a new file at the path")
+    func outboxRotated() async throws {
+        let directory = temporaryDirectory()
+        let path = directory + "/outbox.jsonl"
+        let sender = OutboxSender(path: path)
+        try await sender.send(Self.message("vf_before"))
+        try FileManager.default.moveItem(atPath: path, toPath: directory + "/outbox.jsonl.1")
+        try await sender.send(Self.message("vf_after"))
+        #expect(try OutboxSender.entries(path: path).map(\.verificationId) == ["vf_after"])
+        #expect(
+            try OutboxSender.entries(path: directory + "/outbox.jsonl.1").map(\.verificationId) == [
+                "vf_before"
+            ])
+        // A new file put in its place by someone else is written to as well.
+        try FileManager.default.removeItem(atPath: path)
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        try await sender.send(Self.message("vf_replaced"))
+        #expect(try OutboxSender.entries(path: path).map(\.verificationId) == ["vf_replaced"])
+    }
+
+    @Test(
+        "the outbox file is opened once and held, not opened for every line",
+        .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd"), "reads /proc/self/fd"))
+    func outboxHeldOpen() async throws {
+        let path = temporaryDirectory() + "/outbox.jsonl"
+        func descriptors() throws -> Int {
+            try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").filter {
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == path
+            }.count
+        }
+        let sender = OutboxSender(path: path)
+        #expect(try descriptors() == 0)
+        for index in 0..<5 { try await sender.send(Self.message("vf_\(index)")) }
+        #expect(try descriptors() == 1)
+        #expect(try OutboxSender.entries(path: path).count == 5)
+    }
+
     @Test("an outbox that could not be opened is opened at a later line once it can be")
     func outboxOpensLater() async throws {
         let directory = temporaryDirectory() + "/later"
