@@ -429,6 +429,53 @@ class WrongCodes(HostedPageTest):
         self.assertEqual(server.verification(verification["id"])["attemptsLeft"], 2, "one check, the right one")
 
 
+class LostApproval(HostedPageTest):
+    """An approval whose answer never reached the page must not strand the person."""
+
+    def assert_returned_without_token(self):
+        url = wait_until(lambda: driver.current_url.startswith(return_site.origin) and driver.current_url,
+                         what="the return URL")
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)
+        self.assertEqual(query.get("state"), ["xyz"])
+        self.assertEqual(query.get("error"), ["token_lost"])
+        self.assertNotIn("token", query)
+
+    def test_try_again_after_an_approval_whose_answer_was_lost_says_verified_and_continues(self):
+        verification, code = self.open_new()
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/check"]})
+        self.page.type(code)
+        self.page.wait_status("Couldn't reach the server. Try again.")
+        # The code was judged right, but the answer that carried the token was lost.
+        status, _ = server.api("POST", f"/v1/verifications/{verification['id']}/check", {"code": code})
+        self.assertEqual(status, 200)
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+        driver.find_element("id", "otp-submit").click()
+        self.page.wait_status("Verified")
+        self.assertFalse(driver.find_element("id", "otp-back").is_displayed())
+        onward = driver.find_element("css selector", "#otp-verified-back a")
+        self.assertTrue(onward.is_displayed())
+        self.assertEqual(onward.text, "Continue")
+        onward.click()
+        self.assert_returned_without_token()
+
+    def test_a_page_loaded_again_after_approval_offers_continue_not_the_way_back(self):
+        verification, code = self.open_new()
+        status, _ = server.api("POST", f"/v1/verifications/{verification['id']}/check", {"code": code})
+        self.assertEqual(status, 200)
+        self.page.open(verification["hostedUrl"], wait_state=False)
+        self.page.wait_status("Verified")
+        self.assertEqual(driver.find_elements("id", "otp-back"), [])
+        onward = driver.find_element("css selector", "#otp-verified-back a")
+        self.assertTrue(onward.is_displayed())
+        onward.click()
+        self.assert_returned_without_token()
+
+    def test_before_approval_continue_is_hidden_and_the_way_back_shown(self):
+        self.open_new()
+        self.assertFalse(driver.find_element("id", "otp-verified-back").is_displayed())
+        self.assertTrue(driver.find_element("id", "otp-back").is_displayed())
+
+
 class TapToCorrect(HostedPageTest):
     """F11: a clicked cell or the arrow keys select one digit; the next key replaces only it."""
 

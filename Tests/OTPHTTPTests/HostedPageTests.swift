@@ -225,7 +225,7 @@ struct RecordingIssuer: ApprovalTokenIssuing {
         }
     }
 
-    @Test("every page but an approved one has a way back to the app: state and error=not_verified")
+    @Test("every page has a way back: error=not_verified before approval, error=token_lost after it")
     func wayBack() async throws {
         try await Harness.with(checkFloor: .zero, hosted: Self.pages()) { harness in
             let (id, path) = try await startHosted(harness, state: "a b&c")
@@ -242,7 +242,20 @@ struct RecordingIssuer: ApprovalTokenIssuing {
                 "POST", path + "/check", json: #"{"code":"\#(try harness.code(for: id))"}"#, key: .some(nil))
             let approved = try await harness.call("GET", path, key: .some(nil))
             #expect(approved.status == 200)
-            #expect(!approved.text.contains("otp-back"), "an approved page returns with its token instead")
+            #expect(!approved.text.contains("id=\"otp-back\""), "an approved page is no way back")
+            // It has no token to hand over: Continue returns with error=token_lost, shown.
+            #expect(
+                approved.text.contains(
+                    #"<p id="otp-verified-back" class="otp-back"><a href="\#(Self.returnOrigin)/done?x=1&amp;state=a%20b%26c&amp;error=token_lost">"#
+                ), "\(approved.text)")
+            #expect(approved.text.contains(HostedPageHTML.escape(ScreenText.english.string(.continueButton))))
+        }
+        // Before approval the same element waits hidden for the script.
+        try await Harness.with(checkFloor: .zero, hosted: Self.pages()) { harness in
+            let (_, path) = try await startHosted(harness)
+            let page = try await harness.call("GET", path, key: .some(nil))
+            #expect(
+                page.text.contains(#"<p id="otp-verified-back" class="otp-back" hidden>"#), "\(page.text)")
         }
         let link = HostedLink(
             verificationID: "vf_x", returnURL: "https://app.example/r", state: "s<1>", nonce: Self.nonce,
@@ -253,6 +266,13 @@ struct RecordingIssuer: ApprovalTokenIssuing {
                 #"<form id="otp-back" class="otp-back" method="post" action="https://app.example/r">"#))
         #expect(form.contains(#"<input type="hidden" name="state" value="s&lt;1&gt;">"#))
         #expect(form.contains(#"<input type="hidden" name="error" value="not_verified">"#))
+        let onward = HostedPageHTML.verifiedWithoutToken(link, text: .english, hidden: true)
+        #expect(
+            onward.contains(
+                #"<form id="otp-verified-back" class="otp-back" method="post" action="https://app.example/r" hidden>"#
+            ))
+        #expect(onward.contains(#"<input type="hidden" name="error" value="token_lost">"#))
+        #expect(!onward.contains("token\" value=\"ey"), "no token rides along")
     }
 
     @Test(

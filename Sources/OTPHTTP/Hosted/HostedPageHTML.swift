@@ -76,8 +76,13 @@ enum HostedPageHTML {
 
                 """
         }
-        if let back = content.back, verification?.status != .approved {
-            html += backToApp(back, text: text)
+        if let back = content.back {
+            // Approved, the page has no token to hand over (the answer that carried it was lost, or
+            // the page was loaded again): Continue returns without one, for the backend to confirm.
+            // Before approval it is the way back, and Continue waits hidden for the script.
+            let approved = verification?.status == .approved
+            if !approved { html += backToApp(back, text: text) }
+            html += verifiedWithoutToken(back, text: text, hidden: !approved)
         }
         html += "</main>\n</body>\n</html>\n"
         return html
@@ -86,21 +91,41 @@ enum HostedPageHTML {
     /// The error a return without a verification carries, with the caller's `state`.
     static let notVerified = "not_verified"
 
+    /// The error a return from an approved verification carries when the page has no token for it.
+    static let tokenLost = "token_lost"
+
     /// The way back to the app without a verification, so that no state of the page (a lock, no
     /// sends left, a canceled verification) leaves the person with nothing to press: the return
     /// URL with `state` and `error=not_verified`, by the link's own response mode.
     static func backToApp(_ link: HostedLink, text: ScreenText) -> String {
-        let label = escape(text.string(.goBack))
+        returnWithError(
+            link, id: "otp-back", error: notVerified, label: text.string(.goBack), hidden: false)
+    }
+
+    /// The way back from an approved verification whose token the page does not have: the return
+    /// URL with `state` and `error=token_lost`; the backend confirms the approval with its key.
+    static func verifiedWithoutToken(_ link: HostedLink, text: ScreenText, hidden: Bool) -> String {
+        returnWithError(
+            link, id: "otp-verified-back", error: tokenLost, label: text.string(.continueButton),
+            hidden: hidden)
+    }
+
+    private static func returnWithError(
+        _ link: HostedLink, id: String, error: String, label: String, hidden: Bool
+    ) -> String {
+        let label = escape(label)
+        let hiddenAttribute = hidden ? " hidden" : ""
         switch link.responseMode {
         case .query:
             let url = HostedPages.returning(
-                to: link.returnURL, state: link.state, name: "error", value: notVerified)
-            return "<p id=\"otp-back\" class=\"otp-back\"><a href=\"\(escape(url))\">\(label)</a></p>\n"
+                to: link.returnURL, state: link.state, name: "error", value: error)
+            return
+                "<p id=\"\(id)\" class=\"otp-back\"\(hiddenAttribute)><a href=\"\(escape(url))\">\(label)</a></p>\n"
         case .formPost:
             return """
-                <form id="otp-back" class="otp-back" method="post" action="\(escape(link.returnURL))">\
+                <form id="\(id)" class="otp-back" method="post" action="\(escape(link.returnURL))"\(hiddenAttribute)>\
                 <input type="hidden" name="state" value="\(escape(link.state))">\
-                <input type="hidden" name="error" value="\(notVerified)">\
+                <input type="hidden" name="error" value="\(error)">\
                 <button type="submit">\(label)</button></form>
 
                 """

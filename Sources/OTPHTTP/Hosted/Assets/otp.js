@@ -460,6 +460,23 @@
     if (redirectUrl) window.setTimeout(() => window.location.assign(redirectUrl), redirectDelay);
     else if (answer && answer.returnUrl && answer.approvalToken) {
       window.setTimeout(() => postBack(answer), redirectDelay);
+    } else {
+      // Approved, but the token never reached this page (its answer was lost): Continue returns
+      // without it, and the backend confirms the approval itself.
+      const onward = document.getElementById('otp-verified-back');
+      if (onward) onward.hidden = false;
+    }
+  }
+
+  // A code judged no longer pending may have been approved by this very page, its answer lost.
+  async function notPendingAfterCheck() {
+    const state = await fetchState();
+    const verification = state && state.ok && state.body && state.body.verification;
+    if (verification && verification.status === 'approved') {
+      adopt(verification);
+      verified(null);
+    } else {
+      close(text.notPending);
     }
   }
 
@@ -581,7 +598,7 @@
         reject('invalid', text.invalidFormat || text.codeRejected);
         break;
       case 'not_pending':
-        close(text.notPending);
+        await notPendingAfterCheck();
         break;
       case 'not_found':
         close(text.notFound);
