@@ -74,6 +74,12 @@ public struct LibPhoneNumberParser: PhoneNumberParser {
         return number
     }
 
+    /// The masked form of a number this parser read, from its reading: its grouping is the one
+    /// ``international(e164:)`` remembers for it.
+    public func masked(_ number: PhoneNumber) -> String {
+        maskedFromReading(number)
+    }
+
     /// The international form of a valid E.164 number, or `nil` when libphonenumber finds it not
     /// valid (a test destination, say), whose grouping would be a guess.
     public func international(e164: String) -> String? {

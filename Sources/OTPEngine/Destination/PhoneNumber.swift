@@ -72,6 +72,10 @@ public protocol PhoneNumberParser: Sendable {
     func parse(_ text: String, region: String?) -> PhoneNumber?
     /// The international form of a number kept as E.164, with the plan's grouping, or `nil`.
     func international(e164: String) -> String?
+    /// The masked form of a number this parser just read: what ``masked(e164:)`` gives for its
+    /// E.164 form. The default asks for the grouping again; a parser whose reading carries it
+    /// (``PhoneNumber/international``, for valid numbers alone) answers from the number.
+    func masked(_ number: PhoneNumber) -> String
 }
 
 extension PhoneNumberParser {
@@ -82,6 +86,20 @@ extension PhoneNumberParser {
             return Destination.mask(channel: .sms, address: e164)
         }
         return Destination.maskGrouped(grouped, e164: e164)
+    }
+
+    /// ``masked(e164:)`` of the number's E.164 form.
+    public func masked(_ number: PhoneNumber) -> String {
+        masked(e164: number.e164)
+    }
+
+    /// The mask of a number from its own reading: grouped when it is valid and has an
+    /// international form, else plain.
+    package func maskedFromReading(_ number: PhoneNumber) -> String {
+        guard number.isValid, let grouped = number.international else {
+            return Destination.mask(channel: .sms, address: number.e164)
+        }
+        return Destination.maskGrouped(grouped, e164: number.e164)
     }
 }
 
@@ -102,4 +120,9 @@ public struct E164SyntaxParser: PhoneNumberParser {
 
     /// Always `nil`: the syntax knows no grouping.
     public func international(e164: String) -> String? { nil }
+
+    /// The plain mask: the syntax knows no grouping.
+    public func masked(_ number: PhoneNumber) -> String {
+        Destination.mask(channel: .sms, address: number.e164)
+    }
 }

@@ -31,11 +31,9 @@ public struct DestinationMasking: Sendable {
     }
 
     /// The masked form of a number its parser just read: what ``mask(channel:address:)`` gives for
-    /// its E.164 form, without asking the parser for its grouping again.
+    /// its E.164 form, from the reading where the parser can (``PhoneNumberParser/masked(_:)``).
     public func masked(_ number: PhoneNumber) -> String {
-        guard phoneNumbers != nil, number.isValid, let grouped = number.international else {
-            return Destination.mask(channel: .sms, address: number.e164)
-        }
-        return Destination.maskGrouped(grouped, e164: number.e164)
+        guard let phoneNumbers else { return Destination.mask(channel: .sms, address: number.e164) }
+        return phoneNumbers.masked(number)
     }
 }

@@ -217,6 +217,24 @@ struct TablePhoneParser: PhoneNumberParser {
         #expect(parser.masked(e164: "+15555550100") == "+1 ••• ••• 0100")
     }
 
+    @Test("a start's answer masks its number as every later answer does, whatever the parser's reading says")
+    func startMaskMatchesLaterMasks() async throws {
+        // A parser whose reading and whose grouping by E.164 disagree: the later answers' grouping wins.
+        let test = PhoneNumber(e164: "+15550100", isValid: false, international: "+1 555-0100")
+        let parser = TablePhoneParser(
+            numbers: ["+15550100": test, "+4915123456789": Self.mobileDE],
+            grouping: ["+15550100": "+1 555 0100", "+4915123456789": "+49 15 123456789"])
+        let masking = DestinationMasking(phoneNumbers: parser)
+        for number in [test, Self.mobileDE] {
+            #expect(masking.masked(number) == masking.mask(channel: .sms, address: number.e164))
+        }
+        #expect(masking.masked(Self.mobileDE) == "+49 •• •••••6789")
+        // The syntax parser's mask is the plain one either way.
+        let syntax = DestinationMasking(phoneNumbers: E164SyntaxParser())
+        let plain = PhoneNumber(e164: "+15555550100", isValid: true)
+        #expect(syntax.masked(plain) == syntax.mask(channel: .sms, address: plain.e164))
+    }
+
     @Test(
         "a grouped mask hides the national digits but the last four; a grouping of other digits is not used")
     func groupedMask() {
