@@ -159,12 +159,18 @@ private struct ReturnPage: HTTPHandler {
     let log: VerifiedLog
 
     func handle(_ request: HTTPRequest) -> HTTPReply {
-        guard request.path == "/verified", request.method == "POST",
-            let token = FormEncoding.value(of: "token", in: request.body)
-        else {
+        guard request.path == "/verified", request.method == "POST" else {
             return .now(HTTPResponse(status: 404, route: "(demo)"))
         }
         let state = FormEncoding.value(of: "state", in: request.body) ?? ""
+        guard let token = FormEncoding.value(of: "token", in: request.body) else {
+            // The page's ways back without a token: not verified, or verified with the token lost
+            // (a backend would then ask the API how its own verification stands).
+            let error = FormEncoding.value(of: "error", in: request.body) ?? "none given"
+            let sentence = "back without a token: error \(error), state \(state)"
+            log.append(sentence)
+            return .now(Self.page(sentence))
+        }
         let expected = self.expected
         return .later {
             let sentence: String
@@ -181,13 +187,18 @@ private struct ReturnPage: HTTPHandler {
                 sentence = "the approval token was refused: \(error)"
             }
             log.append(sentence)
-            let html =
-                "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Back in the app</title></head>"
-                + "<body><h1>Back in the app</h1><p>\(MessageTemplate.escapeHTML(sentence))</p></body></html>"
-            return HTTPResponse(
-                status: 200, headers: [("Content-Type", "text/html; charset=utf-8")], body: Array(html.utf8),
-                route: "/verified")
+            return Self.page(sentence)
         }
+    }
+
+    /// The return page, saying what the backend found.
+    private static func page(_ sentence: String) -> HTTPResponse {
+        let html =
+            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Back in the app</title></head>"
+            + "<body><h1>Back in the app</h1><p>\(MessageTemplate.escapeHTML(sentence))</p></body></html>"
+        return HTTPResponse(
+            status: 200, headers: [("Content-Type", "text/html; charset=utf-8")], body: Array(html.utf8),
+            route: "/verified")
     }
 }
 

@@ -455,8 +455,29 @@ class LostApproval(HostedPageTest):
         onward = driver.find_element("css selector", "#otp-verified-back a")
         self.assertTrue(onward.is_displayed())
         self.assertEqual(onward.text, "Continue")
+        # The one thing left to press takes the focus, as Resend does at a lock.
+        self.assertTrue(self.page.js(
+            "return document.activeElement === document.querySelector('#otp-verified-back a')"))
         onward.click()
         self.assert_returned_without_token()
+
+    def test_a_state_that_does_not_come_after_not_pending_keeps_try_again(self):
+        verification, code = self.open_new()
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/check"]})
+        self.page.type(code)
+        self.page.wait_status("Couldn't reach the server. Try again.")
+        status, _ = server.api("POST", f"/v1/verifications/{verification['id']}/check", {"code": code})
+        self.assertEqual(status, 200)
+        # The check answers 409, and the state that would say why does not come.
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/state"]})
+        driver.find_element("id", "otp-submit").click()
+        wait_until(lambda: self.page.js("return document.getElementById('otp-submit').hidden") is False
+                   and "Couldn't reach" in self.page.status()[0], what="Try again after the lost state")
+        self.assertNotIn("no longer", self.page.status()[0])
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+        driver.find_element("id", "otp-submit").click()
+        self.page.wait_status("Verified")
+        self.assertTrue(driver.find_element("css selector", "#otp-verified-back a").is_displayed())
 
     def test_a_page_loaded_again_after_approval_offers_continue_not_the_way_back(self):
         verification, code = self.open_new()

@@ -205,6 +205,16 @@ struct RecordingIssuer: ApprovalTokenIssuing {
             let empty = try await RawHTTP.request(
                 port: harness.port, method: "POST", path: path + "/check", headers: form, body: "nothing=1")
             #expect(empty.status == 400)
+            // The form posted again after its approval (the answer lost, the browser's reload):
+            // the page says Verified and offers Continue, not only that it is no longer pending.
+            let again = try await RawHTTP.request(
+                port: harness.port, method: "POST", path: path + "/check", headers: form, body: "code=\(code)"
+            )
+            #expect(again.status == 409)
+            #expect(again.text.contains(HostedPageHTML.escape(ScreenText(.german).verified)))
+            #expect(!again.text.contains(HostedPageHTML.escape(ScreenText(.german).notPending)))
+            #expect(again.text.contains(#"<p id="otp-verified-back" class="otp-back"><a href="#))
+            #expect(again.text.contains("error=token_lost"))
         }
     }
 

@@ -134,10 +134,18 @@ case "$back" in *"$token"*"Continue"*) ;; *) echo "no Continue button: $back"; k
 landed=$(curl -s -X POST --data-urlencode "state=$state" --data-urlencode "token=$token" "$action")
 echo "$landed" | grep -q "verified: +1" || { echo "the app did not verify the token: $landed"; kill "$web"; exit 1; }
 for _ in $(seq 50); do grep -q '^verified: +1' "$work/web.out" && break; sleep 0.1; done
+# The form posted again after approval (its answer lost): Verified, and Continue without a token.
+again=$(curl -s -X POST -H "Content-Type: application/x-www-form-urlencoded" -d "code=$code" "$page/check")
+echo "$again" | grep -q '<form id="otp-verified-back" class="otp-back" method="post"' &&
+  echo "$again" | grep -q 'name="error" value="token_lost"' ||
+  { echo "no Continue without a token after approval: $again"; kill "$web"; exit 1; }
+landed=$(curl -s -X POST --data-urlencode "state=$state" --data-urlencode "error=token_lost" "$action")
+echo "$landed" | grep -q "back without a token: error token_lost" ||
+  { echo "the app did not take the return without a token: $landed"; kill "$web"; exit 1; }
 kill -INT "$web"
 wait "$web" || { echo "otp demo --web did not exit cleanly on SIGINT"; exit 1; }
 grep -q '^verified: +1' "$work/web.out" || { echo "the terminal did not show the verified token"; exit 1; }
-echo "  ok: page, phone, form post, the token posted to the app and verified there (nonce, number), clean stop"
+echo "  ok: page, phone, form post, the token posted to the app and verified there (nonce, number), Continue without a token after approval, clean stop"
 
 echo "demo: stdin that is not a terminal gets a clear message"
 set +e

@@ -266,8 +266,11 @@ struct HostedHandler: Sendable {
         let length =
             (try? await verifier.status(id: link.verificationID))?.codeLength ?? CodeFormat.default.length
         let sentence = HostedPageHTML.sentence(for: error, format: CodeFormat(length: length), text: text)
+        // No longer pending: the page says how it stands (approved by a form whose answer was
+        // lost: Verified, with Continue), not only that it is no longer pending.
+        let status = error.code == .notPending ? nil : StatusMessage(sentence, role: .error)
         var response = await page(
-            link: link, token: token, text: text, route: route, status: StatusMessage(sentence, role: .error),
+            link: link, token: token, text: text, route: route, status: status,
             httpStatus: error.code.httpStatus)
         // A 429 says when to come back, as the API's JSON answer does.
         if response.status == 429 {

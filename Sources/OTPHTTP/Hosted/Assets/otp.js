@@ -462,19 +462,29 @@
       window.setTimeout(() => postBack(answer), redirectDelay);
     } else {
       // Approved, but the token never reached this page (its answer was lost): Continue returns
-      // without it, and the backend confirms the approval itself.
+      // without it, and the backend confirms the approval itself. It is the one thing left to
+      // press, so it takes the focus, as Resend does at a lock.
       const onward = document.getElementById('otp-verified-back');
-      if (onward) onward.hidden = false;
+      if (onward) {
+        onward.hidden = false;
+        const target = onward.querySelector('a, button');
+        if (target) target.focus();
+      }
     }
   }
 
-  // A code judged no longer pending may have been approved by this very page, its answer lost.
-  async function notPendingAfterCheck() {
+  // A request judged no longer pending may be about a code this very page had approved, the
+  // answer lost: the state says. A state that does not come keeps Try again; another request
+  // that moved the page on meanwhile has the last word.
+  async function notPendingAnswered(phaseAsked) {
     const state = await fetchState();
+    if (phase !== phaseAsked) return;
     const verification = state && state.ok && state.body && state.body.verification;
     if (verification && verification.status === 'approved') {
       adopt(verification);
       verified(null);
+    } else if (!verification) {
+      failedToReach();
     } else {
       close(text.notPending);
     }
@@ -598,7 +608,7 @@
         reject('invalid', text.invalidFormat || text.codeRejected);
         break;
       case 'not_pending':
-        await notPendingAfterCheck();
+        await notPendingAnswered(phase);
         break;
       case 'not_found':
         close(text.notFound);
@@ -910,8 +920,11 @@
     } else if (code === 'rate_limited') {
       restartCountdown(retryAfter);
       sentence = text.rateLimited.replace('{time}', minutesSeconds(retryAfter));
-    } else if (code === 'not_pending' || code === 'not_found') {
-      close(code === 'not_found' ? text.notFound : text.notPending);
+    } else if (code === 'not_found') {
+      close(text.notFound);
+      return;
+    } else if (code === 'not_pending') {
+      await notPendingAnswered(phase);
       return;
     }
     if (sentence) {
