@@ -111,6 +111,20 @@ private final class AppendedFile: Sendable {
         var descriptor: Int32 = -1
         var device: UInt64 = 0
         var inode: UInt64 = 0
+
+        init() {}
+
+        init(descriptor: Int32, status: stat) {
+            self.descriptor = descriptor
+            device = UInt64(truncatingIfNeeded: status.st_dev)
+            inode = UInt64(truncatingIfNeeded: status.st_ino)
+        }
+
+        /// Whether `status` is of the held file.
+        func names(_ status: stat) -> Bool {
+            UInt64(truncatingIfNeeded: status.st_dev) == device
+                && UInt64(truncatingIfNeeded: status.st_ino) == inode
+        }
     }
 
     init(path: String) {
@@ -127,10 +141,11 @@ private final class AppendedFile: Sendable {
         try descriptor.withLock { (held: inout Held) throws(DeliveryError) in
             var status = stat()
             if held.descriptor >= 0 {
-                // Deleted, or renamed away: lines written to it would not be where they are looked for.
-                if stat(path, &status) != 0 || UInt64(status.st_dev) != held.device
-                    || UInt64(status.st_ino) != held.inode
-                {
+                // Deleted, or renamed away: lines written to it would not be where they are looked
+                // for. A path that cannot be looked at for another reason keeps the open file.
+                let found = stat(path, &status) == 0
+                let gone = found ? !held.names(status) : errno == ENOENT
+                if gone {
                     close(held.descriptor)
                     held.descriptor = -1
                 }
@@ -145,7 +160,7 @@ private final class AppendedFile: Sendable {
                     close(opened)
                     throw DeliveryError("could not read the outbox file's status (\(reason))")
                 }
-                held = Held(descriptor: opened, device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+                held = Held(descriptor: opened, status: status)
             }
             let descriptor = held.descriptor
             let written = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
