@@ -940,6 +940,12 @@ class Audit(HostedPageTest):
                 time.sleep(0.3)
                 self.assert_accessible("verified")
                 self.page.screenshot(f"verified-{scheme}")
+                # Approved, but opened again: Verified with Continue back without a token.
+                self.page.open(verification["hostedUrl"], wait_state=False)
+                self.page.wait_status("Verified")
+                self.assertTrue(driver.find_element("css selector", "#otp-verified-back a").is_displayed())
+                self.assert_accessible("verified without its token")
+                self.page.screenshot(f"verified-without-token-{scheme}")
 
 
 class Assets(unittest.TestCase):
