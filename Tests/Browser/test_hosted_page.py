@@ -413,8 +413,10 @@ class WrongCodes(HostedPageTest):
         verification, code = self.open_new()
         self.page.type("123")
         self.page.js("document.getElementById('otp-input').setSelectionRange(0, 3)")
-        self.page.type("7")
-        self.assertEqual(self.page.value(), "7")
+        # The digit the code ends with: the texts alone would read the paste below as an insertion
+        # before it.
+        self.page.type(code[-1])
+        self.assertEqual(self.page.value(), code[-1])
         # A paste over the selected text, as the browser delivers it: the whole new value at once.
         self.page.hold_redirect()
         self.page.js("const input = document.getElementById('otp-input');"
@@ -423,7 +425,7 @@ class WrongCodes(HostedPageTest):
                      "input.dispatchEvent(new InputEvent('input',"
                      " { bubbles: true, inputType: 'insertFromPaste', data: arguments[0] }));",
                      code)
-        self.assertEqual(self.page.value(), code, "the pasted code, not 7 with it spliced in")
+        self.assertEqual(self.page.value(), code, "the pasted code, not the old digit with it spliced in")
         self.page.wait_status("Verified")
         self.assertEqual(self.page.value(), code)
         self.assertEqual(server.verification(verification["id"])["attemptsLeft"], 2, "one check, the right one")

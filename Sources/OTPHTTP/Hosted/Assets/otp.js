@@ -663,7 +663,8 @@
     maybeSubmit();
   }
 
-  function onText() {
+  // `pasted`: the text a paste, a drop or a replacement (autofill) put in, when the browser says.
+  function onText(pasted) {
     const proposed = input.value;
     if (proposed === value) return;
     if (!editable()) {
@@ -673,10 +674,19 @@
     const edit = difference(value, proposed);
     const inserted = incoming(edit.inserted);
     const previous = shown().join(',');
+    // A pasted, dropped or autofilled whole code is the code, wherever it landed and whatever it
+    // shares with the old text: comparing texts alone, a code ending in the digit it replaced
+    // looks like an insertion before that digit (F3, F12).
+    const pastedCode = typeof pasted === 'string' ? incoming(pasted) : '';
     // Text that replaced a selection (select all, then paste or type; an autofill that sets the
     // whole value) is the field's new text, not an insertion into the old one (F3, F12).
     const replacement = edit.end > edit.start && edit.inserted ? incoming(proposed) : '';
-    if (replacement) {
+    if (pastedCode.length === length) {
+      rejected = false;
+      selected = -1;
+      hole = -1;
+      value = pastedCode;
+    } else if (replacement) {
       rejected = false;
       selected = -1;
       hole = -1;
@@ -793,9 +803,18 @@
 
   input.addEventListener('input', (event) => {
     if (event.isComposing) return;
-    onText();
+    onText(pastedText(event));
   });
-  input.addEventListener('compositionend', onText);
+  input.addEventListener('compositionend', () => onText());
+
+  // The text of a paste, a drop or a replacement, from the event when the browser gives it.
+  function pastedText(event) {
+    const kind = event.inputType || '';
+    if (!kind.startsWith('insertFrom') && kind !== 'insertReplacementText') return null;
+    if (typeof event.data === 'string') return event.data;
+    const transfer = event.dataTransfer;
+    return transfer ? transfer.getData('text/plain') : null;
+  }
 
   form.addEventListener('submit', (event) => {
     event.preventDefault();
