@@ -22,6 +22,31 @@ import Testing
         #expect(entry.value == "482019")
     }
 
+    @Test(
+        "F3, F12: a code pasted over a selection is the code, even when it shares its edge digit with the old text"
+    )
+    func pasteOverSharedDigit() {
+        // Select all of "7", paste "131127": compared as texts, that is "13112" inserted before the 7.
+        var ending = CodeEntry()
+        ending.apply(text: "7")
+        ending.apply(text: "131127")
+        #expect(ending.value == "131127")
+        var starting = CodeEntry()
+        starting.apply(text: "1")
+        starting.apply(text: "131127")
+        #expect(starting.value == "131127")
+        // The same arriving as the edit the comparison finds.
+        var edited = CodeEntry()
+        edited.apply(text: "7")
+        edited.apply(TextEdit.difference(from: "7", to: "131127")!)
+        #expect(edited.value == "131127")
+        // One key at a time still lands in the highlighted cell (F11), wherever the caret was.
+        var typed = CodeEntry()
+        typed.apply(text: "12345")
+        typed.apply(TextEdit(range: 0..<0, replacement: "6"))
+        #expect(typed.value == "123456")
+    }
+
     @Test("F3: the text field delivering autofill twice keeps one copy")
     func doubledAutofill() {
         var entry = CodeEntry()

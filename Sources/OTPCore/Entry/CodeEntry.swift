@@ -97,7 +97,8 @@ public struct CodeEntry: Sendable, Equatable {
     /// - Text inserted after a rejection starts a new code holding only what was
     ///   inserted; a deletion then clears the code (F5).
     /// - Inserted text that is a whole code (autofill) replaces the code; a pasted
-    ///   message gives its one code (F12) or, with none, is refused.
+    ///   message gives its one code (F12) or, with none, is refused. Several characters
+    ///   at once that make the field's text a whole code give that code.
     /// - Otherwise the caret is pinned (F11): inserted text lands in the highlighted
     ///   cell, whatever range the field names, and is refused when it would overflow
     ///   the code; a deletion clears the highlighted cell or the last character, and a
@@ -124,6 +125,15 @@ public struct CodeEntry: Sendable, Equatable {
         if isRejected {
             startOver()
             for character in inserted { _ = put(character) }
+            return .changed
+        }
+        // Several characters at once (a paste, an autofill) that make the text a whole code: that
+        // code. An edit found by comparing texts can place them wrongly: a code pasted over a
+        // selection that ends with the code's own last digit reads as an insertion before it.
+        if edit.replacement.count > 1, let whole = Self.incoming(edit.applied(to: value), for: format),
+            whole.count == format.length
+        {
+            replaceAll(with: whole)
             return .changed
         }
         let emptyCells = slots.filter { $0 == nil }.count
