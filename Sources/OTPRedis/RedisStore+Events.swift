@@ -47,9 +47,6 @@ extension RedisStore {
         return claimed
     }
 
-    /// How long an event this version cannot read waits before it is read again, in seconds.
-    static let unreadableEventWait: TimeInterval = 86_400
-
     /// Removes a delivered event; the verification's next one becomes due.
     public func eventDelivered(id: String) async throws(StoreError) {
         let reply = try await evaluate(

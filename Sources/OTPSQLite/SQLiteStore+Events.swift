@@ -57,9 +57,6 @@ extension SQLiteStore {
         }
     }
 
-    /// How long an event row this version cannot read waits before it is read again, in seconds.
-    static let unreadableEventWait: TimeInterval = 86_400
-
     /// Marks an event delivered; its row stays until its verification is purged.
     public func eventDelivered(id: String) async throws(StoreError) {
         try await run { (db: SQLiteConnection) throws(StoreError) in

@@ -442,14 +442,18 @@ class LostApproval(HostedPageTest):
         self.assertEqual(query.get("error"), ["token_lost"])
         self.assertNotIn("token", query)
 
-    def test_try_again_after_an_approval_whose_answer_was_lost_says_verified_and_continues(self):
+    def lose_the_approval_answer(self):
+        """The page's check gets no answer, yet the code is judged right: as an answer lost on its
+        way back. The page's checks stay blocked."""
         verification, code = self.open_new()
         driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/check"]})
         self.page.type(code)
         self.page.wait_status("Couldn't reach the server. Try again.")
-        # The code was judged right, but the answer that carried the token was lost.
         status, _ = server.api("POST", f"/v1/verifications/{verification['id']}/check", {"code": code})
         self.assertEqual(status, 200)
+
+    def test_try_again_after_an_approval_whose_answer_was_lost_says_verified_and_continues(self):
+        self.lose_the_approval_answer()
         driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
         driver.find_element("id", "otp-submit").click()
         self.page.wait_status("Verified")
@@ -464,12 +468,7 @@ class LostApproval(HostedPageTest):
         self.assert_returned_without_token()
 
     def test_a_state_that_does_not_come_after_not_pending_keeps_try_again(self):
-        verification, code = self.open_new()
-        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/check"]})
-        self.page.type(code)
-        self.page.wait_status("Couldn't reach the server. Try again.")
-        status, _ = server.api("POST", f"/v1/verifications/{verification['id']}/check", {"code": code})
-        self.assertEqual(status, 200)
+        self.lose_the_approval_answer()
         # The check answers 409, and the state that would say why does not come.
         driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/state"]})
         driver.find_element("id", "otp-submit").click()

@@ -150,3 +150,10 @@ public protocol LifecycleEventStore: Sendable {
     /// The events not yet delivered, oldest first (for tests and `/metrics`).
     func undeliveredEventCount() async throws(StoreError) -> Int
 }
+
+extension LifecycleEventStore {
+    /// How long an event a store cannot read (a kind or channel of a newer version, after a
+    /// rollback) waits before it is read again, in seconds: it stays counted in the backlog, and
+    /// the other verifications' events go on.
+    public static var unreadableEventWait: TimeInterval { 86_400 }
+}

@@ -59,9 +59,6 @@ extension PostgresStore {
         }
     }
 
-    /// How long an event row this version cannot read waits before it is read again, in seconds.
-    static let unreadableEventWait: TimeInterval = 86_400
-
     /// Marks an event delivered; its row stays until its verification is purged.
     public func eventDelivered(id: String) async throws(StoreError) {
         _ = try await statement("UPDATE otp_events SET delivered = true WHERE id = $1", [.text(id)])

@@ -35,6 +35,26 @@ import Testing
         }
     }
 
+    /// Puts a verification's second code in place at `seconds`, expiring 300 s later.
+    static func resendSecondCode(
+        _ store: any VerificationStore, _ id: String, at seconds: Double
+    ) async throws {
+        let lease = ResendLease(token: "t", until: T.at(seconds + 90))
+        let begun = try await store.beginResend(id: id, lease: lease, maxSends: 3, now: T.at(seconds))
+        guard case .begun = begun else {
+            Issue.record("the resend of \(id) was not begun: \(begun)")
+            return
+        }
+        let update = CodeUpdate(
+            codeHash: Array(repeating: 0xEE, count: 32), attemptsLeft: 3, sendsUsed: 2,
+            expiresAt: T.at(seconds + 300), resendAvailableAt: nil, purgeAt: T.at(90_000))
+        let finished = try await store.finishResend(id: id, token: "t", update: update, now: T.at(seconds))
+        guard case .done = finished else {
+            Issue.record("the resend of \(id) was not finished: \(finished)")
+            return
+        }
+    }
+
     @Test("a start is pending, with the masked destination and nothing more", arguments: StoreKind.allCases)
     func pending(kind: StoreKind) async throws {
         let store = try await kind.makeEventStore()
@@ -170,16 +190,7 @@ import Testing
         let store = try await kind.makeEventStore()
         _ = try await store.insert(T.sample("vf_a"), claim: nil, now: T.t0)
         #expect(try await store.noteExpiries(now: T.at(300), limit: 10) == 1)
-        let lease = ResendLease(token: "t", until: T.at(400))
-        guard case .begun = try await store.beginResend(id: "vf_a", lease: lease, maxSends: 3, now: T.at(310))
-        else {
-            Issue.record("resend not begun")
-            return
-        }
-        let update = CodeUpdate(
-            codeHash: Array(repeating: 0xEE, count: 32), attemptsLeft: 3, sendsUsed: 2, expiresAt: T.at(610),
-            resendAvailableAt: nil, purgeAt: T.at(90_000))
-        _ = try await store.finishResend(id: "vf_a", token: "t", update: update, now: T.at(310))
+        try await Self.resendSecondCode(store, "vf_a", at: 310)
         #expect(try await store.noteExpiries(now: T.at(609), limit: 10) == 0)
         #expect(try await store.noteExpiries(now: T.at(610), limit: 10) == 1)
         let ids = try await Self.drain(store, at: T.at(700)).filter { $0.kind == .expired }.map(\.id)
@@ -198,19 +209,8 @@ import Testing
         _ = try await store.insert(T.sample("vf_a"), claim: nil, now: T.t0)
         _ = try await store.insert(T.sample("vf_b"), claim: nil, now: T.t0)
         // Both resent with no sweep in between: vf_a after its code expired at 300, vf_b before.
-        for (id, at) in [("vf_a", 310.0), ("vf_b", 200.0)] {
-            let lease = ResendLease(token: "t", until: T.at(at + 90))
-            guard
-                case .begun = try await store.beginResend(id: id, lease: lease, maxSends: 3, now: T.at(at))
-            else {
-                Issue.record("resend of \(id) not begun")
-                return
-            }
-            let update = CodeUpdate(
-                codeHash: Array(repeating: 0xEE, count: 32), attemptsLeft: 3, sendsUsed: 2,
-                expiresAt: T.at(at + 300), resendAvailableAt: nil, purgeAt: T.at(90_000))
-            _ = try await store.finishResend(id: id, token: "t", update: update, now: T.at(at))
-        }
+        try await Self.resendSecondCode(store, "vf_a", at: 310)
+        try await Self.resendSecondCode(store, "vf_b", at: 200)
         // The sweep finds nothing left to note for the replaced codes.
         #expect(try await store.noteExpiries(now: T.at(320), limit: 10) == 0)
         let events = try await Self.drain(store, at: T.at(320))
