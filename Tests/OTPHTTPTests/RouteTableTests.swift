@@ -42,7 +42,8 @@ import Testing
             "", "v1/verifications", "/", "/v1", "/v1/verifications/", "/v1/verifications//check",
             "/v1/verifications/vf_1/check/", "/v1/verifications/vf_1/approve", "/v1/verifications/a/b/c",
             "/v1/totp/", "/v1/totp/f/delete", "/v/", "/v/assets/evil.js", "/v/t/extra", "/healthz/",
-            "/.well-known/other.json", "/V1/verifications",
+            "/.well-known/other.json", "/V1/verifications", "/v1/verifications/a/b/c/d/e/f/g",
+            "/v1/totp/tf_1/recovery-codes/x/y",
         ])
     func unmatched(path: String) {
         #expect(Route(path: path) == nil)
@@ -53,6 +54,8 @@ import Testing
     func parameters() {
         #expect(Route(path: "/v1/verifications/vf_%41") == .status(id: "vf_%41"))
         #expect(Route(path: "/v1/totp/tf_1/recovery-codes") == .totpRecoveryCodes(id: "tf_1"))
+        // A segment is cut at bytes, and a parameter that is not ASCII comes back whole.
+        #expect(Route(path: "/v1/verifications/vf_é✓/check") == .check(id: "vf_é✓"))
         #expect(HostedRoute(path: "/v/assets/otp.css") == .asset(.stylesheet))
         #expect(HostedRoute(path: "/v/tok/state") == .state(token: "tok"))
         #expect(HostedRoute(path: "/.well-known/jwks.json") == .keySet)

@@ -204,29 +204,46 @@ enum RouteTable {
     /// The first route whose template matches `path`, with the value of its one parameter (empty
     /// for a template without one); `nil` when none matches.
     static func match(_ path: String) -> (name: Name, parameter: Substring)? {
-        var utf8 = Substring(path).utf8
-        guard utf8.first == UInt8(ascii: "/") else { return nil }
-        utf8 = utf8.dropFirst()
-        let parts = utf8.split(separator: UInt8(ascii: "/"), maxSplits: 4, omittingEmptySubsequences: false)
-        for (index, segments) in templates.enumerated() where segments.count == parts.count {
-            var parameter: Substring.UTF8View?
-            var matches = true
-            for (segment, part) in zip(segments, parts) {
-                if let literal = segment {
-                    guard part.elementsEqual(literal) else {
-                        matches = false
-                        break
-                    }
-                } else {
-                    guard !part.isEmpty else {
-                        matches = false
-                        break
-                    }
-                    parameter = part
-                }
+        var bytes = path
+        // Every request is matched: its path is read as one run of bytes, cut at each `/` once.
+        let found = bytes.withUTF8 { bytes -> (index: Int, parameter: Range<Int>)? in
+            guard bytes.first == UInt8(ascii: "/") else { return nil }
+            // The segments after the leading `/`, as byte ranges; a sixth (no template has one)
+            // holds the rest of the path.
+            var bounds: [Range<Int>] = []
+            bounds.reserveCapacity(6)
+            var start = 1
+            for index in 1..<bytes.count where bytes[index] == UInt8(ascii: "/") {
+                bounds.append(start..<index)
+                start = index + 1
+                if bounds.count == 5 { break }
             }
-            if matches { return (names[index], Substring(parameter ?? utf8.prefix(0))) }
+            bounds.append(start..<bytes.count)
+            for (index, segments) in templates.enumerated() where segments.count == bounds.count {
+                var parameter = 0..<0
+                var matches = true
+                for (segment, range) in zip(segments, bounds) {
+                    if let literal = segment {
+                        guard literal.elementsEqual(UnsafeBufferPointer(rebasing: bytes[range])) else {
+                            matches = false
+                            break
+                        }
+                    } else {
+                        guard !range.isEmpty else {
+                            matches = false
+                            break
+                        }
+                        parameter = range
+                    }
+                }
+                if matches { return (index, parameter) }
+            }
+            return nil
         }
-        return nil
+        guard let found else { return nil }
+        let utf8 = path.utf8
+        let lower = utf8.index(utf8.startIndex, offsetBy: found.parameter.lowerBound)
+        let upper = utf8.index(lower, offsetBy: found.parameter.count)
+        return (names[found.index], path[lower..<upper])
     }
 }
