@@ -177,7 +177,7 @@ extension Verifier {
         do {
             let receipt = try await deliver(
                 message(for: record, code: code, request: request), isTest: plan.fixedCode != nil)
-            await note(attempt(record.id, channel: record.channel, step: .start, .success(receipt)))
+            noteBehind(attempt(record.id, channel: record.channel, step: .start, .success(receipt)))
         } catch {
             await note(attempt(record.id, channel: record.channel, step: .start, .failure(error)))
             await undoSend(record, claim: claim, caps: plan.caps, now: now)
@@ -199,9 +199,9 @@ extension Verifier {
         let message = message(for: record, code: code, request: request)
         let started = StartResult(verification: view(record, at: now, masked: plan.masked), created: true)
         let sent: @Sendable (DeliveryReceipt) -> Void = { [self] receipt in
-            note(attempt(record.id, channel: record.channel, step: .start, .success(receipt))) {
-                reply(.success(started))
-            }
+            // The code is out: the start answers now, and its attempt is noted behind the answer.
+            noteBehind(attempt(record.id, channel: record.channel, step: .start, .success(receipt)))
+            reply(.success(started))
         }
         if plan.fixedCode != nil {
             testSink(message)

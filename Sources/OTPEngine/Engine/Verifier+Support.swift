@@ -64,6 +64,7 @@ extension Verifier {
         let page = Array(found.prefix(size))
         var items: [SupportedVerification] = []
         for record in page {
+            await notesInFlight.settled(record.id)
             let attempts = try await storeCall { () async throws(StoreError) in
                 try await store.deliveries(id: record.id)
             }
@@ -76,6 +77,7 @@ extension Verifier {
     /// A verification's delivery attempts, oldest first; `notFound` for an unknown verification.
     public func deliveries(id: String) async throws(VerifierError) -> [DeliveryAttempt] {
         let record = try await load(id)
+        await notesInFlight.settled(record.id)
         return try await storeCall { () async throws(StoreError) in try await store.deliveries(id: record.id)
         }
     }

@@ -37,6 +37,8 @@ public final class Verifier: Sendable {
     /// choice the stores make for their events.
     let masking: DestinationMasking
     let random: SharedRandom
+    /// The delivery attempts handed to the store and not yet answered for (``NotesInFlight``).
+    let notesInFlight = NotesInFlight()
     /// The test destinations in force: the policy's at first, then whatever
     /// ``replaceTestDestinations(_:)`` last put in (a reload of their file).
     private let testDestinations: Locked<[String: String]>
@@ -185,15 +187,18 @@ public final class Verifier: Sendable {
         }
     }
 
-    /// Notes an attempt in the store, then runs `then` on the thread the store answers on.
-    ///
-    /// A store that fails to note it costs the attempt, never the answer: the code went (or did not) either way.
-    func note(_ attempt: DeliveryAttempt, then: @escaping @Sendable () -> Void) {
-        store.noteDelivery(attempt) { _ in then() }
+    /// Hands an attempt to the store without waiting for it: readers of the verification's
+    /// attempts, and its later attempts, wait for it in ``notesInFlight``.
+    func noteBehind(_ attempt: DeliveryAttempt) {
+        let id = attempt.verificationID
+        notesInFlight.begin(id)
+        store.noteDelivery(attempt) { [notesInFlight] _ in notesInFlight.end(id) }
     }
 
-    /// Notes an attempt in the store; a store that fails to note it costs only the attempt.
+    /// Notes an attempt in the store, after the verification's attempts already in flight; a
+    /// store that fails to note it costs only the attempt.
     func note(_ attempt: DeliveryAttempt) async {
+        await notesInFlight.settled(attempt.verificationID)
         try? await store.noteDelivery(attempt)
     }
 

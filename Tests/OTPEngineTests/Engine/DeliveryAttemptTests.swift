@@ -138,6 +138,39 @@ import Testing
         #expect(await sender.count == 0)
     }
 
+    @Test(
+        "a start answers before its attempt is written; reading the attempts, and noting the next, wait for it"
+    )
+    func notedBehind() async throws {
+        let store = FaultyStore()
+        store.holdsNotes.withLock { $0 = true }
+        let sender = ReceiptSender()
+        let policy = relaxedPolicy { $0.resendCooldowns = [.zero] }
+        let verifier = Self.verifier(store: store, sender: sender, clock: ManualClock(), policy: policy)
+        let id = try await verifier.start(StartRequest(to: "+15555550100", clientAddress: "192.0.2.1"))
+            .verification.id
+        // Answered, with the attempt still waiting to be written.
+        #expect(store.waitingNotes == 1)
+        #expect(try await store.deliveries(id: id).isEmpty)
+        let read = Task { try await verifier.deliveries(id: id) }
+        let resent = Task { try await verifier.resend(id: id, clientAddress: "192.0.2.1") }
+        // The resend's code goes out, and its attempt waits behind the start's.
+        var turns = 0
+        while await sender.count < 2, turns < 100_000 {
+            await Task.yield()
+            turns += 1
+        }
+        #expect(await sender.count == 2)
+        for _ in 0..<1_000 { await Task.yield() }
+        #expect(store.waitingNotes == 1)
+        store.holdsNotes.withLock { $0 = false }
+        store.releaseNotes()
+        _ = try await resent.value
+        // The read waited for the start's attempt.
+        #expect(try await read.value.first?.step == .start)
+        #expect(try await verifier.deliveries(id: id).map(\.step) == [.start, .resend])
+    }
+
     @Test("a store that cannot note the attempt costs the attempt, not the start")
     func noteFails() async throws {
         let store = FaultyStore(failing: [.noteDelivery])

@@ -20,6 +20,23 @@ final class FaultyStore: VerificationStore {
     let blocksCancels = TestLocked(false)
     private let blockedCancels = TestLocked<[CheckedContinuation<Void, Never>]>([])
 
+    /// When set, a delivery attempt is written only at ``releaseNotes()``, as on a store whose
+    /// writes queue behind others.
+    let holdsNotes = TestLocked(false)
+    private let heldNotes = TestLocked<[@Sendable () -> Void]>([])
+
+    /// How many delivery attempts wait to be written.
+    var waitingNotes: Int { heldNotes.withLock { $0.count } }
+
+    /// Writes every held delivery attempt, in the order they came, and answers for each.
+    func releaseNotes() {
+        let waiting = heldNotes.withLock { notes in
+            defer { notes = [] }
+            return notes
+        }
+        for note in waiting { note() }
+    }
+
     /// How many cancels wait now.
     var waitingCancels: Int { blockedCancels.withLock { $0.count } }
 
@@ -124,7 +141,10 @@ final class FaultyStore: VerificationStore {
 
     func noteDelivery(_ attempt: DeliveryAttempt, reply: @escaping StoreReply<Void>) {
         if let error = failure(.noteDelivery) { return reply(.failure(error)) }
-        base.noteDelivery(attempt, reply: reply)
+        let write: @Sendable () -> Void = { [base] in base.noteDelivery(attempt, reply: reply) }
+        let held = holdsNotes.withLock { holds in holds }
+        guard held else { return write() }
+        heldNotes.withLock { $0.append(write) }
     }
 
     func deliveries(id: String) async throws(StoreError) -> [DeliveryAttempt] {
