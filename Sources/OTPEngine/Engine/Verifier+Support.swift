@@ -75,6 +75,9 @@ extension Verifier {
     }
 
     /// A verification's delivery attempts, oldest first; `notFound` for an unknown verification.
+    ///
+    /// A start answers before its attempt is written; this waits for the attempts this verifier
+    /// has handed to the store and not yet seen written, so it never misses one.
     public func deliveries(id: String) async throws(VerifierError) -> [DeliveryAttempt] {
         let record = try await load(id)
         await notesInFlight.settled(record.id)
