@@ -3,8 +3,9 @@ import OTPCore
 
 /// The verification engine: start, check, resend, cancel and status, with the rules of the HTTP API.
 ///
-/// A verifier holds no state of its own: everything lives in its ``VerificationStore``, so
-/// any number of verifiers (threads, processes, servers) can share one store. Codes come
+/// Everything that must outlive a verifier lives in its ``VerificationStore``, so any number of
+/// verifiers (threads, processes, servers) can share one store; a verifier keeps only what it can
+/// do without (memos) and the delivery attempts it has handed to the store and not yet seen written. Codes come
 /// from `random` (the system CSPRNG in production), are stored only as HMAC-SHA256 under
 /// `secret`, are compared in constant time and are good once. Times come from `now`.
 ///

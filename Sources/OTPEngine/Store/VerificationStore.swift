@@ -86,8 +86,9 @@ public protocol VerificationStore: LifecycleEventStore, TOTPFactorStore, FraudCo
     /// Keeps a delivery attempt with its verification, for as long as the verification is kept;
     /// an attempt for a verification the store does not hold is dropped.
     ///
-    /// It answers through a ``StoreReply``, as a start does, so a start that needs no waiting
-    /// notes its first attempt on the thread it arrived on.
+    /// It answers through a ``StoreReply``, as a start does: a start answers once its code is sent
+    /// and hands its first attempt here without waiting, and the verifier holds reads of the
+    /// verification's attempts until the reply comes.
     func noteDelivery(_ attempt: DeliveryAttempt, reply: @escaping StoreReply<Void>)
 
     /// A verification's delivery attempts, oldest first; none for a verification not held.
