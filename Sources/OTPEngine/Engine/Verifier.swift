@@ -196,6 +196,14 @@ public final class Verifier: Sendable {
         store.noteDelivery(attempt) { [notesInFlight] _ in notesInFlight.end(id) }
     }
 
+    /// Returns once the store has answered for every delivery attempt handed to it without waiting.
+    ///
+    /// A start's attempt is written behind its answer. A server that stops waits for this before
+    /// it closes its store, so no attempt of an answered start is lost to the stop.
+    public func deliveryAttemptsSettled() async {
+        await notesInFlight.settledAll()
+    }
+
     /// Notes an attempt in the store, after the verification's attempts already in flight; a
     /// store that fails to note it costs only the attempt.
     func note(_ attempt: DeliveryAttempt) async {

@@ -204,7 +204,7 @@ public final class RunningServer: Sendable {
         self.services = ServiceGroup(stopping: [
             listeners + [purging],
             (delivering.map { [$0] } ?? []) + posting,
-            [StoreService(store: store)],
+            [StoreService(store: store, verifier: verifier)],
         ])
     }
 

@@ -26,11 +26,20 @@ package final class BackgroundLoop: ServerService {
     }
 }
 
-/// The store as a part of the server: stopping it closes its connections or files.
+/// The store as a part of the server: stopping it closes its connections or files, once the
+/// verifier's delivery attempts still on their way to it are written.
 package struct StoreService: ServerService {
     let store: any VerificationStore
+    /// The verifier whose attempts written behind their answers the store waits for.
+    var verifier: Verifier?
+
+    package init(store: any VerificationStore, verifier: Verifier? = nil) {
+        self.store = store
+        self.verifier = verifier
+    }
 
     package func stop(grace: Duration) async {
+        await verifier?.deliveryAttemptsSettled()
         await store.shutdown()
     }
 }
@@ -40,7 +49,7 @@ package struct StoreService: ServerService {
 /// The parts are given in stages. ``stop(grace:)`` stops every part of the first stage at once and
 /// waits for all of them, then the second stage, and so on: a server stops its listeners and the
 /// purge loop first (no new work), then the event delivery (which may still find events the last
-/// requests wrote), then the store they all used.
+/// requests wrote), then the store they all used, once the last starts' delivery attempts are in it.
 package struct ServiceGroup: Sendable {
     private let stages: [[any ServerService]]
 

@@ -171,6 +171,29 @@ import Testing
         #expect(try await verifier.deliveries(id: id).map(\.step) == [.start, .resend])
     }
 
+    @Test("waiting for the attempts in flight returns at once without any, and once they are written")
+    func settledAll() async throws {
+        let store = FaultyStore()
+        let verifier = Self.verifier(store: store, sender: ReceiptSender(), clock: ManualClock())
+        await verifier.deliveryAttemptsSettled()
+        store.holdsNotes.withLock { $0 = true }
+        for number in ["+15555550100", "+15555550101"] {
+            _ = try await verifier.start(StartRequest(to: number, clientAddress: "192.0.2.1"))
+        }
+        #expect(store.waitingNotes == 2)
+        let settled = TestLocked(false)
+        let waiting = Task {
+            await verifier.deliveryAttemptsSettled()
+            settled.withLock { $0 = true }
+        }
+        for _ in 0..<1_000 { await Task.yield() }
+        #expect(!settled.withLock { $0 })
+        store.releaseNotes()
+        await waiting.value
+        #expect(settled.withLock { $0 })
+        #expect(store.waitingNotes == 0)
+    }
+
     @Test("a store that cannot note the attempt costs the attempt, not the start")
     func noteFails() async throws {
         let store = FaultyStore(failing: [.noteDelivery])
