@@ -5,9 +5,10 @@ import OTPCore
 ///
 /// Everything that must outlive a verifier lives in its ``VerificationStore``, so any number of
 /// verifiers (threads, processes, servers) can share one store; a verifier keeps only what it can
-/// do without (memos) and the delivery attempts it has handed to the store and not yet seen written. Codes come
-/// from `random` (the system CSPRNG in production), are stored only as HMAC-SHA256 under
-/// `secret`, are compared in constant time and are good once. Times come from `now`.
+/// do without (memos) and the delivery attempts it has handed to the store and not yet seen
+/// written. Codes come from `random` (the system CSPRNG in production), are stored only as
+/// HMAC-SHA256 under `secret`, are compared in constant time and are good once. Times come from
+/// `now`.
 ///
 /// Every method throws ``VerifierError``: the kind of refusal and its facts. The HTTP front
 /// maps it to a status, an API error code and a sentence.
