@@ -82,10 +82,7 @@ extension PhoneNumberParser {
     /// The masked form of a number kept as E.164: the calling code and the last digits shown in
     /// the parser's international grouping (`+1 •••-•••-0123`), else ``Destination/mask(channel:address:)``'s.
     public func masked(e164: String) -> String {
-        guard let grouped = international(e164: e164) else {
-            return Destination.mask(channel: .sms, address: e164)
-        }
-        return Destination.maskGrouped(grouped, e164: e164)
+        Destination.maskPhone(e164: e164, grouped: international(e164: e164))
     }
 
     /// ``masked(e164:)`` of the number's E.164 form.
@@ -96,10 +93,16 @@ extension PhoneNumberParser {
     /// The mask of a number from its own reading: grouped when it is valid and has an
     /// international form, else plain.
     package func maskedFromReading(_ number: PhoneNumber) -> String {
-        guard number.isValid, let grouped = number.international else {
-            return Destination.mask(channel: .sms, address: number.e164)
-        }
-        return Destination.maskGrouped(grouped, e164: number.e164)
+        Destination.maskPhone(e164: number.e164, grouped: number.isValid ? number.international : nil)
+    }
+}
+
+extension Destination {
+    /// The mask of an E.164 number: in `grouped`, its international form, when there is one, else
+    /// ``mask(channel:address:)``'s.
+    static func maskPhone(e164: String, grouped: String?) -> String {
+        guard let grouped else { return mask(channel: .sms, address: e164) }
+        return maskGrouped(grouped, e164: e164)
     }
 }
 
@@ -120,9 +123,4 @@ public struct E164SyntaxParser: PhoneNumberParser {
 
     /// Always `nil`: the syntax knows no grouping.
     public func international(e164: String) -> String? { nil }
-
-    /// The plain mask: the syntax knows no grouping.
-    public func masked(_ number: PhoneNumber) -> String {
-        Destination.mask(channel: .sms, address: number.e164)
-    }
 }

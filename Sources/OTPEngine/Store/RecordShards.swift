@@ -14,7 +14,7 @@ struct IDShards<Value> {
 
     private var shards = [[HashedKey: Value]](repeating: [:], count: Self.shardCount)
 
-    /// The number of records held.
+    /// The number of entries held.
     private(set) var count = 0
 
     /// Which dictionary holds an id: the low bits of its seeded hash.
