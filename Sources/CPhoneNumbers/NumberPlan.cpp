@@ -91,6 +91,9 @@ const Tables &tables() {
   return shared;
 }
 
+/// How a rewrite of a whole match went.
+enum class Rewrite { no_match, rewritten, failed };
+
 /// This thread's ICU matchers, one per pattern, compiled on first use (with no flags, as
 /// libphonenumber's ICU adapter compiles them) and reset for each text.
 class Matchers {
@@ -109,23 +112,38 @@ class Matchers {
     return matcher != nullptr && matcher->lookingAt(status) && U_SUCCESS(status);
   }
 
-  /// The whole text matches and is rewritten by `format` ($1, $2, … for the groups), as
-  /// RegExp::GlobalReplace does; false when the pattern does not match the whole text.
-  bool replace_full_match(const std::string &pattern, const std::string &format, const icu::UnicodeString &text,
-                          std::string *out) {
+  /// When the whole text matches, the text rewritten by `format` ($1, $2, … for the groups) as
+  /// RegExp::GlobalReplace rewrites it; `no_match` when the pattern does not match the whole text.
+  ///
+  /// GlobalReplace replaces each match `find` gives. When the first is the whole text and no other
+  /// follows, that is `format` with this match's groups put in, built here from the groups' text;
+  /// any other case, and a format with more than `$` and one digit in it, goes through ICU's
+  /// replaceAll.
+  Rewrite rewrite_full_match(const std::string &pattern, const std::string &format, const icu::UnicodeString &text,
+                             std::string *out) {
     icu::RegexMatcher *matcher = prepared(pattern, text);
+    if (matcher == nullptr) return Rewrite::no_match;
+    // A first match that is the whole text shows that the whole text matches; else `matches`
+    // says, since a pattern may match the whole text along a path `find` does not take first.
     UErrorCode status = U_ZERO_ERROR;
-    if (matcher == nullptr || !matcher->matches(status) || U_FAILURE(status)) return false;
-    matcher->reset(text);
+    const bool whole = matcher->find(status) && U_SUCCESS(status) && matcher->start(status) == 0 &&
+                       matcher->end(status) == text.length() && U_SUCCESS(status);
+    if (whole && substitute(*matcher, format, text, out) && !matcher->find(status) && U_SUCCESS(status)) {
+      return Rewrite::rewritten;
+    }
+    status = U_ZERO_ERROR;
+    if (!whole && (!matcher->matches(status) || U_FAILURE(status))) return Rewrite::no_match;
+    matcher->reset();
+    status = U_ZERO_ERROR;
     auto known = replacements_.find(format);
     if (known == replacements_.end()) {
       known = replacements_.emplace(format, icu::UnicodeString::fromUTF8(format)).first;
     }
     const icu::UnicodeString replaced = matcher->replaceAll(known->second, status);
-    if (U_FAILURE(status)) return false;
+    if (U_FAILURE(status)) return Rewrite::failed;
     out->clear();
     replaced.toUTF8String(*out);
-    return true;
+    return Rewrite::rewritten;
   }
 
   /// The pattern matches at least one character at the text's start. A pattern that does not
@@ -139,6 +157,38 @@ class Matchers {
   }
 
  private:
+  /// `format` with each `$1` … `$9` replaced by that group of the match `matcher` holds, for a
+  /// format whose only special characters are `$` each followed by one digit (no `\\`, no `$` before
+  /// a second digit, whose reading ICU settles by the group count), and groups of ASCII text. False
+  /// for any other format or group.
+  static bool substitute(const icu::RegexMatcher &matcher, const std::string &format,
+                         const icu::UnicodeString &text, std::string *out) {
+    out->clear();
+    for (size_t at = 0; at < format.size(); ++at) {
+      const char c = format[at];
+      if (c == '\\') return false;
+      if (c != '$') {
+        out->push_back(c);
+        continue;
+      }
+      if (at + 1 >= format.size() || format[at + 1] < '0' || format[at + 1] > '9') return false;
+      if (at + 2 < format.size() && format[at + 2] >= '0' && format[at + 2] <= '9') return false;
+      const int group = format[++at] - '0';
+      if (group > matcher.groupCount()) return false;
+      UErrorCode status = U_ZERO_ERROR;
+      const int32_t start = matcher.start(group, status);
+      const int32_t end = matcher.end(group, status);
+      if (U_FAILURE(status)) return false;
+      // A group that took no part in the match puts in nothing, as replaceAll does.
+      for (int32_t index = start; index >= 0 && index < end; ++index) {
+        const char16_t unit = text.charAt(index);
+        if (unit > 0x7F) return false;
+        out->push_back(static_cast<char>(unit));
+      }
+    }
+    return true;
+  }
+
   icu::RegexMatcher *prepared(const std::string &pattern, const icu::UnicodeString &text) {
     auto found = matchers_.find(pattern);
     if (found == matchers_.end()) {
@@ -226,16 +276,22 @@ std::string region_of(int calling_code, const std::string &nsn, const icu::Unico
 /// As PhoneNumberUtil::ChooseFormattingPatternForNumber and FormatNsnUsingPattern, for the
 /// INTERNATIONAL form: the first format whose last leading-digits pattern matches the number's
 /// start and whose pattern matches it whole; the number unformatted when none does.
-std::string format_nsn_international(const std::string &nsn, const PhoneMetadata &metadata) {
+std::string format_nsn_international(const std::string &nsn, const icu::UnicodeString &text,
+                                     const PhoneMetadata &metadata) {
   const auto &formats =
       metadata.intl_number_format_size() == 0 ? metadata.number_format() : metadata.intl_number_format();
-  const icu::UnicodeString text = digits_text(nsn);
   for (const auto &format : formats) {
     const int leading = format.leading_digits_pattern_size();
     if (leading > 0 && !matchers().prefix_match(format.leading_digits_pattern(leading - 1), text)) continue;
-    if (!matchers().full_match(format.pattern(), text)) continue;
     std::string formatted;
-    return matchers().replace_full_match(format.pattern(), format.format(), text, &formatted) ? formatted : nsn;
+    switch (matchers().rewrite_full_match(format.pattern(), format.format(), text, &formatted)) {
+      case Rewrite::no_match:
+        continue;
+      case Rewrite::rewritten:
+        return formatted;
+      case Rewrite::failed:
+        return nsn;
+    }
   }
   return nsn;
 }
@@ -289,36 +345,33 @@ bool number_plan_parse_e164(const std::string &text, PhoneNumber *number) {
   return true;
 }
 
-bool number_plan_describe(const PhoneNumber &number, std::string *region, Type *type) {
-  if (!tables().loaded()) return false;
+bool number_plan_describe(const PhoneNumber &number, Description *out) {
+  // Format answers a number without a national number by its raw input; such numbers are left to
+  // PhoneNumberUtil.
+  if (!tables().loaded() || (number.national_number() == 0 && !number.raw_input().empty())) return false;
+  const int calling_code = number.country_code();
   std::string nsn;
   util().GetNationalSignificantNumber(number, &nsn);
   const icu::UnicodeString text = digits_text(nsn);
   bool typed = false;
-  *region = region_of(number.country_code(), nsn, text, type, &typed);
-  if (typed) return true;
-  const PhoneMetadata *metadata = tables().metadata(number.country_code(), *region);
-  *type = metadata == nullptr ? PhoneNumberUtil::UNKNOWN : type_in(nsn, text, *metadata);
-  return true;
-}
-
-}  // namespace otpkit
-
-namespace otpkit {
-
-bool number_plan_format_international(const PhoneNumber &number, std::string *text) {
-  if (!tables().loaded()) return false;
-  std::string nsn;
-  util().GetNationalSignificantNumber(number, &nsn);
-  // As Format: a calling code with no region is the national number alone.
-  const std::vector<std::string> &regions = tables().regions(number.country_code());
+  out->region = region_of(calling_code, nsn, text, &out->type, &typed);
+  if (!typed) {
+    const PhoneMetadata *metadata = tables().metadata(calling_code, out->region);
+    out->type = metadata == nullptr ? PhoneNumberUtil::UNKNOWN : type_in(nsn, text, *metadata);
+  }
+  // As Format's E164: the calling code and the national significant number.
+  const std::string code = std::to_string(calling_code);
+  out->e164 = "+" + code + nsn;
+  // As Format's INTERNATIONAL, the extension left out: a calling code with no region is the
+  // national number alone, else the main region's international format.
+  const std::vector<std::string> &regions = tables().regions(calling_code);
   if (regions.empty()) {
-    *text = nsn;
+    out->international = nsn;
     return true;
   }
-  const PhoneMetadata *metadata = tables().metadata(number.country_code(), regions.front());
-  if (metadata == nullptr) return false;
-  *text = "+" + std::to_string(number.country_code()) + " " + format_nsn_international(nsn, *metadata);
+  const PhoneMetadata *main = tables().metadata(calling_code, regions.front());
+  if (main == nullptr) return false;
+  out->international = "+" + code + " " + format_nsn_international(nsn, text, *main);
   return true;
 }
 

@@ -27,15 +27,22 @@ bool number_plan_available();
 /// for any other text: the caller then asks Parse.
 bool number_plan_parse_e164(const std::string &text, i18n::phonenumbers::PhoneNumber *number);
 
-/// The number's region (as GetRegionCodeForNumber: "ZZ" when unknown, "001" for a non-geographic
-/// number) and type (as GetNumberType). Returns false when the metadata is not available.
-bool number_plan_describe(
-    const i18n::phonenumbers::PhoneNumber &number, std::string *region,
-    i18n::phonenumbers::PhoneNumberUtil::PhoneNumberType *type);
+/// What a number is, each part as PhoneNumberUtil answers it.
+struct Description {
+  /// As GetRegionCodeForNumber: "ZZ" when unknown, "001" for a non-geographic number.
+  std::string region;
+  /// As GetNumberType.
+  i18n::phonenumbers::PhoneNumberUtil::PhoneNumberType type = i18n::phonenumbers::PhoneNumberUtil::UNKNOWN;
+  /// As Format's E164 form.
+  std::string e164;
+  /// As Format's INTERNATIONAL form, the extension left out.
+  std::string international;
+};
 
-/// The number in PhoneNumberUtil::Format's INTERNATIONAL form, its extension left out. Returns
-/// false when the metadata is not available.
-bool number_plan_format_international(const i18n::phonenumbers::PhoneNumber &number, std::string *text);
+/// The number's region, type, E.164 and international forms, from one reading of its national
+/// significant number. Returns false when the metadata is not available, or for a number Format
+/// answers by its raw input.
+bool number_plan_describe(const i18n::phonenumbers::PhoneNumber &number, Description *out);
 
 }  // namespace otpkit
 

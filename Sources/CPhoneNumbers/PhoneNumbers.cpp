@@ -25,30 +25,25 @@ void copy(const std::string &text, char *buffer, size_t capacity) {
 }
 
 void describe(const PhoneNumber &number, bool reference, otp_phone_number *out) {
-  const PhoneNumberUtil &phone = util();
   std::memset(out, 0, sizeof(*out));
   // A number is valid exactly when it has a type in its region's metadata (IsValidNumber is that
   // test), so the region and the type are each found once.
-  std::string region;
-  PhoneNumberUtil::PhoneNumberType type = PhoneNumberUtil::UNKNOWN;
-  if (reference || !otpkit::number_plan_describe(number, &region, &type)) {
-    type = phone.GetNumberType(number);
-    phone.GetRegionCodeForNumber(number, &region);
-  }
-  out->is_valid = type != PhoneNumberUtil::UNKNOWN ? 1 : 0;
-  out->has_extension = number.has_extension() && !number.extension().empty() ? 1 : 0;
-  out->type = out->is_valid ? static_cast<otp_phone_type>(type) : otp_phone_unknown;
-  copy(region, out->region, sizeof(out->region));
-  std::string text;
-  phone.Format(number, PhoneNumberUtil::E164, &text);
-  copy(text, out->e164, sizeof(out->e164));
-  text.clear();
-  if (reference || !otpkit::number_plan_format_international(number, &text)) {
+  otpkit::Description found;
+  if (reference || !otpkit::number_plan_describe(number, &found)) {
+    const PhoneNumberUtil &phone = util();
+    found.type = phone.GetNumberType(number);
+    phone.GetRegionCodeForNumber(number, &found.region);
+    phone.Format(number, PhoneNumberUtil::E164, &found.e164);
     PhoneNumber plain(number);
     plain.clear_extension();
-    phone.Format(plain, PhoneNumberUtil::INTERNATIONAL, &text);
+    phone.Format(plain, PhoneNumberUtil::INTERNATIONAL, &found.international);
   }
-  copy(text, out->international, sizeof(out->international));
+  out->is_valid = found.type != PhoneNumberUtil::UNKNOWN ? 1 : 0;
+  out->has_extension = number.has_extension() && !number.extension().empty() ? 1 : 0;
+  out->type = out->is_valid ? static_cast<otp_phone_type>(found.type) : otp_phone_unknown;
+  copy(found.region, out->region, sizeof(out->region));
+  copy(found.e164, out->e164, sizeof(out->e164));
+  copy(found.international, out->international, sizeof(out->international));
 }
 
 int parse(const char *text, const char *region_hint, bool reference, otp_phone_number *out) {

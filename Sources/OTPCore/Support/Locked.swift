@@ -11,6 +11,7 @@ import Foundation
 /// before it sleeps, so threads in short sections wait for each other briefly instead of handing
 /// the lock over through the kernel; a long section (a purge of expired records) still puts the
 /// waiters to sleep after the short spin.
+@usableFromInline
 package final class Locked<Value>: @unchecked Sendable {
     // The sections of the check path are a few hundred nanoseconds long, far shorter than a sleep
     // and a wake-up: two cores judging checks at once spin briefly rather than sleep.
@@ -23,13 +24,13 @@ package final class Locked<Value>: @unchecked Sendable {
 
     // Guards `value`; every access holds it.
     #if canImport(Glibc)
-        private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+        @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     #else
-        private let lock = NSLock()
+        @usableFromInline let lock = NSLock()
     #endif
     // Held out of line rather than in a stored `var`: the lock already makes every access
     // exclusive, and a stored property would have each access checked again at run time.
-    private let value: UnsafeMutablePointer<Value>
+    @usableFromInline let value: UnsafeMutablePointer<Value>
 
     /// Creates a lock around a value.
     package init(_ value: Value) {
@@ -56,6 +57,7 @@ package final class Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with the value while holding the lock.
+    @inlinable
     package func withLock<Result, Failure: Error>(
         _ body: (inout Value) throws(Failure) -> Result
     ) throws(Failure) -> Result {

@@ -26,7 +26,12 @@ public enum VerificationID {
 
     /// A fresh identifier for a verification created at `time`.
     public static func make(at time: Date, using generator: inout some RandomNumberGenerator) -> String {
-        prefix + sortableTime(time) + base64URL(CodeGenerator.bytes(count: 16, using: &generator))
+        var out: [UInt8] = []
+        out.reserveCapacity(prefix.utf8.count + timeLength + randomLength)
+        out.append(contentsOf: prefix.utf8)
+        appendSortableTime(time, to: &out)
+        appendBase64URL(CodeGenerator.bytes(count: 16, using: &generator), to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// A fresh identifier for a verification created at `time`, carrying a tag of its owner: the
@@ -62,6 +67,13 @@ public enum VerificationID {
     ///
     /// Rounded to the nearest millisecond and clamped to 0 ... 2⁴⁸ − 1.
     static func sortableTime(_ time: Date) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(timeLength)
+        appendSortableTime(time, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func appendSortableTime(_ time: Date, to out: inout [UInt8]) {
         let milliseconds = (time.timeIntervalSince1970 * 1000).rounded()
         let limit: UInt64 = (1 << 48) - 1
         let value: UInt64
@@ -70,12 +82,10 @@ public enum VerificationID {
         } else {
             value = milliseconds >= Double(limit) ? limit : UInt64(milliseconds)
         }
-        var out = [UInt8](repeating: 0, count: timeLength)
         for position in 0..<timeLength {
             let shift = UInt64(6 * (timeLength - 1 - position))
-            out[position] = orderedAlphabet[Int((value >> shift) & 0x3F)]
+            out.append(orderedAlphabet[Int((value >> shift) & 0x3F)])
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Whether text could be an identifier: 1–64 URL-safe characters, so it is safe as a store key.
@@ -91,18 +101,24 @@ public enum VerificationID {
     /// URL-safe base64 without padding.
     static func base64URL(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []
+        out.reserveCapacity((bytes.count * 4 + 2) / 3)
+        appendBase64URL(bytes, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `bytes` in URL-safe base64 without padding: four characters for each three bytes,
+    /// and two or three for a last one or two.
+    private static func appendBase64URL(_ bytes: [UInt8], to out: inout [UInt8]) {
         var index = 0
         while index < bytes.count {
-            let chunk = Array(bytes[index..<min(index + 3, bytes.count)])
-            let value = chunk.enumerated().reduce(UInt32(0)) {
-                $0 | UInt32($1.element) << (16 - 8 * $1.offset)
-            }
-            let characters = chunk.count + 1
-            for position in 0..<characters {
+            let count = min(3, bytes.count - index)
+            var value = UInt32(bytes[index]) << 16
+            if count > 1 { value |= UInt32(bytes[index + 1]) << 8 }
+            if count > 2 { value |= UInt32(bytes[index + 2]) }
+            for position in 0...count {
                 out.append(alphabet[Int((value >> (18 - 6 * position)) & 0x3F)])
             }
             index += 3
         }
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -152,9 +152,7 @@ public struct Destination: Sendable, Hashable {
     public static func maskGrouped(_ grouped: String, e164: String) -> String {
         let digits = Array(e164.utf8.dropFirst())
         let isDigit = { (byte: UInt8) in byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
-        guard e164.first == "+", grouped.utf8.filter(isDigit).elementsEqual(digits) else {
-            return maskPhone(e164)
-        }
+        guard e164.first == "+", Self.digits(of: grouped, are: digits) else { return maskPhone(e164) }
         let codeLength = CallingCodes.callingCodeLength(ofDigits: digits)
         let nationalCount = digits.count - codeLength
         let shown = min(4, max(0, nationalCount - 3))
@@ -175,6 +173,16 @@ public struct Destination: Sendable, Hashable {
             index += 1
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Whether `text`'s digits, its other characters skipped, are `digits` in order.
+    private static func digits(of text: String, are digits: [UInt8]) -> Bool {
+        var index = 0
+        for byte in text.utf8 where byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+            guard index < digits.count, digits[index] == byte else { return false }
+            index += 1
+        }
+        return index == digits.count
     }
 
     private static func maskEmail(_ address: String) -> String {

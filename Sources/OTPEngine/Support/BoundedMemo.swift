@@ -12,9 +12,9 @@ import OTPCore
 /// looking up different keys then seldom wait for each other. A key is hashed once per call either
 /// way.
 public final class BoundedMemo<Key: Hashable & Sendable, Item: Sendable>: Sendable {
-    private let stripes: [Locked<[Hashed<Key>: Item]>]
+    @usableFromInline let stripes: [Locked<[Hashed<Key>: Item]>]
     /// How many entries one stripe keeps at most.
-    private let stripeBound: Int
+    @usableFromInline let stripeBound: Int
     /// How many entries are kept at most: the asked bound, rounded to a multiple of the stripes.
     public let bound: Int
 
@@ -31,17 +31,20 @@ public final class BoundedMemo<Key: Hashable & Sendable, Item: Sendable>: Sendab
         self.bound = stripeBound * count
     }
 
-    private func stripe(_ key: Hashed<Key>) -> Locked<[Hashed<Key>: Item]> {
+    @inlinable
+    func stripe(_ key: Hashed<Key>) -> Locked<[Hashed<Key>: Item]> {
         stripes[key.keyHash & (stripes.count - 1)]
     }
 
     /// The item remembered for `key`, or `nil`.
+    @inlinable
     public subscript(key: Key) -> Item? {
         let hashed = Hashed(key)
         return stripe(hashed).withLock { $0[hashed] }
     }
 
     /// Remembers `item` for `key`; a new key at the bound starts the memo (or its stripe) over.
+    @inlinable
     public func remember(_ item: Item, for key: Key) {
         let hashed = Hashed(key)
         let bound = stripeBound
@@ -52,6 +55,7 @@ public final class BoundedMemo<Key: Hashable & Sendable, Item: Sendable>: Sendab
     }
 
     /// Forgets `key`.
+    @inlinable
     public func forget(_ key: Key) {
         let hashed = Hashed(key)
         stripe(hashed).withLock { _ = $0.removeValue(forKey: hashed) }

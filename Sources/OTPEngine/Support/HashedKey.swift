@@ -9,11 +9,13 @@ typealias HashedKey = Hashed<String>
 ///
 /// A dictionary keyed by it hashes nothing per lookup, and the same hash can pick a shard or a
 /// lock first. Two are equal when their values are.
+@usableFromInline
 struct Hashed<Key: Hashable & Sendable>: Hashable, Sendable, CustomDebugStringConvertible {
-    let key: Key
+    @usableFromInline let key: Key
     /// The value's hash under the process's seed.
-    let keyHash: Int
+    @usableFromInline let keyHash: Int
 
+    @inlinable
     init(_ key: Key) {
         self.key = key
         // The process's seeded hash of the value: keys an attacker chooses do not collide more than
@@ -21,8 +23,12 @@ struct Hashed<Key: Hashable & Sendable>: Hashable, Sendable, CustomDebugStringCo
         keyHash = key.hashValue
     }
 
-    static func == (lhs: Hashed, rhs: Hashed) -> Bool { lhs.key == rhs.key }
+    // The stored hashes first: a dictionary probing past other keys compares it with each, and
+    // keys of different hashes are never equal.
+    @inlinable
+    static func == (lhs: Hashed, rhs: Hashed) -> Bool { lhs.keyHash == rhs.keyHash && lhs.key == rhs.key }
 
+    @inlinable
     func hash(into hasher: inout Hasher) { hasher.combine(keyHash) }
 
     /// The hash a dictionary places the key by: the one worked out when the key was made, mixed
@@ -36,11 +42,12 @@ struct Hashed<Key: Hashable & Sendable>: Hashable, Sendable, CustomDebugStringCo
     /// the same keys differently in two dictionaries (so that copying one into the other does not
     /// cluster); a multiply and a fold of the high half into the low half, which a dictionary's
     /// buckets are taken from, do that.
+    @inlinable
     func _rawHashValue(seed: Int) -> Int {
         let mixed = UInt64(truncatingIfNeeded: keyHash ^ seed) &* 0x9E37_79B9_7F4A_7C15
         return Int(truncatingIfNeeded: mixed ^ (mixed >> 32))
     }
 
     /// The value alone, as the descriptions of the values holding a key show it.
-    var debugDescription: String { String(reflecting: key) }
+    @usableFromInline var debugDescription: String { String(reflecting: key) }
 }

@@ -108,6 +108,16 @@ import Testing
         #expect(VerificationID.make(using: &generator).count == 25)
         #expect(VerificationID.base64URL([0xFB, 0xFF]) == "-_8")
         #expect(VerificationID.base64URL(Array("hello".utf8)) == "aGVsbG8")
+        // RFC 4648's vectors, padding left out.
+        for (text, encoded) in [
+            ("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foobar", "Zm9vYmFy"),
+        ] {
+            #expect(VerificationID.base64URL(Array(text.utf8)) == encoded, "\(text)")
+        }
+        // A whole identifier from known words: the time part, then the 16 bytes the words give
+        // lowest byte first (00 01 … 0F).
+        var scripted = ScriptedGenerator([0x0706_0504_0302_0100, 0x0F0E_0D0C_0B0A_0908])
+        #expect(VerificationID.make(at: time, using: &scripted) == "vf_-P7o2Fk-AAECAwQFBgcICQoLDA0ODw")
     }
 
     @Test("the time part is milliseconds since 1970 in six-bit characters in byte order, clamped to 48 bits")

@@ -240,9 +240,12 @@ struct TablePhoneParser: PhoneNumberParser {
     func groupedMask() {
         #expect(Destination.maskGrouped("+44 7400 123456", e164: "+447400123456") == "+44 •••• ••3456")
         #expect(Destination.maskGrouped("+1 201-555-0123", e164: "+12015550123") == "+1 •••-•••-0123")
-        #expect(
-            Destination.maskGrouped("+1 201-555-0999", e164: "+12015550123")
-                == Destination.mask(channel: .sms, address: "+12015550123"))
+        // Other digits, a digit short, a digit more: each is no grouping of the number.
+        for grouped in ["+1 201-555-0999", "+1 201-555-012", "+1 201-555-01234"] {
+            #expect(
+                Destination.maskGrouped(grouped, e164: "+12015550123")
+                    == Destination.mask(channel: .sms, address: "+12015550123"), "\(grouped)")
+        }
     }
 
     @Test("the regions' languages: German for DE, AT and CH, Arabic for the Arab League, Japanese for JP")
