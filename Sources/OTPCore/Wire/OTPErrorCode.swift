@@ -90,7 +90,9 @@ public struct OTPErrorCode: RawRepresentable, Hashable, Sendable, Codable, Custo
 
     /// The HTTP status this code is sent with: the one place the mapping lives.
     public var httpStatus: Int {
+        // The most frequent answer, a wrong code, first: each case compares the code's text.
         switch self {
+        case .incorrectCode, .idempotencyKeyReused, .destinationNotAllowed: 422
         case .unauthorized: 401
         case .forbidden, .startRefused: 403
         case .invalidRequest, .invalidDestination, .channelNotSupported, .invalidCodeFormat: 400
@@ -99,7 +101,6 @@ public struct OTPErrorCode: RawRepresentable, Hashable, Sendable, Codable, Custo
         case .notPending, .codeAlreadyUsed: 409
         case .expired: 410
         case .payloadTooLarge: 413
-        case .incorrectCode, .idempotencyKeyReused, .destinationNotAllowed: 422
         case .locked: 423
         case .rateLimited, .resendTooSoon, .maxSendsReached, .destinationBlocked: 429
         case .deliveryFailed: 502
