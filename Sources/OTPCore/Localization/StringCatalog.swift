@@ -122,33 +122,35 @@ public enum StringCatalog {
     /// Fills `{name}` placeholders in one pass; a placeholder without an argument stays as it is,
     /// and an argument's own text is never searched for placeholders.
     ///
-    /// Works on the UTF-8 bytes; `argument` finds a placeholder's value from its name's bytes, so
-    /// no string is made for a name, and none is hashed.
-    private static func fill(_ template: String, _ argument: (Substring.UTF8View) -> TextArgument?) -> String
-    {
-        let open = UInt8(ascii: "{")
-        let close = UInt8(ascii: "}")
-        let bytes = template.utf8
-        guard bytes.contains(open) else { return template }
-        var result = ""
-        result.reserveCapacity(bytes.count + 16)
-        var copied = bytes.startIndex
-        var cursor = bytes.startIndex
-        while let start = bytes[cursor...].firstIndex(of: open),
-            let end = bytes[start...].firstIndex(of: close)
-        {
-            let name = bytes[bytes.index(after: start)..<end]
-            if let value = argument(name) {
-                result += template[copied..<start]
-                switch value {
-                case .number(let number): result += String(number)
-                case .text(let text): result += text
+    /// Works on the UTF-8 bytes, into one byte buffer; `argument` finds a placeholder's value from
+    /// its name's bytes, so no string is made for a name, and none is hashed.
+    private static func fill(
+        _ template: String, _ argument: (Slice<UnsafeBufferPointer<UInt8>>) -> TextArgument?
+    ) -> String {
+        var text = template
+        let filled = text.withUTF8 { bytes -> String? in
+            let open = UInt8(ascii: "{")
+            let close = UInt8(ascii: "}")
+            guard var cursor = bytes.firstIndex(of: open) else { return nil }
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count + 16)
+            var copied = 0
+            while let start = bytes[cursor...].firstIndex(of: open),
+                let end = bytes[start...].firstIndex(of: close)
+            {
+                if let value = argument(bytes[(start + 1)..<end]) {
+                    out.append(contentsOf: bytes[copied..<start])
+                    switch value {
+                    case .number(let number): out.append(contentsOf: String(number).utf8)
+                    case .text(let text): out.append(contentsOf: text.utf8)
+                    }
+                    copied = end + 1
                 }
-                copied = bytes.index(after: end)
+                cursor = end + 1
             }
-            cursor = bytes.index(after: end)
+            out.append(contentsOf: bytes[copied...])
+            return String(decoding: out, as: UTF8.self)
         }
-        result += template[copied...]
-        return result
+        return filled ?? template
     }
 }
