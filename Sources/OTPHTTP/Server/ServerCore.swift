@@ -376,7 +376,8 @@ private func readHead(
             state.query[name] = String(cString: value)
         }
     }
-    state.headers.reserveCapacity(core.headerNames.count)
+    // Made at its size rather than grown; `reserveCapacity` ran unspecialized, a tenth of the head's reading.
+    state.headers = Dictionary(minimumCapacity: core.headerNames.count)
     for name in core.headerNames {
         if let value = name.withCString({ MHD_lookup_connection_value(connection, .HEADER_KIND, $0) }) {
             state.headers[name] = String(cString: value)
