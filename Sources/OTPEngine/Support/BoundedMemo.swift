@@ -12,6 +12,9 @@ import OTPCore
 /// looking up different keys then seldom wait for each other. A key is hashed once per call either
 /// way.
 public final class BoundedMemo<Key: Hashable & Sendable, Item: Sendable>: Sendable {
+    // The lookups are inlinable so that a memo used from another module (the phone number
+    // parser's) is specialized there: run through generic code, remembering a number's grouping
+    // cost a start about 2 µs of metadata lookups and unspecialized dictionary calls.
     @usableFromInline let stripes: [Locked<[Hashed<Key>: Item]>]
     /// How many entries one stripe keeps at most.
     @usableFromInline let stripeBound: Int
