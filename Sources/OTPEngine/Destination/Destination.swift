@@ -37,12 +37,7 @@ public struct Destination: Sendable, Hashable {
     }
 
     /// The masked form: `+1 ••• ••• 0100` or `a•••@example.org`.
-    public var masked: String {
-        switch channel {
-        case .sms: return Self.maskPhone(address)
-        case .email: return Self.maskEmail(address)
-        }
-    }
+    public var masked: String { Self.mask(channel: channel, address: address) }
 
     /// The country calling code of a phone number (such as `"1"` or `"44"`), `nil` for email.
     public var callingCode: String? {
@@ -71,7 +66,7 @@ public struct Destination: Sendable, Hashable {
 
     /// The masked form of a stored destination.
     public static func mask(channel: Channel, address: String) -> String {
-        channel == .sms ? maskPhone(address) : maskEmail(address)
+        channel == .sms ? maskPlainPhone(address) : maskEmail(address)
     }
 
     private static let invalid = VerifierError.invalidDestination
@@ -122,7 +117,7 @@ public struct Destination: Sendable, Hashable {
         return Destination(channel: .email, address: "\(local)@\(domain)")
     }
 
-    private static func maskPhone(_ address: String) -> String {
+    private static func maskPlainPhone(_ address: String) -> String {
         let digits = Array(address.utf8.dropFirst())
         let codeLength = CallingCodes.callingCodeLength(ofDigits: digits)
         let nationalCount = digits.count - codeLength
@@ -152,7 +147,7 @@ public struct Destination: Sendable, Hashable {
     public static func maskGrouped(_ grouped: String, e164: String) -> String {
         let digits = Array(e164.utf8.dropFirst())
         let isDigit = { (byte: UInt8) in byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
-        guard e164.first == "+", Self.digits(of: grouped, are: digits) else { return maskPhone(e164) }
+        guard e164.first == "+", Self.digits(of: grouped, are: digits) else { return maskPlainPhone(e164) }
         let codeLength = CallingCodes.callingCodeLength(ofDigits: digits)
         let nationalCount = digits.count - codeLength
         let shown = min(4, max(0, nationalCount - 3))
@@ -173,6 +168,13 @@ public struct Destination: Sendable, Hashable {
             index += 1
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The mask of an E.164 number: in `grouped`, its international form, when there is one, else
+    /// the plain one ``mask(channel:address:)`` gives.
+    static func maskPhone(e164: String, grouped: String?) -> String {
+        guard let grouped else { return maskPlainPhone(e164) }
+        return maskGrouped(grouped, e164: e164)
     }
 
     /// Whether `text`'s digits, its other characters skipped, are `digits` in order.

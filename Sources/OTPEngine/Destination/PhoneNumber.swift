@@ -97,15 +97,6 @@ extension PhoneNumberParser {
     }
 }
 
-extension Destination {
-    /// The mask of an E.164 number: in `grouped`, its international form, when there is one, else
-    /// ``mask(channel:address:)``'s.
-    static func maskPhone(e164: String, grouped: String?) -> String {
-        guard let grouped else { return mask(channel: .sms, address: e164) }
-        return maskGrouped(grouped, e164: e164)
-    }
-}
-
 /// The E.164 syntax alone: `+`, then 7–15 digits not starting with 0, after spaces, dashes and
 /// parentheses are removed; every such number counts as valid, of no known region or type.
 public struct E164SyntaxParser: PhoneNumberParser {
