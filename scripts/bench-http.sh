@@ -52,6 +52,8 @@ step "servers"
 pids+=($!)
 bare_pid=$!
 secret_args=()
+# A store server of its own on these cores (redis-server), whose CPU per request is shown too.
+store_pid=""
 case "$store_kind" in
   memory) store=memory ;;
   sqlite) store="sqlite:$work/bench.sqlite3" ;;
@@ -61,6 +63,7 @@ case "$store_kind" in
     redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --loglevel warning \
       >/dev/null 2>&1 &
     pids+=($!)
+    store_pid=$!
     for _ in $(seq 50); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.1; done
     store="redis://127.0.0.1:$redis_port"
     # A throwaway Redis that keeps nothing across a restart: refused for factors unless told.
@@ -153,14 +156,17 @@ echo "bare: $bare_url   otp serve ($store_kind store): $otp_url   wrk -t2 -c$con
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 ticks_per_second=$(getconf CLK_TCK)
 
-# Runs wrk against the server with process id $3 and prints
-# "REQUESTS_PER_SECOND P99_MILLISECONDS NON_2XX_OR_3XX SERVER_CPU_MICROSECONDS_PER_REQUEST".
+# Runs wrk against the server with process id $3 and prints "REQUESTS_PER_SECOND P99_MILLISECONDS
+# NON_2XX_OR_3XX SERVER_CPU_MICROSECONDS_PER_REQUEST STORE_CPU_MICROSECONDS_PER_REQUEST", the last
+# for the store server with process id $4 when one is given, else "-".
 measure() {
-  local url=$1 script=$2 pid=$3
-  local out before after
+  local url=$1 script=$2 pid=$3 store=${4:-}
+  local out before after store_before=0 store_after=0
   before=$(cpu_ticks "$pid")
+  [ -n "$store" ] && store_before=$(cpu_ticks "$store")
   out=$("${wrk_prefix[@]}" wrk -t2 -c"$connections" -d"${seconds}s" --latency -s "$script" "$url" 2>&1)
   after=$(cpu_ticks "$pid")
+  [ -n "$store" ] && store_after=$(cpu_ticks "$store")
   local rps p99 errors requests cpu
   rps=$(awk '/^Requests\/sec:/ {print $2}' <<<"$out")
   requests=$(awk '/requests in/ {print $1}' <<<"$out")
@@ -172,20 +178,24 @@ measure() {
   if grep -q "Socket errors" <<<"$out"; then
     echo "warning: $(grep "Socket errors" <<<"$out" | sed 's/^ *//') ($url, $connections connections)" >&2
   fi
-  echo "${rps:-0} ${p99:-0} ${errors:-0} ${cpu}"
+  local store_cpu=-
+  [ -n "$store" ] && store_cpu=$(awk -v t=$((store_after - store_before)) -v hz="$ticks_per_second" \
+    -v n="${requests:-0}" 'BEGIN { if (n > 0) printf "%.1f", t * 1e6 / hz / n; else print 0 }')
+  echo "${rps:-0} ${p99:-0} ${errors:-0} ${cpu} ${store_cpu}"
 }
 
 step "measure ($rounds rounds of bare POST, check, start; bare GET once)"
 measure "$otp_url" Benchmarks/http/check.lua "$otp_pid" >/dev/null
-read -r bare_get bare_get_p99 _ bare_get_cpu < <(measure "$bare_url/healthz" /dev/null "$bare_pid")
+read -r bare_get bare_get_p99 _ bare_get_cpu _ < <(measure "$bare_url/healthz" /dev/null "$bare_pid")
 : >"$work/results"
 for round in $(seq "$rounds"); do
   echo "bare $(measure "$bare_url/check" Benchmarks/http/post.lua "$bare_pid")" >>"$work/results"
-  echo "check $(measure "$otp_url" Benchmarks/http/check.lua "$otp_pid")" >>"$work/results"
-  echo "start $(measure "$otp_url" Benchmarks/http/start.lua "$otp_pid")" >>"$work/results"
+  echo "check $(measure "$otp_url" Benchmarks/http/check.lua "$otp_pid" "$store_pid")" >>"$work/results"
+  echo "start $(measure "$otp_url" Benchmarks/http/start.lua "$otp_pid" "$store_pid")" >>"$work/results"
   echo "round $round: $(tail -n 3 "$work/results" | awk '{printf "%s %.0f/s  ", $1, $2}')"
 done
-# Prints "MEDIAN_REQUESTS_PER_SECOND MEDIAN_P99 TOTAL_NON_2XX MEDIAN_CPU_PER_REQUEST" for one name.
+# Prints "MEDIAN_REQUESTS_PER_SECOND MEDIAN_P99 TOTAL_NON_2XX MEDIAN_CPU_PER_REQUEST
+# MEDIAN_STORE_CPU_PER_REQUEST" for one name.
 median() {
   local rows middle
   rows=$(awk -v name="$1" '$1 == name' "$work/results")
@@ -193,11 +203,12 @@ median() {
   echo "$(awk '{print $2}' <<<"$rows" | sort -g | sed -n "${middle}p")" \
     "$(awk '{print $3}' <<<"$rows" | sort -g | sed -n "${middle}p")" \
     "$(awk '{e += $4} END {print e + 0}' <<<"$rows")" \
-    "$(awk '{print $5}' <<<"$rows" | sort -g | sed -n "${middle}p")"
+    "$(awk '{print $5}' <<<"$rows" | sort -g | sed -n "${middle}p")" \
+    "$(awk '{print $6}' <<<"$rows" | sort -g | sed -n "${middle}p")"
 }
-read -r bare_post bare_post_p99 _ bare_cpu < <(median bare)
-read -r check check_p99 check_non2xx check_cpu < <(median check)
-read -r start start_p99 start_non2xx start_cpu < <(median start)
+read -r bare_post bare_post_p99 _ bare_cpu _ < <(median bare)
+read -r check check_p99 check_non2xx check_cpu check_store_cpu < <(median check)
+read -r start start_p99 start_non2xx start_cpu start_store_cpu < <(median start)
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 echo
@@ -209,6 +220,8 @@ row "bare libmicrohttpd GET (ceiling)" "$bare_get" "$bare_get_p99" "$bare_get_cp
 row "bare libmicrohttpd POST" "$bare_post" "$bare_post_p99" "$bare_cpu"
 row "POST /v1/verifications/{id}/check" "$check" "$check_p99" "$check_cpu"
 row "POST /v1/verifications (start)" "$start" "$start_p99" "$start_cpu"
+[ -n "$store_pid" ] &&
+  echo "redis-server on the same cores, CPU per request in the same runs (medians): check $check_store_cpu µs, start $start_store_cpu µs"
 [ "$store_kind" = postgres ] &&
   echo "postgres: ${OTP_BENCH_STORE_CONNECTIONS:-4} pool connections; server options: ${OTP_BENCH_POSTGRES_OPTIONS:-none (durable commits)}"
 [ "$spread" -gt 1 ] && echo "spread: checks go round $spread verifications and starts round $spread client addresses (X-Forwarded-For, --trust-proxy 1)"
@@ -234,8 +247,8 @@ floor_rounds() {
 
 if [ "$floor_connections" -gt 0 ]; then
   floor_rounds "$floor_connections"
-  read -r off off_p99 _ off_cpu < <(median off)
-  read -r on on_p99 _ on_cpu < <(median on)
+  read -r off off_p99 _ off_cpu _ < <(median off)
+  read -r on on_p99 _ on_cpu _ < <(median on)
   # A closed-loop connection waits for each answer before it asks again, so N connections pass at
   # most N / 50 ms checks through the floor, whatever the server can do. To see what the floor costs
   # the server, the same pair runs again at enough connections that this cap is 1.5 times the
@@ -248,8 +261,8 @@ if [ "$floor_connections" -gt 0 ]; then
   [[ "$capacity_connections" =~ ^[0-9]+$ ]] || { echo "OTP_BENCH_CAPACITY_CONNECTIONS is a whole number" >&2; exit 2; }
   if [ "$capacity_connections" -gt 0 ]; then
     floor_rounds "$capacity_connections"
-    read -r wide_off wide_off_p99 _ wide_off_cpu < <(median off)
-    read -r wide_on wide_on_p99 _ wide_on_cpu < <(median on)
+    read -r wide_off wide_off_p99 _ wide_off_cpu _ < <(median off)
+    read -r wide_on wide_on_p99 _ wide_on_cpu _ < <(median on)
   fi
   echo
   printf '%-40s %10s %8s %8s %11s\n' "check" "req/s" "p99 ms" "ratio" "CPU µs/req"

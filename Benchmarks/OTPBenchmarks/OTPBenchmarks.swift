@@ -44,7 +44,7 @@ struct OTPBenchmarks {
                     name: "redis", kind: "redis", raw: try RedisRaw(port: port, key: prefix + "raw"),
                     makeStore: {
                         try RedisStore(host: "127.0.0.1", port: port, keyPrefix: prefix, connections: 2)
-                    }))
+                    }, serverCPU: try RedisServerCPU(port: port, key: prefix + "calls")))
         } else if options.stores.contains("redis") {
             print("(no --redis-port: Redis is left out)")
         }
@@ -74,9 +74,11 @@ struct OTPBenchmarks {
             ["store", "raw RMW/s", "checks/s", "ratio", "checks/s ×\(options.concurrency)", "ratio"]
         ]
         var memory: Result?
+        var serverCPU: [(Subject, Result)] = []
         for subject in subjects {
             let result = try await measure(subject, options: options)
             if subject.name == "memory" { memory = result }
+            if result.serverMicroseconds != nil { serverCPU.append((subject, result)) }
             table.append([
                 subject.name, format(result.raw), format(result.checks),
                 String(format: "%.2f", result.checks / result.raw),
@@ -84,6 +86,11 @@ struct OTPBenchmarks {
             ])
         }
         printTable(table)
+        for (subject, result) in serverCPU {
+            if let cpu = subject.serverCPU, let check = result.serverMicroseconds {
+                try printServerCPU(cpu, check: check, options: options)
+            }
+        }
         if let memory {
             let (single, concurrent, array) = try await hmacRates(options: options)
             print("")
@@ -160,6 +167,28 @@ struct OTPBenchmarks {
         var raw: Double
         var checks: Double
         var concurrent: Double
+        /// The store server's CPU per check from the concurrent callers, in microseconds, where the
+        /// store is a server of its own that says what it spent (Redis).
+        var serverMicroseconds: Double?
+    }
+
+    /// `redis-server`'s CPU per call for the engine's check and for the calls it is made of.
+    static func printServerCPU(_ cpu: RedisServerCPU, check: Double, options: Options) throws {
+        // About as many calls as the checks in one round, within bounds that keep the figure readable.
+        let count = max(2_000, min(100_000, Int(options.seconds * 20_000)))
+        var rows: [[String]] = [["redis-server CPU per call (INFO cpu)", "µs"]]
+        rows.append([
+            "Verifier.check ×\(options.concurrency), through RedisStore", String(format: "%.1f", check),
+        ])
+        for call in cpu.calls {
+            var figures: [Double] = []
+            for _ in 0..<options.rounds {
+                figures.append(try cpu.microsecondsPerCall(call.arguments, count: count))
+            }
+            rows.append([call.name + ", pipelines of 16", String(format: "%.1f", median(figures))])
+        }
+        print("")
+        printTable(rows)
     }
 
     /// Alternates raw and engine rounds and keeps the median of each.
@@ -169,16 +198,24 @@ struct OTPBenchmarks {
         var raw: [Double] = []
         var checks: [Double] = []
         var concurrent: [Double] = []
+        var serverMicroseconds: [Double] = []
         // One short warm-up of each, not counted.
         _ = try await rate(seconds: 0.2) { try await subject.raw.step() }
         _ = try await checkRate(seconds: 0.2, load)
         for _ in 0..<options.rounds {
             raw.append(try await rate(seconds: options.seconds) { try await subject.raw.step() })
             checks.append(try await checkRate(seconds: options.seconds, load))
-            concurrent.append(
-                try await concurrentRate(seconds: options.seconds, callers: options.concurrency, load))
+            let before = try subject.serverCPU?.serverSeconds()
+            let (rate, count) = try await concurrentRate(
+                seconds: options.seconds, callers: options.concurrency, load)
+            concurrent.append(rate)
+            if let before, let after = try subject.serverCPU?.serverSeconds(), count > 0 {
+                serverMicroseconds.append((after - before) * 1e6 / Double(count))
+            }
         }
-        return Result(raw: median(raw), checks: median(checks), concurrent: median(concurrent))
+        return Result(
+            raw: median(raw), checks: median(checks), concurrent: median(concurrent),
+            serverMicroseconds: serverMicroseconds.isEmpty ? nil : median(serverMicroseconds))
     }
 
     /// Operations per second of `step`, called back to back for about `seconds`.
@@ -233,8 +270,10 @@ struct OTPBenchmarks {
         return Double(count) / Self.seconds(clock.now - start)
     }
 
-    /// Checks per second from several concurrent callers.
-    static func concurrentRate(seconds: Double, callers: Int, _ load: EngineLoad) async throws -> Double {
+    /// Checks per second from several concurrent callers, and how many they made.
+    static func concurrentRate(
+        seconds: Double, callers: Int, _ load: EngineLoad
+    ) async throws -> (rate: Double, count: Int) {
         let clock = ContinuousClock()
         let start = clock.now
         let budget = Duration.milliseconds(Int(seconds * 1000))
@@ -256,7 +295,7 @@ struct OTPBenchmarks {
             }
             return try await group.reduce(0, +)
         }
-        return Double(total) / Self.seconds(clock.now - start)
+        return (Double(total) / Self.seconds(clock.now - start), total)
     }
 
     static func seconds(_ duration: Duration) -> Double {
@@ -296,6 +335,8 @@ struct Subject: Sendable {
     var variant = ""
     let raw: any RawReadModifyWrite
     let makeStore: @Sendable () throws -> any VerificationStore
+    /// The store server's own account of its CPU, where it gives one (Redis).
+    var serverCPU: RedisServerCPU?
 }
 
 /// Command-line options.
