@@ -392,19 +392,21 @@ enum RedisScripts {
         return 1
         """)
 
-    /// Counts a failed delivery and sets when the event is due again.
+    /// Counts a failed delivery and sets when the event is due again, while it is its
+    /// verification's head event leased until the time given (its score in `evdue`); else nothing.
     ///
-    /// ARGV: event prefix, event id, retry time.
+    /// ARGV: event prefix, event id, retry time, the lease's end.
     static let eventFailed = RedisScript(
         """
         local evp = ARGV[1]
         local key = evp .. 'ev:' .. ARGV[2]
         local vid = redis.call('HGET', key, 'vid')
         if not vid then return 0 end
+        if redis.call('LINDEX', evp .. 'evq:' .. vid, 0) ~= ARGV[2] then return 0 end
+        local due = redis.call('ZSCORE', evp .. 'evdue', vid)
+        if not due or tonumber(due) ~= tonumber(ARGV[4]) then return 0 end
         redis.call('HINCRBY', key, 'f', 1)
-        if redis.call('LINDEX', evp .. 'evq:' .. vid, 0) == ARGV[2] then
-          redis.call('ZADD', evp .. 'evdue', ARGV[3], vid)
-        end
+        redis.call('ZADD', evp .. 'evdue', ARGV[3], vid)
         return 1
         """)
 

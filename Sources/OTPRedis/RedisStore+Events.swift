@@ -33,7 +33,8 @@ extension RedisStore {
                 // verification's events go on.
                 // A failure here leaves it leased, to be read again when its lease ends.
                 try? await eventFailed(
-                    id: Self.text(fields[0]), retryAt: now.addingTimeInterval(Self.unreadableEventWait))
+                    id: Self.text(fields[0]), retryAt: now.addingTimeInterval(Self.unreadableEventWait),
+                    leasedUntil: leaseUntil)
                 continue
             }
             claimed.append(
@@ -54,11 +55,11 @@ extension RedisStore {
         if case .error = reply { throw Self.failure(reply) }
     }
 
-    /// Counts a failed delivery and sets the next try.
-    public func eventFailed(id: String, retryAt: Date) async throws(StoreError) {
+    /// Counts a failed delivery and sets the next try, while the event's lease is the one given.
+    public func eventFailed(id: String, retryAt: Date, leasedUntil: Date) async throws(StoreError) {
         let reply = try await evaluate(
             RedisScripts.eventFailed, keys: [],
-            arguments: [Array(prefix.utf8), Array(id.utf8), Self.time(retryAt)])
+            arguments: [Array(prefix.utf8), Array(id.utf8), Self.time(retryAt), Self.time(leasedUntil)])
         if case .error = reply { throw Self.failure(reply) }
     }
 

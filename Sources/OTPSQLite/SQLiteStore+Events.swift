@@ -64,12 +64,16 @@ extension SQLiteStore {
         }
     }
 
-    /// Counts a failed delivery and sets the next try.
-    public func eventFailed(id: String, retryAt: Date) async throws(StoreError) {
+    /// Counts a failed delivery and sets the next try, while the event's lease is the one given.
+    public func eventFailed(id: String, retryAt: Date, leasedUntil: Date) async throws(StoreError) {
         try await run { (db: SQLiteConnection) throws(StoreError) in
             _ = try db.query(
-                "UPDATE otp_events SET failures = failures + 1, due_at = ? WHERE id = ? AND delivered = 0",
-                [.integer(StoreTime.milliseconds(retryAt)), .text(id)])
+                "UPDATE otp_events SET failures = failures + 1, due_at = ? "
+                    + "WHERE id = ? AND delivered = 0 AND due_at = ?",
+                [
+                    .integer(StoreTime.milliseconds(retryAt)), .text(id),
+                    .integer(StoreTime.milliseconds(leasedUntil)),
+                ])
         }
     }
 

@@ -197,7 +197,7 @@ final class DictionaryStore: VerificationStore, @unchecked Sendable {
 
     func eventDelivered(id: String) throws(StoreError) { try step { _ in } }
 
-    func eventFailed(id: String, retryAt: Date) throws(StoreError) { try step { _ in } }
+    func eventFailed(id: String, retryAt: Date, leasedUntil: Date) throws(StoreError) { try step { _ in } }
 
     func noteExpiries(now: Date, limit: Int) throws(StoreError) -> Int { try step { _ in 0 } }
 

@@ -99,8 +99,8 @@ public final class EventDeliverer: Sendable {
     public func runOnce() async throws(StoreError) -> Int {
         let start = now()
         _ = try await store.noteExpiries(now: start, limit: 1000)
-        let claimed = try await store.claimEvents(
-            now: start, leaseUntil: start.addingTimeInterval(seconds(settings.lease)), limit: settings.batch)
+        let leaseUntil = start.addingTimeInterval(seconds(settings.lease))
+        let claimed = try await store.claimEvents(now: start, leaseUntil: leaseUntil, limit: settings.batch)
         let results = await withTaskGroup(of: (OutboxEvent, Bool).self) { group in
             for entry in claimed {
                 group.addTask { (entry, await self.deliver(entry.event)) }
@@ -118,7 +118,8 @@ public final class EventDeliverer: Sendable {
             } else {
                 let delay = settings.retryDelay(afterFailures: entry.failures + 1, jitter: jitter())
                 try await store.eventFailed(
-                    id: entry.event.id, retryAt: finished.addingTimeInterval(seconds(delay)))
+                    id: entry.event.id, retryAt: finished.addingTimeInterval(seconds(delay)),
+                    leasedUntil: leaseUntil)
                 report(entry.event, .failed)
             }
         }

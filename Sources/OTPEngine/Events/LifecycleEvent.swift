@@ -140,8 +140,13 @@ public protocol LifecycleEventStore: Sendable {
     /// Removes a delivered event from the outbox (its id stays known until the verification is purged).
     func eventDelivered(id: String) async throws(StoreError)
 
-    /// Counts a failed delivery and sets when to try again.
-    func eventFailed(id: String, retryAt: Date) async throws(StoreError)
+    /// Counts a failed delivery and sets when to try again, if the event is still leased until
+    /// `leasedUntil`, the lease its claim set; else it changes nothing.
+    ///
+    /// A deliverer that outlived its lease may find its event claimed again by another, which now
+    /// holds it: a failure it reports then must not cut that lease short (the event would be handed
+    /// out a third time while the second delivery runs) nor count twice.
+    func eventFailed(id: String, retryAt: Date, leasedUntil: Date) async throws(StoreError)
 
     /// Writes `expired` for at most `limit` pending codes whose lifetime has passed by `now` and
     /// that have none yet; returns how many it wrote.

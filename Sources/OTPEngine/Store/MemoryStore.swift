@@ -71,8 +71,10 @@ public final class MemoryStore: VerificationStore {
     }
 
     /// Counts a failed delivery and sets the next try.
-    public func eventFailed(id: String, retryAt: Date) throws(StoreError) {
-        try state.withLock { (state) throws(StoreError) in try state.eventFailed(id: id, retryAt: retryAt) }
+    public func eventFailed(id: String, retryAt: Date, leasedUntil: Date) throws(StoreError) {
+        try state.withLock { (state) throws(StoreError) in
+            try state.eventFailed(id: id, retryAt: retryAt, leasedUntil: leasedUntil)
+        }
     }
 
     /// Notes `expired` for pending codes past their lifetime.
@@ -517,9 +519,10 @@ private struct MemoryState {
         outbox.removeAll { $0.event.id == id }
     }
 
-    mutating func eventFailed(id: String, retryAt: Date) throws(StoreError) {
+    mutating func eventFailed(id: String, retryAt: Date, leasedUntil: Date) throws(StoreError) {
         try open()
-        guard let index = outbox.firstIndex(where: { $0.event.id == id }) else { return }
+        guard let index = outbox.firstIndex(where: { $0.event.id == id }), outbox[index].dueAt == leasedUntil
+        else { return }
         outbox[index].failures += 1
         outbox[index].dueAt = retryAt
     }

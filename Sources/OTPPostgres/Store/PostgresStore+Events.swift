@@ -64,11 +64,15 @@ extension PostgresStore {
         _ = try await statement("UPDATE otp_events SET delivered = true WHERE id = $1", [.text(id)])
     }
 
-    /// Counts a failed delivery and sets the next try.
-    public func eventFailed(id: String, retryAt: Date) async throws(StoreError) {
+    /// Counts a failed delivery and sets the next try, while the event's lease is the one given.
+    public func eventFailed(id: String, retryAt: Date, leasedUntil: Date) async throws(StoreError) {
         _ = try await statement(
-            "UPDATE otp_events SET failures = failures + 1, due_at = $1 WHERE id = $2 AND NOT delivered",
-            [.integer(StoreTime.milliseconds(retryAt)), .text(id)])
+            "UPDATE otp_events SET failures = failures + 1, due_at = $1 "
+                + "WHERE id = $2 AND NOT delivered AND due_at = $3",
+            [
+                .integer(StoreTime.milliseconds(retryAt)), .text(id),
+                .integer(StoreTime.milliseconds(leasedUntil)),
+            ])
     }
 
     /// Notes `expired` for pending codes past their lifetime that have none, in one transaction.

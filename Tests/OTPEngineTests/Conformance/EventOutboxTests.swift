@@ -139,7 +139,7 @@ import Testing
         let first = try await store.claimEvents(now: T.t0, leaseUntil: T.at(30), limit: 10)
         try #require(first.count == 1)
         #expect(first[0].failures == 0)
-        try await store.eventFailed(id: first[0].event.id, retryAt: T.at(10))
+        try await store.eventFailed(id: first[0].event.id, retryAt: T.at(10), leasedUntil: T.at(30))
         #expect(try await store.claimEvents(now: T.at(9), leaseUntil: T.at(40), limit: 10).isEmpty)
         let second = try await store.claimEvents(now: T.at(10), leaseUntil: T.at(40), limit: 10)
         #expect(second.map(\.failures) == [1])
@@ -147,6 +147,35 @@ import Testing
         // The deliverer died holding the lease: the event is handed out again after it.
         #expect(try await store.claimEvents(now: T.at(39), leaseUntil: T.at(99), limit: 10).isEmpty)
         #expect(try await store.claimEvents(now: T.at(40), leaseUntil: T.at(99), limit: 10).count == 1)
+    }
+
+    @Test(
+        "a failure reported after the lease lapsed and another deliverer claimed the event changes nothing",
+        arguments: StoreKind.allCases)
+    func lapsedLeaseFailure(kind: StoreKind) async throws {
+        let store = try await kind.makeEventStore()
+        _ = try await store.insert(T.sample(), claim: nil, now: T.t0)
+        let first = try await store.claimEvents(now: T.t0, leaseUntil: T.at(30), limit: 10)
+        try #require(first.count == 1)
+        // The first deliverer's lease lapses while it delivers; a second claims the event.
+        let second = try await store.claimEvents(now: T.at(30), leaseUntil: T.at(90), limit: 10)
+        #expect(second.map(\.event) == first.map(\.event))
+        // The first one's failure comes late: neither the retry time nor the count is its to set.
+        try await store.eventFailed(id: first[0].event.id, retryAt: T.at(31), leasedUntil: T.at(30))
+        #expect(
+            try await store.claimEvents(now: T.at(31), leaseUntil: T.at(99), limit: 10).isEmpty,
+            "still leased to the second deliverer")
+        #expect(try await store.claimEvents(now: T.at(89), leaseUntil: T.at(99), limit: 10).isEmpty)
+        // The second one's failure is its own: counted once, due at its retry time.
+        try await store.eventFailed(id: second[0].event.id, retryAt: T.at(50), leasedUntil: T.at(90))
+        #expect(try await store.claimEvents(now: T.at(49), leaseUntil: T.at(99), limit: 10).isEmpty)
+        let third = try await store.claimEvents(now: T.at(50), leaseUntil: T.at(110), limit: 10)
+        #expect(third.map(\.failures) == [1])
+        // A failure reported for an event already delivered changes nothing either.
+        try await store.eventDelivered(id: third[0].event.id)
+        try await store.eventFailed(id: third[0].event.id, retryAt: T.at(60), leasedUntil: T.at(110))
+        #expect(try await store.claimEvents(now: T.at(200), leaseUntil: T.at(260), limit: 10).isEmpty)
+        #expect(try await store.undeliveredEventCount() == 0)
     }
 
     @Test(

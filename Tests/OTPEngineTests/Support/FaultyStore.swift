@@ -179,8 +179,8 @@ final class FaultyStore: VerificationStore {
         try await base.eventDelivered(id: id)
     }
 
-    func eventFailed(id: String, retryAt: Date) async throws(StoreError) {
-        try await base.eventFailed(id: id, retryAt: retryAt)
+    func eventFailed(id: String, retryAt: Date, leasedUntil: Date) async throws(StoreError) {
+        try await base.eventFailed(id: id, retryAt: retryAt, leasedUntil: leasedUntil)
     }
 
     func noteExpiries(now: Date, limit: Int) async throws(StoreError) -> Int {
