@@ -34,7 +34,7 @@ final class SQLiteConnection: @unchecked Sendable {
         }
         sqlite3_busy_timeout(handle, 2000)
         try execute("PRAGMA journal_mode=WAL")
-        try execute("PRAGMA synchronous=\(synchronous == .full ? "FULL" : "NORMAL")")
+        try setSynchronous(synchronous)
         try execute("PRAGMA foreign_keys=OFF")
         // A group's savepoints keep the pages they may roll back in memory, not in a temporary file.
         try execute("PRAGMA temp_store=MEMORY")
@@ -114,6 +114,13 @@ final class SQLiteConnection: @unchecked Sendable {
         sqlite3_close_v2(handle)
         parameterBytes.deallocate()
         parameterBytes = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    }
+
+    /// Sets how hard the commits that follow wait for the disk (`PRAGMA synchronous`).
+    ///
+    /// Outside a transaction only, as SQLite refuses to change it inside one.
+    func setSynchronous(_ durability: SQLiteStore.Durability) throws(StoreError) {
+        try execute("PRAGMA synchronous=\(durability == .full ? "FULL" : "NORMAL")")
     }
 
     /// Runs SQL that takes no parameters, stepping through any rows it returns.

@@ -26,14 +26,32 @@ extension SQLiteStore {
         return try outcome.get()
     }
 
+    /// Runs `body` as ``run(_:)`` does, its commit reaching the disk whatever the store's durability.
+    ///
+    /// For the authenticator factors' writes: a used step or recovery code that a power failure
+    /// gave back could be used again. The call has a transaction of its own, committed at
+    /// `synchronous=FULL`; no other call joins it.
+    func runDurably<Result: Sendable>(
+        _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> Result
+    )
+        async throws(StoreError) -> Result
+    {
+        let outcome: Swift.Result<Result, StoreError> = await withCheckedContinuation { continuation in
+            submit(body, durable: true) { continuation.resume(returning: $0) }
+        }
+        return try outcome.get()
+    }
+
     /// Queues `body` for the connection; `completion` gets its result once the result is committed.
-    /// (Internal for the tests that hold the queue to make calls wait together.)
+    ///
+    /// A `durable` call runs alone, at `synchronous=FULL` (``runDurably(_:)``). Internal for the
+    /// tests that hold the queue to make calls wait together.
     func submit<Result: Sendable>(
-        _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> Result,
+        _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> Result, durable: Bool = false,
         completion: @escaping @Sendable (Swift.Result<Result, StoreError>) -> Void
     ) {
         let due = ContinuousClock.now.advanced(by: deadline)
-        let call = PendingCall(due: due) { (db: SQLiteConnection) -> PendingCall.Ran in
+        let call = PendingCall(due: due, durable: durable) { (db: SQLiteConnection) -> PendingCall.Ran in
             let result: Swift.Result<Result, StoreError>
             do throws(StoreError) {
                 result = .success(try body(db))
@@ -69,19 +87,59 @@ extension SQLiteStore {
             return
         }
         while !calls.isEmpty {
-            let group = Array(calls.prefix(Self.groupLimit))
+            if calls[0].durable {
+                runDurable(calls.removeFirst(), on: connection)
+                continue
+            }
+            // A group ends before a durable call, which has a transaction of its own.
+            let group = Array(calls.prefix(Self.groupLimit).prefix { !$0.durable })
             calls.removeFirst(group.count)
             // The last group of a drain takes in the calls that come while it runs.
             runGroup(group, on: connection, joining: calls.isEmpty)
         }
     }
 
+    /// Runs a durable call alone, its commit at `synchronous=FULL`, then sets the store's own
+    /// durability back for the calls after it.
+    func runDurable(_ call: PendingCall, on connection: SQLiteConnection) {
+        let now = ContinuousClock.now
+        guard call.due > now else {
+            call.fail(StoreError("sqlite: timed out waiting for the store"))
+            return
+        }
+        setBusyTimeout(connection, for: call, at: now)
+        guard durability == .normal else {
+            call.execute(connection).answer(nil)
+            return
+        }
+        do throws(StoreError) {
+            try connection.setSynchronous(.full)
+        } catch {
+            call.fail(error)
+            return
+        }
+        let ran = call.execute(connection)
+        // Should this fail, the connection stays at FULL: slower, never less durable.
+        try? connection.setSynchronous(.normal)
+        ran.answer(nil)
+    }
+
+    /// Bounds the wait for another writer's lock by the call's deadline.
+    func setBusyTimeout(
+        _ connection: SQLiteConnection, for call: PendingCall, at now: ContinuousClock.Instant
+    ) {
+        // Only taking the write lock waits for another writer; the oldest call bounds that wait.
+        let full = StoreTime.milliseconds(deadline)
+        let left = max(1, StoreTime.milliseconds(now.duration(to: call.due)))
+        connection.setBusyTimeout(milliseconds: Int32(clamping: left < full - 100 ? left : full))
+    }
+
     /// The calls that came since the drain took its own, up to `limit`, taken from the waiting ones.
     func takeArrivals(upTo limit: Int) -> [PendingCall] {
         guard limit > 0 else { return [] }
         return pending.withLock { (calls: inout [PendingCall]) -> [PendingCall] in
-            guard !calls.isEmpty else { return [] }
-            let taken = Array(calls.prefix(limit))
+            // A durable call and those after it wait for the next drain: it joins no group.
+            let taken = Array(calls.prefix(limit).prefix { !$0.durable })
             calls.removeFirst(taken.count)
             return taken
         }
@@ -106,10 +164,7 @@ extension SQLiteStore {
         // A call that came since the drain began makes a lone call a group.
         if joining, live.count == 1 { live += takeArrivals(upTo: Self.groupLimit - 1) }
         guard let first = live.first else { return }
-        // Only taking the write lock waits for another writer; the oldest call bounds that wait.
-        let full = StoreTime.milliseconds(deadline)
-        let left = max(1, StoreTime.milliseconds(now.duration(to: first.due)))
-        connection.setBusyTimeout(milliseconds: Int32(clamping: left < full - 100 ? left : full))
+        setBusyTimeout(connection, for: first, at: now)
         guard live.count > 1 else {
             first.execute(connection).answer(nil)
             return
@@ -224,6 +279,8 @@ struct PendingCall {
     }
 
     let due: ContinuousClock.Instant
+    /// Whether it runs alone, committed at `synchronous=FULL` (``SQLiteStore/runDurably(_:)``).
+    let durable: Bool
     /// Runs the call's body on the connection.
     let execute: (SQLiteConnection) -> Ran
     /// Answers the caller with an error without running the body.

@@ -21,6 +21,8 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
     public enum Durability: Sendable {
         /// `synchronous=NORMAL`: in WAL mode a commit survives a crash of the process, and a
         /// power failure may lose the last commits (an attempt taken just before could be given back).
+        /// An authenticator factor's writes commit at `FULL` all the same: a step or recovery code
+        /// used just before a power failure stays used.
         case normal
         // Measured about ten times slower than `normal`.
         /// `synchronous=FULL`: every commit reaches the disk before it returns.
@@ -36,6 +38,8 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
     /// Calls waiting for `queue`; the call that finds it empty schedules the drain that runs them all.
     let pending = Locked<[PendingCall]>([])
     let deadline: Duration
+    /// How hard each commit waits for the disk; a durable call's commit waits as `full` does whatever this is.
+    let durability: Durability
     /// Copies the WAL back into the database beside the store's queue, when a commit asks.
     let checkpointer: SQLiteCheckpointer
     /// Whether state changes write ``LifecycleEvent``s to the `otp_events` outbox.
@@ -75,6 +79,7 @@ public final class SQLiteStore: VerificationStore, @unchecked Sendable {
         }
         self.connection = connection
         self.deadline = deadline
+        self.durability = durability
         queue = DispatchQueue(label: "otp.sqlite-store")
         checkpointer = SQLiteCheckpointer(path: path)
         connection.checkpointAside(with: checkpointer)

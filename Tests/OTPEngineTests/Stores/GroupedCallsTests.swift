@@ -250,6 +250,87 @@ import Testing
         #expect(try await Self.rateKeys(path).isEmpty)
     }
 
+    /// A call that answers the connection's `PRAGMA synchronous` (1 NORMAL, 2 FULL) as it runs,
+    /// and whether it runs inside a group's transaction.
+    private static let synchronousLevel: @Sendable (SQLiteConnection) throws(StoreError) -> [Int64] = { db in
+        let level = try db.query("PRAGMA synchronous").first?.first?.integer ?? -1
+        return [level, db.isInTransaction ? 1 : 0]
+    }
+
+    @Test(
+        "SQLite: a durable call runs alone at synchronous=FULL between groups at the store's own durability",
+        arguments: [SQLiteStore.Durability.normal, .full])
+    func sqliteDurableCall(durability: SQLiteStore.Durability) async throws {
+        let store = try SQLiteStore(path: temporaryDirectory() + "/durable.sqlite3", durability: durability)
+        let gate = DispatchSemaphore(value: 0)
+        let answers = Answers<Result<[Int64], StoreError>>()
+        await Self.hold(store, until: gate)
+        store.submit(Self.synchronousLevel) { answers.put(0, $0) }
+        store.submit(Self.synchronousLevel) { answers.put(1, $0) }
+        store.submit(Self.synchronousLevel, durable: true) { answers.put(2, $0) }
+        store.submit(Self.synchronousLevel) { answers.put(3, $0) }
+        store.submit(Self.synchronousLevel) { answers.put(4, $0) }
+        gate.signal()
+        let all = await answers.all(5)
+        let own: Int64 = durability == .full ? 2 : 1
+        #expect(try all[0]?.get() == [own, 1], "the two calls before share a transaction")
+        #expect(try all[1]?.get() == [own, 1])
+        #expect(try all[2]?.get() == [2, 0], "alone, at FULL")
+        #expect(try all[3]?.get() == [own, 1], "the two after share one too, back at the store's own")
+        #expect(try all[4]?.get() == [own, 1])
+        // A failed durable call sets the level back all the same.
+        await #expect(throws: StoreError.self) {
+            try await store.runDurably { (_: SQLiteConnection) throws(StoreError) -> Bool in
+                throw StoreError("refused on purpose")
+            }
+        }
+        #expect(try await store.run(Self.synchronousLevel) == [own, 0])
+        await store.shutdown()
+    }
+
+    @Test("SQLite: an authenticator factor's writes take the durable path, apart from every group")
+    func sqliteFactorWritesAreDurable() async throws {
+        let store = try SQLiteStore(path: temporaryDirectory() + "/factor.sqlite3")
+        let factor = TOTPStoreTests.factor()
+        let writes: [(String, @Sendable () async throws -> Void)] = [
+            ("insert", { try await store.insertFactor(factor) }),
+            (
+                "judge",
+                { _ = try await store.judgeFactor(id: factor.id, matchedStep: 7, maxFailures: 5, now: .now) }
+            ),
+            (
+                "recover",
+                {
+                    _ = try await store.recoverFactor(
+                        id: factor.id, hash: factor.recoveryHashes[0], maxFailures: 5, now: .now)
+                }
+            ),
+            (
+                "replace recovery codes",
+                { _ = try await store.replaceRecoveryCodes(id: factor.id, hashes: []) }
+            ),
+            ("delete", { _ = try await store.deleteFactor(id: factor.id) }),
+        ]
+        for (name, write) in writes {
+            let gate = DispatchSemaphore(value: 0)
+            let answers = Answers<Result<[Int64], StoreError>>()
+            await Self.hold(store, until: gate)
+            store.submit(Self.synchronousLevel) { answers.put(0, $0) }
+            let written = Task { try await write() }
+            // The write is queued behind the first call before the last one is.
+            while store.pending.withLock({ $0.count }) < 2 { await Task.yield() }
+            store.submit(Self.synchronousLevel) { answers.put(1, $0) }
+            gate.signal()
+            let all = await answers.all(2)
+            try await written.value
+            // Written as an ordinary call, the factor's write would share one transaction with both.
+            #expect(try all[0]?.get() == [1, 0], "\(name): the call before ran alone")
+            #expect(try all[1]?.get() == [1, 0], "\(name): the call after ran alone, back at NORMAL")
+        }
+        #expect(try await store.factor(id: factor.id) == nil)
+        await store.shutdown()
+    }
+
     // MARK: - Redis
 
     /// Holds the store's only connection with a call that waits on `gate`; returns once it runs.
