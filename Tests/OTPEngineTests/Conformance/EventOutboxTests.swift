@@ -130,14 +130,23 @@ import Testing
         #expect(kinds == [.pending, .approved])
     }
 
-    @Test(
-        "a failed delivery comes back at its retry time with its failures counted; a lapsed lease comes back",
-        arguments: StoreKind.allCases)
-    func retries(kind: StoreKind) async throws {
+    /// A fresh store of `kind` holding one verification, whose `pending` event is claimed at the
+    /// start time, leased for 30 s.
+    static func claimedSample(
+        _ kind: StoreKind
+    ) async throws -> (any VerificationStore, [OutboxEvent]) {
         let store = try await kind.makeEventStore()
         _ = try await store.insert(T.sample(), claim: nil, now: T.t0)
         let first = try await store.claimEvents(now: T.t0, leaseUntil: T.at(30), limit: 10)
         try #require(first.count == 1)
+        return (store, first)
+    }
+
+    @Test(
+        "a failed delivery comes back at its retry time with its failures counted; a lapsed lease comes back",
+        arguments: StoreKind.allCases)
+    func retries(kind: StoreKind) async throws {
+        let (store, first) = try await Self.claimedSample(kind)
         #expect(first[0].failures == 0)
         try await store.eventFailed(id: first[0].event.id, retryAt: T.at(10), leasedUntil: T.at(30))
         #expect(try await store.claimEvents(now: T.at(9), leaseUntil: T.at(40), limit: 10).isEmpty)
@@ -153,10 +162,7 @@ import Testing
         "a failure reported after the lease lapsed and another deliverer claimed the event changes nothing",
         arguments: StoreKind.allCases)
     func lapsedLeaseFailure(kind: StoreKind) async throws {
-        let store = try await kind.makeEventStore()
-        _ = try await store.insert(T.sample(), claim: nil, now: T.t0)
-        let first = try await store.claimEvents(now: T.t0, leaseUntil: T.at(30), limit: 10)
-        try #require(first.count == 1)
+        let (store, first) = try await Self.claimedSample(kind)
         // The first deliverer's lease lapses while it delivers; a second claims the event.
         let second = try await store.claimEvents(now: T.at(30), leaseUntil: T.at(90), limit: 10)
         #expect(second.map(\.event) == first.map(\.event))
