@@ -11,7 +11,8 @@ import OTPEngine
 /// blocks Swift's cooperative threads or the server's HTTP threads. Calls that wait for the queue
 /// together share one transaction (a group commit), and none is answered before that transaction
 /// commits; when one fails, the group runs again with a savepoint per call, so the failure costs
-/// only its own writes. A start, a check and a read answer their ``StoreReply`` on the
+/// only its own writes. An authenticator factor's write joins no group: it commits alone, at
+/// `synchronous=FULL` whatever the ``Durability``. A start, a check and a read answer their ``StoreReply`` on the
 /// queue once committed: the queue answers the server's request itself, with no task. (Checks are
 /// not judged on the HTTP threads, as the memory store judges them: a thread waiting for the queue
 /// cannot serve its other connections.) Expired rows go when ``purgeExpired(now:)`` runs;
