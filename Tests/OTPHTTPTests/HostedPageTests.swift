@@ -218,6 +218,72 @@ struct RecordingIssuer: ApprovalTokenIssuing {
         }
     }
 
+    /// The `seen` value a rendered page's Verify button sends with the form.
+    func seen(in page: RawResponse) throws -> String {
+        let marker = #"name="seen" value=""#
+        let start = try #require(page.text.range(of: marker), "the page's form sends what it showed")
+        return String(page.text[start.upperBound...].prefix { $0 != "\"" })
+    }
+
+    @Test(
+        "without JavaScript: a form posted again (a reload) is not judged again; one from before a new code neither"
+    )
+    func formPostedAgain() async throws {
+        try await Harness.with(checkFloor: .zero, hosted: Self.pages()) { harness in
+            let (id, path) = try await startHosted(harness)
+            let code = try harness.code(for: id)
+            let form = [("Content-Type", "application/x-www-form-urlencoded")]
+            func post(_ body: String) async throws -> RawResponse {
+                try await RawHTTP.request(
+                    port: harness.port, method: "POST", path: path + "/check", headers: form, body: body)
+            }
+            func attemptsLeft() async throws -> Int? {
+                try await harness.call("GET", "/v1/verifications/\(id)").json["attemptsLeft"] as? Int
+            }
+            let opened = try await RawHTTP.request(port: harness.port, method: "GET", path: path)
+            let first = try seen(in: opened)
+            #expect(first == "4.3", "four sends and three attempts left")
+            let body = "code=\(wrong(code))&seen=\(first)"
+            let bad = try await post(body)
+            #expect(bad.status == 422)
+            #expect(try await attemptsLeft() == 2)
+            // The browser posts the same form again: the page answers as before, and judges nothing.
+            let again = try await post(body)
+            #expect(again.status == 422)
+            #expect(
+                again.text.contains(HostedPageHTML.escape(ScreenText(.english).incorrect(attemptsLeft: 2))))
+            #expect(try await attemptsLeft() == 2, "the code posted again was not judged again")
+            // A new try from the page that answered is judged.
+            let next = try seen(in: again)
+            #expect(next == "4.2")
+            #expect(try await post("code=\(wrong(code))&seen=\(next)").status == 422)
+            #expect(try await attemptsLeft() == 1)
+            // After a new code, a form from before it is not judged either: the page shows the new code's state.
+            harness.clock.advance(seconds: 31)
+            let resent = try await RawHTTP.request(
+                port: harness.port, method: "POST", path: path + "/resend", headers: form, body: "")
+            #expect(resent.status == 200)
+            let stale = try await post("code=\(wrong(code))&seen=\(next)")
+            #expect(stale.status == 200)
+            #expect(
+                !stale.text.contains(HostedPageHTML.escape(ScreenText(.english).incorrect(attemptsLeft: 3))))
+            #expect(try await attemptsLeft() == 3)
+            // A form that sends nothing of its page, or something unreadable, is judged as it always was.
+            #expect(try await post("code=\(wrong(code))").status == 422)
+            #expect(try await attemptsLeft() == 2)
+            #expect(
+                try await post("code=\(wrong(code))&seen=x.y").status == 200, "unreadable: the page, unjudged"
+            )
+            #expect(try await attemptsLeft() == 2)
+            // The right code with the page's own state is approved.
+            let current = try seen(
+                in: try await RawHTTP.request(port: harness.port, method: "GET", path: path))
+            #expect(current == "3.2")
+            let newCode = try harness.code(for: id)
+            #expect(try await post("code=\(newCode)&seen=\(current)").status == 303)
+        }
+    }
+
     @Test("resend from the page follows the cooldown; the page's check follows the check floor")
     func resendAndFloor() async throws {
         try await Harness.with(checkFloor: .milliseconds(120), hosted: Self.pages()) { harness in

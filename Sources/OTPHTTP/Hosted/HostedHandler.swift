@@ -68,8 +68,15 @@ struct HostedHandler: Sendable {
             }
             let isForm = Self.isForm(request)
             let code = isForm ? FormEncoding.value(of: "code", in: request.body) : Self.jsonCode(request.body)
+            let seen = isForm ? FormEncoding.value(of: "seen", in: request.body) : nil
             return .later {
-                await check(
+                if let seen, code != nil,
+                    let again = await postedAgain(
+                        link: link, token: token, seen: seen, text: text, route: route)
+                {
+                    return again
+                }
+                return await check(
                     link: link, token: token, code: code, isForm: isForm, address: address, text: text,
                     route: route)
             }
@@ -216,6 +223,31 @@ struct HostedHandler: Sendable {
         case .failure(let error):
             return await failure(error, link: link, token: token, isForm: isForm, text: text, route: route)
         }
+    }
+
+    /// The answer to a form posted again, or `nil` for a form to judge.
+    ///
+    /// A form carries what its page showed of the verification (`seen`, its sends and attempts
+    /// left). While the verification is pending with other counts, a code has been judged or a new
+    /// one sent since that page: this is the browser posting an answered form again (a reload),
+    /// and its code is not judged a second time. The page answers as the verification stands,
+    /// with the wrong-code sentence when only attempts were taken since, as the first answer said.
+    private func postedAgain(
+        link: HostedLink, token: String, seen: String, text: ScreenText, route: HostedRoute
+    ) async -> HTTPResponse? {
+        guard let verification = try? await verifier.status(id: link.verificationID),
+            verification.status == .pending, seen != HostedPageHTML.formState(of: verification)
+        else { return nil }
+        let counts = seen.split(separator: ".", omittingEmptySubsequences: false).map { Int($0) }
+        guard counts.count == 2, counts[0] == verification.sendsLeft,
+            let attempts = counts[1], attempts > verification.attemptsLeft
+        else {
+            return await page(link: link, token: token, text: text, route: route, status: nil)
+        }
+        return await page(
+            link: link, token: token, text: text, route: route,
+            status: StatusMessage(text.incorrect(attemptsLeft: verification.attemptsLeft), role: .error),
+            httpStatus: OTPErrorCode.incorrectCode.httpStatus)
     }
 
     private func resend(

@@ -51,12 +51,16 @@ enum HostedPageHTML {
                 """
         }
         let disabled = isOpen ? "" : " disabled"
+        // What the page shows of the verification goes back with the form, as the submit button's
+        // value (sent by a press and by Enter in the field alike, with no second input), so that the
+        // browser posting it again (a reload of the page a check answered) is told from a new try.
+        let seen = verification.map { " name=\"seen\" value=\"\(formState(of: $0))\"" } ?? ""
         html += """
             <form id="otp-form" method="post" action="\(base)/check">
             <label id="otp-label" for="otp-input">\(escape(text.fieldLabel))</label>
             <input id="otp-input" name="code" autocomplete="one-time-code" inputmode="numeric" \
             autocapitalize="off" spellcheck="false" maxlength="64" required aria-describedby="otp-status"\(disabled)>
-            <button id="otp-submit" type="submit"\(disabled)>\(escape(text.verifyButton))</button>
+            <button id="otp-submit" type="submit"\(seen)\(disabled)>\(escape(text.verifyButton))</button>
             </form>
             <p id="otp-status" class="otp-status" data-role="\(content.status?.role.rawValue ?? "neutral")">\
             \(escape(content.status?.text ?? ""))</p>
@@ -178,6 +182,12 @@ enum HostedPageHTML {
         <body class="otp-body">
 
         """
+    }
+
+    /// The sends and attempts left, as the page's form sends them (`seen`): every judged code
+    /// and every new code changes it, and it never comes back within one verification.
+    static func formState(of verification: Verification) -> String {
+        "\(verification.sendsLeft).\(verification.attemptsLeft)"
     }
 
     /// The status line for a verification's own state, when it is not waiting for a code.
