@@ -851,6 +851,11 @@ class NoJavaScript(unittest.TestCase):
             submit.click()
             wait_until(lambda: "2 attempts left" in plain.find_element("id", "otp-status").text,
                        what="the server's status sentence")
+            # A reload posts the answered form again: the page says the same, and no attempt goes.
+            plain.refresh()
+            wait_until(lambda: "2 attempts left" in plain.find_element("id", "otp-status").text,
+                       what="the status sentence after the reload")
+            self.assertEqual(server.verification(verification["id"])["attemptsLeft"], 2)
             plain.find_element("id", "otp-input").clear()
             plain.find_element("id", "otp-input").send_keys(f"{code[:3]} {code[3:]}")
             plain.find_element("id", "otp-submit").click()

@@ -261,7 +261,9 @@ import Testing
         "SQLite: a durable call runs alone at synchronous=FULL between groups at the store's own durability",
         arguments: [SQLiteStore.Durability.normal, .full])
     func sqliteDurableCall(durability: SQLiteStore.Durability) async throws {
-        let store = try SQLiteStore(path: temporaryDirectory() + "/durable.sqlite3", durability: durability)
+        // A deadline far off: a loaded machine (the sanitizers' runs) must not time the held calls out.
+        let store = try SQLiteStore(
+            path: temporaryDirectory() + "/durable.sqlite3", durability: durability, deadline: .seconds(60))
         let gate = DispatchSemaphore(value: 0)
         let answers = Answers<Result<[Int64], StoreError>>()
         await Self.hold(store, until: gate)
@@ -290,7 +292,9 @@ import Testing
 
     @Test("SQLite: an authenticator factor's writes take the durable path, apart from every group")
     func sqliteFactorWritesAreDurable() async throws {
-        let store = try SQLiteStore(path: temporaryDirectory() + "/factor.sqlite3")
+        // A deadline far off: the write waits behind a held call while this task is scheduled again,
+        // which a loaded machine (the sanitizers' runs) can take seconds to do.
+        let store = try SQLiteStore(path: temporaryDirectory() + "/factor.sqlite3", deadline: .seconds(60))
         let factor = TOTPStoreTests.factor()
         let writes: [(String, @Sendable () async throws -> Void)] = [
             ("insert", { try await store.insertFactor(factor) }),
