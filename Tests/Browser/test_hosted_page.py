@@ -413,6 +413,12 @@ class WrongCodes(HostedPageTest):
         verification, code = self.open_new()
         self.page.type("123")
         self.page.js("document.getElementById('otp-input').setSelectionRange(0, 3)")
+        # A key that repeats the selection's first digit: compared as texts, "123" becoming "1"
+        # reads as "23" deleted.
+        self.page.type("1")
+        self.assertEqual(self.page.value(), "1")
+        self.page.type("23")
+        self.page.js("document.getElementById('otp-input').setSelectionRange(0, 3)")
         # The digit the code ends with: the texts alone would read the paste below as an insertion
         # before it.
         self.page.type(code[-1])

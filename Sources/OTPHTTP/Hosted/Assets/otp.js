@@ -643,6 +643,19 @@
     return { start, end: before.length - tail, inserted: after.slice(start, after.length - tail) };
   }
 
+  // The edit of a typed text (`typed`, from the input event): where the texts alone cannot tell,
+  // a key that repeats the first character of the selection it replaced ("123" selected, "1"
+  // typed) reads as the rest deleted ("23"); the typed text went in just before it, over the
+  // selection.
+  function typedDifference(before, after, typed) {
+    const edit = difference(before, after);
+    if (!typed || edit.inserted.length >= typed.length) return edit;
+    const start = after.length - (before.length - edit.end) - typed.length;
+    if (start < 0 || after.slice(start, start + typed.length) !== typed ||
+      before.slice(0, start) !== after.slice(0, start)) return edit;
+    return { start, end: edit.end, inserted: typed };
+  }
+
   function afterEdit(previous) {
     if (phase === 'invalid' && !rejected) setStatus('', 'neutral');
     if (canRetry && value.length < length) {
@@ -664,14 +677,14 @@
   }
 
   // `pasted`: the text a paste, a drop or a replacement (autofill) put in, when the browser says.
-  function onText(pasted) {
+  function onText(pasted, typed) {
     const proposed = input.value;
     if (proposed === value) return;
     if (!editable()) {
       input.value = value;
       return;
     }
-    const edit = difference(value, proposed);
+    const edit = typedDifference(value, proposed, typed);
     const inserted = incoming(edit.inserted);
     const previous = shown().join(',');
     // A pasted, dropped or autofilled whole code is the code, wherever it landed and whatever it
@@ -803,7 +816,8 @@
 
   input.addEventListener('input', (event) => {
     if (event.isComposing) return;
-    onText(pastedText(event));
+    const typed = event.inputType === 'insertText' && typeof event.data === 'string' ? event.data : null;
+    onText(pastedText(event), typed);
   });
   input.addEventListener('compositionend', () => onText());
 
