@@ -104,6 +104,16 @@ struct HostedHandler: Sendable {
         } catch {
             return notFound(route, text: text)
         }
+        return page(
+            verification, link: link, token: token, text: text, route: route, status: status,
+            httpStatus: httpStatus)
+    }
+
+    /// The page of a verification already read.
+    private func page(
+        _ verification: Verification, link: HostedLink, token: String, text: ScreenText, route: HostedRoute,
+        status: StatusMessage?, httpStatus: Int = 200
+    ) -> HTTPResponse {
         let html = HostedPageHTML.render(
             .init(
                 token: token, verification: verification, text: text,
@@ -242,10 +252,10 @@ struct HostedHandler: Sendable {
         guard counts.count == 2, counts[0] == verification.sendsLeft,
             let attempts = counts[1], attempts > verification.attemptsLeft
         else {
-            return await page(link: link, token: token, text: text, route: route, status: nil)
+            return page(verification, link: link, token: token, text: text, route: route, status: nil)
         }
-        return await page(
-            link: link, token: token, text: text, route: route,
+        return page(
+            verification, link: link, token: token, text: text, route: route,
             status: StatusMessage(text.incorrect(attemptsLeft: verification.attemptsLeft), role: .error),
             httpStatus: OTPErrorCode.incorrectCode.httpStatus)
     }
