@@ -14,37 +14,26 @@ extension SQLiteStore {
     /// only its last run is answered). No call is answered before the commit that holds its
     /// writes, and a failed commit fails every call in the group. Under load this turns many
     /// commits, each appending its pages to the WAL, into a few.
+    ///
+    /// A `durable` call's commit reaches the disk whatever the store's durability: the
+    /// authenticator factors' writes, since a used step or recovery code that a power failure gave
+    /// back could be used again. It has a transaction of its own, committed at `synchronous=FULL`;
+    /// no other call joins it.
     func run<Result: Sendable>(
-        _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> Result
+        durable: Bool = false, _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> Result
     )
         async throws(StoreError) -> Result
     {
         // Under load, the groups turn hundreds of commits a second into a few.
         let outcome: Swift.Result<Result, StoreError> = await withCheckedContinuation { continuation in
-            submit(body) { continuation.resume(returning: $0) }
-        }
-        return try outcome.get()
-    }
-
-    /// Runs `body` as ``run(_:)`` does, its commit reaching the disk whatever the store's durability.
-    ///
-    /// For the authenticator factors' writes: a used step or recovery code that a power failure
-    /// gave back could be used again. The call has a transaction of its own, committed at
-    /// `synchronous=FULL`; no other call joins it.
-    func runDurably<Result: Sendable>(
-        _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> Result
-    )
-        async throws(StoreError) -> Result
-    {
-        let outcome: Swift.Result<Result, StoreError> = await withCheckedContinuation { continuation in
-            submit(body, durable: true) { continuation.resume(returning: $0) }
+            submit(body, durable: durable) { continuation.resume(returning: $0) }
         }
         return try outcome.get()
     }
 
     /// Queues `body` for the connection; `completion` gets its result once the result is committed.
     ///
-    /// A `durable` call runs alone, at `synchronous=FULL` (``runDurably(_:)``). Internal for the
+    /// A `durable` call runs alone, at `synchronous=FULL` (``run(durable:_:)``). Internal for the
     /// tests that hold the queue to make calls wait together.
     func submit<Result: Sendable>(
         _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> Result, durable: Bool = false,
@@ -279,7 +268,7 @@ struct PendingCall {
     }
 
     let due: ContinuousClock.Instant
-    /// Whether it runs alone, committed at `synchronous=FULL` (``SQLiteStore/runDurably(_:)``).
+    /// Whether it runs alone, committed at `synchronous=FULL` (``SQLiteStore/run(durable:_:)``).
     let durable: Bool
     /// Runs the call's body on the connection.
     let execute: (SQLiteConnection) -> Ran

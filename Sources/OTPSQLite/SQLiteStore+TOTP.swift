@@ -3,13 +3,13 @@ import OTPCore
 import OTPEngine
 
 // Authenticator factors: one row each, judged in one transaction. Every write commits at
-// `synchronous=FULL` (`runDurably`), whatever the store's durability: a step or recovery code
+// `synchronous=FULL` (`run(durable: true)`), whatever the store's durability: a step or recovery code
 // used just before a power failure must stay used.
 
 extension SQLiteStore {
     /// Stores a new factor.
     public func insertFactor(_ factor: TOTPFactor) async throws(StoreError) {
-        _ = try await runDurably { (db: SQLiteConnection) throws(StoreError) in
+        _ = try await run(durable: true) { (db: SQLiteConnection) throws(StoreError) in
             try db.query(
                 "INSERT INTO otp_totp_factors (id, account, issuer, sealed_secret, status, last_step, failures, "
                     + "recovery, created_at, locked_until, locks, used_recovery) "
@@ -52,7 +52,7 @@ extension SQLiteStore {
 
     /// Deletes a factor.
     public func deleteFactor(id: String) async throws(StoreError) -> Bool {
-        try await runDurably { (db: SQLiteConnection) throws(StoreError) in
+        try await run(durable: true) { (db: SQLiteConnection) throws(StoreError) in
             try db.query("DELETE FROM otp_totp_factors WHERE id = ?", [.text(id)])
             return db.changes > 0
         }
@@ -61,7 +61,7 @@ extension SQLiteStore {
     func changeFactor<Outcome: Sendable>(
         _ id: String, missing: Outcome, _ change: @escaping @Sendable (inout TOTPFactor) -> Outcome
     ) async throws(StoreError) -> Outcome {
-        try await runDurably { (db: SQLiteConnection) throws(StoreError) in
+        try await run(durable: true) { (db: SQLiteConnection) throws(StoreError) in
             try db.immediateTransaction { () throws(StoreError) -> Outcome in
                 guard var factor = try Self.readFactor(db, id: id) else { return missing }
                 let outcome = change(&factor)

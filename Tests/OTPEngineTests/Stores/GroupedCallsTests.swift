@@ -282,7 +282,7 @@ import Testing
         #expect(try all[4]?.get() == [own, 1])
         // A failed durable call sets the level back all the same.
         await #expect(throws: StoreError.self) {
-            try await store.runDurably { (_: SQLiteConnection) throws(StoreError) -> Bool in
+            try await store.run(durable: true) { (_: SQLiteConnection) throws(StoreError) -> Bool in
                 throw StoreError("refused on purpose")
             }
         }
